@@ -1,0 +1,45 @@
+"""Failures a person can act on. Every message is a sentence that names the fix.
+
+Adapters translate these one way each: CLI → click.ClickException, Streamlit → st.error, MCP → tool error.
+Anything that is not a RagError is a bug and may show a traceback.
+"""
+
+
+class RagError(Exception):
+    """Base class: a user-facing problem with a message that says what to do."""
+
+
+class ConfigError(RagError):
+    """The configuration (env, rag.toml, flags) is invalid or incomplete."""
+
+
+class VaultError(RagError):
+    """The vault folder is missing, unreadable, or a path escapes it."""
+
+
+class NoteError(RagError):
+    """One note cannot be read (not UTF-8, binary, vanished)."""
+
+
+class IndexMissing(RagError):
+    """There is no index yet at the configured path."""
+
+
+class IndexCorrupt(RagError):
+    """The index file is damaged or is not an index of this program."""
+
+
+class EmbedderError(RagError):
+    """The embedding model failed or is unreachable."""
+
+
+class ChatError(RagError):
+    """The chat model endpoint failed, is unreachable, or does not know the model."""
+
+
+class ImportFormatError(RagError):
+    """An export file to import is malformed or of the wrong kind."""
+
+
+class ConflictError(RagError):
+    """A write named a hash that no longer matches the file on disk."""
