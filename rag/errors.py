@@ -29,6 +29,10 @@ class IndexCorrupt(RagError):
     """The index file is damaged or is not an index of this program."""
 
 
+class IndexForeign(RagError):
+    """The index path holds a file of another program; it is never modified."""
+
+
 class EmbedderError(RagError):
     """The embedding model failed or is unreachable."""
 

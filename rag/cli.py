@@ -1,0 +1,155 @@
+"""The command-line adapter: `python -m rag …`. Translates RagError into click errors; no logic of its own.
+
+stdout carries results (plain text or --json); progress bars and warnings go to stderr.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+import sys
+import time
+from pathlib import Path
+
+import click
+from tqdm import tqdm
+
+from rag.config import load_settings
+from rag.errors import RagError
+from rag.retrieve import SearchResult
+from rag.workspace import Workspace
+
+
+def _common(command):
+    """--vault and --db on every command; RagError → a one-line message and exit code 1, no traceback."""
+
+    @click.option("--vault", type=click.Path(path_type=Path), help="Vault folder (default: RAG_VAULT, rag.toml, or the demo vault).")
+    @click.option("--db", type=click.Path(path_type=Path), help="Index file (default: RAG_DB, rag.toml, or <vault>/.rag/index.db).")
+    @functools.wraps(command)
+    def wrapper(vault, db, **kwargs):
+        try:
+            settings = load_settings(vault=vault, db_path=db)
+            return command(settings, **kwargs)
+        except RagError as exc:
+            raise click.ClickException(str(exc)) from exc
+
+    return wrapper
+
+
+@click.group()
+@click.option("-v", "--verbose", is_flag=True, help="Show debug logging on stderr.")
+def cli(verbose: bool) -> None:
+    """Ask your vault: index a folder of Markdown notes and search it, offline."""
+    logging.basicConfig(level=logging.DEBUG if verbose else logging.WARNING, format="%(levelname)s: %(message)s", stream=sys.stderr)
+
+
+@cli.command()
+@_common
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object with the counts.")
+def index(settings, as_json: bool) -> None:
+    """Index the vault: new and changed notes are read, only new text is embedded."""
+    with Workspace.open(settings, create=True) as ws:
+        if ws.recovered_from:
+            click.echo(f"The index was damaged; it was moved to {ws.recovered_from} and is being rebuilt.", err=True)
+        with _ProgressBars() as bars:
+            report = ws.sync(progress=bars.update)
+    if as_json:
+        keys = ("files_added", "files_updated", "files_removed", "files_unchanged", "chunks_total", "chunks_embedded", "chunks_reused", "seconds")
+        data = {k: getattr(report, k) for k in keys}
+        data.update(vectors_missing=report.vectors_missing, skipped=report.to_json()["skipped"], embed_error=report.embed_error)
+        click.echo(json.dumps(data, ensure_ascii=False))
+    else:
+        click.echo(
+            f"{report.files_added} added, {report.files_updated} updated, {report.files_removed} removed, "
+            f"{report.files_unchanged} unchanged; {report.chunks_total} chunks, {report.chunks_embedded} embedded, "
+            f"{report.chunks_reused} reused in {report.seconds:.1f}s."
+        )
+    for path, reason in report.skipped:
+        click.echo(f"skipped {path}: {reason}", err=True)
+    if report.embed_error:
+        click.echo(f"warning: {report.embed_error}", err=True)
+
+
+@cli.command()
+@_common
+@click.argument("query")
+@click.option("--k", default=10, show_default=True, help="Number of results.")
+@click.option("--mode", type=click.Choice(["hybrid", "bm25", "dense"]), default="hybrid", show_default=True, help="Keyword (bm25), meaning (dense) or both fused.")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list of hits.")
+def search(settings, query: str, k: int, mode: str, as_json: bool) -> None:
+    """Search the index by keyword, by meaning, or both (hybrid)."""
+    with Workspace.open(settings) as ws:
+        run = {"hybrid": ws.retriever.hybrid, "bm25": ws.retriever.keyword, "dense": ws.retriever.dense}[mode]
+        result = run(query, k)
+    if result.notice:
+        click.echo(f"note: {result.notice}", err=True)
+    if as_json:
+        click.echo(json.dumps(_hits_json(result), ensure_ascii=False, indent=2))
+        return
+    if not result.hits:
+        click.echo("No matches in your notes.")
+    for i, hit in enumerate(result.hits, 1):
+        chunk = hit.chunk
+        why = ", ".join(f"{name} #{rank}" for name, rank in (("keyword", hit.bm25_rank), ("meaning", hit.dense_rank)) if rank)
+        click.echo(f"{i}. {chunk.path}:{chunk.start_line}-{chunk.end_line}  {chunk.heading_path}  ({hit.score:.4f}; {why})")
+        excerpt = " ".join(chunk.text.split())
+        click.echo(f"   {excerpt[:240]}{'…' if len(excerpt) > 240 else ''}")
+
+
+def _hits_json(result: SearchResult) -> list[dict]:
+    return [
+        {
+            "path": h.chunk.path, "heading": h.chunk.heading_path, "start_line": h.chunk.start_line,
+            "end_line": h.chunk.end_line, "score": round(h.score, 6),
+            "ranks": {"bm25": h.bm25_rank, "dense": h.dense_rank}, "text": h.chunk.text,
+        }
+        for h in result.hits
+    ]
+
+
+@cli.command()
+@_common
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def status(settings, as_json: bool) -> None:
+    """Show what is indexed: notes, chunks, vectors present and missing, model, index path and size."""
+    with Workspace.open(settings) as ws:
+        info = ws.status()
+    if as_json:
+        click.echo(json.dumps(info, ensure_ascii=False))
+        return
+    last = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(info["last_sync"])) if info["last_sync"] else "never"
+    click.echo(
+        f"Vault:   {info['vault']}\nIndex:   {info['index']} ({info['index_bytes'] / 1e6:.1f} MB)\nModel:   {info['model']}\n"
+        f"Notes:   {info['notes']}\nChunks:  {info['chunks']}\nVectors: {info['vectors_present']} present, "
+        f"{info['vectors_missing']} missing\nSynced:  {last}"
+    )
+
+
+class _ProgressBars:
+    """One tqdm bar per stage on stderr, with counts and ETA."""
+
+    def __init__(self) -> None:
+        self._bars: dict[str, tqdm] = {}
+
+    def update(self, stage: str, done: int, total: int) -> None:
+        if total == 0:
+            return
+        bar = self._bars.get(stage)
+        if bar is None:
+            label = {"read": "Reading notes", "embed": "Embedding"}.get(stage, stage)
+            bar = self._bars[stage] = tqdm(total=total, desc=label, unit="chunk" if stage == "embed" else "note", file=sys.stderr, leave=False)
+        bar.update(done - bar.n)
+        if done >= total:
+            bar.close()
+
+    def __enter__(self) -> "_ProgressBars":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for bar in self._bars.values():
+            bar.close()
+
+
+def main() -> None:
+    cli(prog_name="python -m rag")

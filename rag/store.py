@@ -1,0 +1,351 @@
+"""The index: one SQLite file (WAL) with files, chunks, an FTS5 table of stems, vectors and meta.
+
+The only module that touches sqlite3. The index is disposable: everything in it can be rebuilt from the vault.
+Schema changes are numbered migrations tracked in `PRAGMA user_version`; `PRAGMA application_id` marks the file
+as ours so a foreign SQLite file is never modified.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from rag.errors import IndexCorrupt, IndexForeign, IndexMissing, RagError
+
+log = logging.getLogger(__name__)
+
+APPLICATION_ID = 0x52414756  # "RAGV"
+MIGRATIONS = [
+    """
+    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    CREATE TABLE files (
+        path TEXT PRIMARY KEY, sha256 TEXT NOT NULL, mtime REAL NOT NULL, size INTEGER NOT NULL,
+        title TEXT, tags TEXT NOT NULL DEFAULT '[]', aliases TEXT NOT NULL DEFAULT '[]',
+        tier INTEGER NOT NULL DEFAULT 2, project TEXT, frontmatter_error TEXT, indexed_at REAL NOT NULL
+    );
+    CREATE TABLE chunks (
+        rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE,
+        path TEXT NOT NULL REFERENCES files(path) ON DELETE CASCADE, ordinal INTEGER NOT NULL,
+        heading_path TEXT NOT NULL, start_line INTEGER NOT NULL, end_line INTEGER NOT NULL,
+        start_char INTEGER NOT NULL, end_char INTEGER NOT NULL, text TEXT NOT NULL, sha256 TEXT NOT NULL,
+        tokens INTEGER NOT NULL, index_text TEXT NOT NULL, vector_key TEXT NOT NULL
+    );
+    CREATE INDEX chunks_path ON chunks(path, ordinal);
+    CREATE INDEX chunks_vector_key ON chunks(vector_key);
+    CREATE VIRTUAL TABLE chunks_fts USING fts5(stems, tokenize = 'unicode61 remove_diacritics 2');
+    CREATE TABLE embeddings (
+        vector_key TEXT NOT NULL, model TEXT NOT NULL, dim INTEGER NOT NULL, vector BLOB NOT NULL,
+        PRIMARY KEY (vector_key, model)
+    ) WITHOUT ROWID;
+    """,
+]
+
+
+@dataclass(frozen=True)
+class FileState:
+    path: str
+    sha256: str
+    mtime: float
+    size: int
+
+
+@dataclass(frozen=True)
+class FileInfo:
+    path: str
+    sha256: str
+    title: str | None
+    tags: tuple[str, ...]
+    aliases: tuple[str, ...]
+    tier: int
+    project: str | None
+    frontmatter_error: str | None = None
+
+
+@dataclass(frozen=True)
+class StoredChunk:
+    rowid: int
+    id: str
+    path: str
+    heading_path: str
+    start_line: int
+    end_line: int
+    start_char: int
+    end_char: int
+    text: str
+    sha256: str
+    tier: int
+    project: str | None
+
+
+_CHUNK_COLUMNS = "c.rowid, c.id, c.path, c.heading_path, c.start_line, c.end_line, c.start_char, c.end_char, c.text, c.sha256, f.tier, f.project"
+
+
+class Store:
+    """Owns one SQLite connection. Safe to share between threads (one lock serialises use of the connection)."""
+
+    def __init__(self, path: Path, conn: sqlite3.Connection) -> None:
+        self.path = path
+        self._conn = conn
+        self._lock = threading.RLock()
+
+    @classmethod
+    def open(cls, path: Path, *, create: bool = False) -> "Store":
+        """Open an index. With `create`, make it (and its folder) if missing. Raises IndexMissing / IndexCorrupt."""
+        path = Path(path)
+        if not path.exists() and not create:
+            raise IndexMissing(f"No index at {path}. Run `python -m rag index` first.")
+        if create:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            conn = sqlite3.connect(path, timeout=30, check_same_thread=False, isolation_level=None)
+            _check_identity(conn, path)
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = NORMAL")
+            conn.execute("PRAGMA foreign_keys = ON")
+            _migrate(conn)
+        except sqlite3.DatabaseError as exc:
+            raise IndexCorrupt(
+                f"The index {path} is damaged ({exc}). Run `python -m rag index` to move it aside and rebuild it."
+            ) from exc
+        return cls(path, conn)
+
+    @staticmethod
+    def move_aside(path: Path) -> Path:
+        """Rename a damaged index (and its WAL files) out of the way; returns the new name. Nothing is deleted."""
+        target = path.with_name(f"{path.name}.corrupt-{time.strftime('%Y%m%d-%H%M%S')}")
+        for suffix in ("", "-wal", "-shm"):
+            side = Path(f"{path}{suffix}")
+            if side.exists():
+                side.rename(Path(f"{target}{suffix}"))
+        return target
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    @contextlib.contextmanager
+    def transaction(self):
+        with self._lock, _translate(self.path):
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._conn
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("UPDATE meta SET value = value + 1 WHERE key = 'generation'")
+            self._conn.execute("COMMIT")
+
+    def _read(self, sql: str, params=()) -> list[tuple]:
+        with self._lock, _translate(self.path):
+            return self._conn.execute(sql, params).fetchall()
+
+    # --- meta -------------------------------------------------------------------------------------------------
+
+    def get_meta(self, key: str, default: str | None = None) -> str | None:
+        rows = self._read("SELECT value FROM meta WHERE key = ?", (key,))
+        return rows[0][0] if rows else default
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self.transaction() as db:
+            db.execute("INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", (key, value))
+
+    def generation(self) -> int:
+        """Bumped by every write; caches (the vector matrix) compare it to know they are stale."""
+        return int(self.get_meta("generation", "0"))
+
+    # --- files and chunks -------------------------------------------------------------------------------------
+
+    def file_states(self) -> dict[str, FileState]:
+        rows = self._read("SELECT path, sha256, mtime, size FROM files")
+        return {r[0]: FileState(*r) for r in rows}
+
+    def replace_file(self, state: FileState, info: FileInfo, chunks: list, stems: list[str]) -> None:
+        """Atomically replace one file's row, chunks and FTS rows."""
+        with self.transaction() as db:
+            _delete_fts(db, "SELECT rowid FROM chunks WHERE path = ?", (state.path,))
+            db.execute("DELETE FROM files WHERE path = ?", (state.path,))
+            db.execute(
+                "INSERT INTO files(path, sha256, mtime, size, title, tags, aliases, tier, project, frontmatter_error, indexed_at)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                (state.path, state.sha256, state.mtime, state.size, info.title, json.dumps(info.tags, ensure_ascii=False),
+                 json.dumps(info.aliases, ensure_ascii=False), info.tier, info.project, info.frontmatter_error, time.time()),
+            )
+            for ordinal, (chunk, stem_text) in enumerate(zip(chunks, stems)):
+                cur = db.execute(
+                    "INSERT INTO chunks(id, path, ordinal, heading_path, start_line, end_line, start_char, end_char, text,"
+                    " sha256, tokens, index_text, vector_key) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    (chunk.id, state.path, ordinal, chunk.heading_path, chunk.start_line, chunk.end_line, chunk.start_char,
+                     chunk.end_char, chunk.text, chunk.sha256, chunk.tokens, chunk.index_text, chunk.vector_key),
+                )
+                db.execute("INSERT INTO chunks_fts(rowid, stems) VALUES (?, ?)", (cur.lastrowid, stem_text))
+
+    def touch_file(self, path: str, mtime: float, size: int) -> None:
+        """The file was rewritten with the same content: remember its new stat so the next check is a stat only."""
+        with self.transaction() as db:
+            db.execute("UPDATE files SET mtime = ?, size = ? WHERE path = ?", (mtime, size, path))
+
+    def remove_files(self, paths: list[str]) -> None:
+        with self.transaction() as db:
+            for path in paths:
+                _delete_fts(db, "SELECT rowid FROM chunks WHERE path = ?", (path,))
+                db.execute("DELETE FROM files WHERE path = ?", (path,))
+
+    def chunks_by_rowid(self, rowids: list[int]) -> dict[int, StoredChunk]:
+        out: dict[int, StoredChunk] = {}
+        for i in range(0, len(rowids), 500):
+            part = rowids[i : i + 500]
+            marks = ",".join("?" * len(part))
+            rows = self._read(f"SELECT {_CHUNK_COLUMNS} FROM chunks c JOIN files f ON f.path = c.path WHERE c.rowid IN ({marks})", part)
+            out.update((r[0], StoredChunk(*r)) for r in rows)
+        return out
+
+    def chunks_of(self, path: str) -> list[StoredChunk]:
+        rows = self._read(f"SELECT {_CHUNK_COLUMNS} FROM chunks c JOIN files f ON f.path = c.path WHERE c.path = ? ORDER BY c.ordinal", (path,))
+        return [StoredChunk(*r) for r in rows]
+
+    def file_info(self, path: str) -> FileInfo | None:
+        rows = self._read("SELECT path, sha256, title, tags, aliases, tier, project, frontmatter_error FROM files WHERE path = ?", (path,))
+        return _file_info(rows[0]) if rows else None
+
+    def files(self) -> list[FileInfo]:
+        rows = self._read("SELECT path, sha256, title, tags, aliases, tier, project, frontmatter_error FROM files ORDER BY path")
+        return [_file_info(r) for r in rows]
+
+    # --- keyword channel --------------------------------------------------------------------------------------
+
+    def bm25(self, match: str, limit: int) -> list[tuple[int, float]]:
+        """(chunk rowid, bm25 score) best first; FTS5's bm25() is negative, lower is better, so it is negated."""
+        rows = self._read("SELECT rowid, rank FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?", (match, limit))
+        return [(r[0], -r[1]) for r in rows]
+
+    # --- vectors ----------------------------------------------------------------------------------------------
+
+    def missing_vector_keys(self, model: str) -> list[str]:
+        """Distinct vector keys of chunks that have no vector for `model` yet, in chunk order."""
+        rows = self._read(
+            "SELECT c.vector_key FROM chunks c LEFT JOIN embeddings e ON e.vector_key = c.vector_key AND e.model = ?"
+            " WHERE e.vector_key IS NULL GROUP BY c.vector_key ORDER BY MIN(c.rowid)",
+            (model,),
+        )
+        return [r[0] for r in rows]
+
+    def index_texts(self, keys: list[str]) -> list[tuple[str, str]]:
+        """(vector_key, index_text) for the given keys that still have a chunk, in the order given."""
+        marks = ",".join("?" * len(keys))
+        rows = dict(self._read(f"SELECT vector_key, MIN(index_text) FROM chunks WHERE vector_key IN ({marks}) GROUP BY vector_key", keys))
+        return [(k, rows[k]) for k in keys if k in rows]
+
+    def known_vector_keys(self, model: str, keys: list[str]) -> set[str]:
+        found: set[str] = set()
+        for i in range(0, len(keys), 500):
+            part = keys[i : i + 500]
+            marks = ",".join("?" * len(part))
+            found.update(r[0] for r in self._read(f"SELECT vector_key FROM embeddings WHERE model = ? AND vector_key IN ({marks})", [model, *part]))
+        return found
+
+    def count_missing_vectors(self, model: str) -> int:
+        return self._read(
+            "SELECT COUNT(DISTINCT c.vector_key) FROM chunks c LEFT JOIN embeddings e"
+            " ON e.vector_key = c.vector_key AND e.model = ? WHERE e.vector_key IS NULL",
+            (model,),
+        )[0][0]
+
+    def put_vectors(self, model: str, keys: list[str], matrix: np.ndarray) -> None:
+        matrix = np.ascontiguousarray(matrix, dtype=np.float32)
+        with self.transaction() as db:
+            db.executemany(
+                "INSERT OR REPLACE INTO embeddings(vector_key, model, dim, vector) VALUES (?,?,?,?)",
+                [(k, model, matrix.shape[1], matrix[i].tobytes()) for i, k in enumerate(keys)],
+            )
+
+    def drop_orphan_vectors(self) -> int:
+        """Vectors no chunk refers to any more (content deleted for good)."""
+        with self.transaction() as db:
+            cur = db.execute("DELETE FROM embeddings WHERE vector_key NOT IN (SELECT vector_key FROM chunks)")
+            return cur.rowcount
+
+    def vectors(self, model: str) -> tuple[np.ndarray, np.ndarray]:
+        """(chunk rowids int64, matrix float32 C-contiguous) for every chunk that has a `model` vector."""
+        rows = self._read(
+            "SELECT c.rowid, e.vector FROM chunks c JOIN embeddings e ON e.vector_key = c.vector_key AND e.model = ? ORDER BY c.rowid",
+            (model,),
+        )
+        if not rows:
+            return np.zeros(0, np.int64), np.zeros((0, 0), np.float32)
+        ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+        matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
+        return ids, matrix
+
+    # --- status -----------------------------------------------------------------------------------------------
+
+    def counts(self, model: str) -> dict:
+        files, chunks = self._read("SELECT (SELECT COUNT(*) FROM files), (SELECT COUNT(*) FROM chunks)")[0]
+        with_vectors = self._read(
+            "SELECT COUNT(*) FROM chunks c JOIN embeddings e ON e.vector_key = c.vector_key AND e.model = ?", (model,)
+        )[0][0]
+        return {"notes": files, "chunks": chunks, "vectors_present": with_vectors, "vectors_missing": chunks - with_vectors}
+
+
+def _file_info(r) -> FileInfo:
+    return FileInfo(r[0], r[1], r[2], tuple(json.loads(r[3])), tuple(json.loads(r[4])), r[5], r[6], r[7])
+
+
+def _delete_fts(db: sqlite3.Connection, select: str, params) -> None:
+    db.execute(f"DELETE FROM chunks_fts WHERE rowid IN ({select})", params)
+
+
+def _check_identity(conn: sqlite3.Connection, path: Path) -> None:
+    app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+    if app_id == APPLICATION_ID:
+        return
+    tables = conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0]
+    if app_id != 0 or tables:
+        conn.close()
+        raise IndexForeign(
+            f"{path} is an SQLite file of another program, not an index of Ask your vault. "
+            "Point --db (or RAG_DB) at another file; this one is left untouched."
+        )
+
+
+def _migrate(conn: sqlite3.Connection) -> None:
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    if version > len(MIGRATIONS):
+        raise IndexCorrupt(f"The index was written by a newer version (schema {version}). Upgrade, or delete it to rebuild.")
+    for number in range(version, len(MIGRATIONS)):
+        conn.execute("BEGIN IMMEDIATE")
+        _run_script(conn, MIGRATIONS[number])
+        if number == 0:
+            conn.execute("INSERT INTO meta(key, value) VALUES ('generation', '0')")
+            conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+        conn.execute(f"PRAGMA user_version = {number + 1}")
+        conn.execute("COMMIT")
+
+
+def _run_script(conn: sqlite3.Connection, script: str) -> None:
+    """Statements one by one inside the caller's transaction (executescript would commit first)."""
+    for statement in script.split(";"):
+        if statement.strip():
+            conn.execute(statement)
+
+
+@contextlib.contextmanager
+def _translate(path: Path):
+    """sqlite3 failures → errors a person can act on."""
+    try:
+        yield
+    except sqlite3.OperationalError as exc:
+        if "locked" in str(exc) or "busy" in str(exc):
+            raise RagError(f"The index {path} is busy (another indexing run?). Try again in a moment.") from exc
+        raise
+    except sqlite3.DatabaseError as exc:
+        if type(exc) is sqlite3.DatabaseError:  # "file is not a database", "database disk image is malformed"
+            raise IndexCorrupt(f"The index {path} is damaged ({exc}). Run `python -m rag index` to move it aside and rebuild it.") from exc
+        raise

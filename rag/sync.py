@@ -1,0 +1,144 @@
+"""Make the index match the vault, incrementally.
+
+Unchanged files cost a stat (mtime and size); a changed stat costs a hash; only changed content is re-chunked,
+and only chunks whose text is new are embedded (vectors are keyed by content, so edits, moves and renames reuse
+them). Each file's text lands in one transaction, so a killed run leaves a consistent index that the next run
+completes. Text is keyword-searchable as soon as its transaction commits; vectors follow in bounded batches.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Callable
+
+from rag import stemming
+from rag.chunking import chunk_note, note_title
+from rag.config import Settings
+from rag.embed import Embedder
+from rag.errors import EmbedderError, NoteError
+from rag.store import FileInfo, FileState, Store
+from rag.vault import FileStat, parse_frontmatter, project_of, read_note, tier_of, walk
+
+log = logging.getLogger(__name__)
+
+# progress(stage, done, total): stage is "read" (changed files) or "embed" (vectors)
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass(frozen=True)
+class SyncReport:
+    files_added: int = 0
+    files_updated: int = 0
+    files_removed: int = 0
+    files_unchanged: int = 0
+    chunks_total: int = 0
+    chunks_embedded: int = 0
+    chunks_reused: int = 0
+    vectors_missing: int = 0
+    seconds: float = 0.0
+    skipped: tuple[tuple[str, str], ...] = field(default_factory=tuple)  # (path, reason)
+    embed_error: str | None = None
+
+    def to_json(self) -> dict:
+        data = asdict(self)
+        data["skipped"] = [{"path": p, "reason": r} for p, r in self.skipped]
+        return data
+
+
+@dataclass
+class _Tally:
+    added: int = 0
+    updated: int = 0
+    removed: int = 0
+    unchanged: int = 0
+    reused: int = 0
+    skipped: list = field(default_factory=list)
+
+
+def sync(settings: Settings, store: Store, embedder: Embedder, *, progress: Progress | None = None, embed: bool = True) -> SyncReport:
+    """Bring `store` in line with the vault. With `embed=False`, only text is indexed (vectors are left missing)."""
+    started = time.perf_counter()
+    progress = progress or (lambda stage, done, total: None)
+    tally = _Tally()
+    on_disk = walk(settings)
+    known = store.file_states()
+    changed = [s for s in on_disk if _stat_changed(known.get(s.path), s)]
+    tally.unchanged = len(on_disk) - len(changed)
+    for done, stat in enumerate(changed, 1):
+        _sync_file(settings, store, embedder, stat, known.get(stat.path), tally)
+        progress("read", done, len(changed))
+    gone = sorted(set(known) - {s.path for s in on_disk})
+    if gone:
+        store.remove_files(gone)
+        tally.removed += len(gone)
+    embedded, error = _backfill(store, embedder, settings.embed_batch_size, progress) if embed else (0, None)
+    if embed and error is None:
+        store.drop_orphan_vectors()
+    store.set_meta("embed_model", embedder.name)
+    store.set_meta("last_sync", str(time.time()))
+    counts = store.counts(embedder.name)
+    return SyncReport(
+        files_added=tally.added, files_updated=tally.updated, files_removed=tally.removed,
+        files_unchanged=tally.unchanged, chunks_total=counts["chunks"], chunks_embedded=embedded,
+        chunks_reused=tally.reused, vectors_missing=counts["vectors_missing"],
+        seconds=round(time.perf_counter() - started, 3), skipped=tuple(tally.skipped), embed_error=error,
+    )
+
+
+def _stat_changed(state: FileState | None, stat: FileStat) -> bool:
+    return state is None or state.mtime != stat.mtime or state.size != stat.size
+
+
+def _sync_file(settings: Settings, store: Store, embedder: Embedder, stat: FileStat, old: FileState | None, tally: _Tally) -> None:
+    try:
+        note = read_note(settings.vault, stat.path)
+    except NoteError as exc:
+        log.warning("%s", exc)
+        tally.skipped.append((stat.path, str(exc)))
+        if old is not None:  # its old text no longer matches the file: it must not be served
+            store.remove_files([stat.path])
+            tally.removed += 1
+        return
+    state = FileState(stat.path, note.sha256, note.mtime, note.size)
+    if old is not None and old.sha256 == note.sha256:
+        store.touch_file(stat.path, note.mtime, note.size)
+        tally.unchanged += 1
+        return
+    chunks = chunk_note(
+        stat.path, note.text, count_tokens=embedder.count_tokens, target=settings.chunk_target_tokens,
+        hard=min(settings.chunk_hard_tokens, embedder.window), min_tokens=settings.chunk_min_tokens,
+    )
+    store.replace_file(state, _file_info(settings, note.path, note.text, note.sha256), chunks, [stemming.index_text(c.index_text) for c in chunks])
+    tally.reused += len(store.known_vector_keys(embedder.name, [c.vector_key for c in chunks]))
+    if old is None:
+        tally.added += 1
+    else:
+        tally.updated += 1
+
+
+def _file_info(settings: Settings, path: str, text: str, sha256: str) -> FileInfo:
+    fm = parse_frontmatter(text)
+    if fm.error:
+        log.warning("%s: %s; the note body is indexed anyway.", path, fm.error)
+    project = project_of(path, settings) or (settings.project_aliases.get(fm.project, fm.project) if fm.project else None)
+    return FileInfo(path, sha256, note_title(path, text), fm.tags, fm.aliases, tier_of(path, settings), project, fm.error)
+
+
+def _backfill(store: Store, embedder: Embedder, batch_size: int, progress: Progress) -> tuple[int, str | None]:
+    """Embed every chunk text that has no vector for this model, in bounded batches. Returns (count, error)."""
+    keys = store.missing_vector_keys(embedder.name)
+    done = 0
+    progress("embed", 0, len(keys))
+    for i in range(0, len(keys), batch_size):
+        batch = store.index_texts(keys[i : i + batch_size])
+        try:
+            matrix = embedder.embed_passages([text for _, text in batch])
+        except EmbedderError as exc:
+            log.warning("Embedding stopped: %s", exc)
+            return done, f"{exc} Keyword search works; run `python -m rag index` again to add the missing vectors."
+        store.put_vectors(embedder.name, [key for key, _ in batch], matrix)
+        done += len(batch)
+        progress("embed", done, len(keys))
+    return done, None

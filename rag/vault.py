@@ -1,0 +1,202 @@
+"""What a note is and where notes live: walking the vault, reading a note, its frontmatter, tier and project.
+
+Knows nothing about chunks or the index. Paths handed around are vault-relative POSIX strings ("Notes/a.md").
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import logging
+import os
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+import yaml
+
+from rag.config import Settings
+from rag.errors import NoteError, VaultError
+
+log = logging.getLogger(__name__)
+
+NOTE_SUFFIXES = (".md", ".markdown")
+SKIP_DIRS = {".obsidian", ".trash", ".git", ".rag", "node_modules", "__pycache__"}
+
+
+@dataclass(frozen=True)
+class FileStat:
+    path: str  # vault-relative POSIX
+    mtime: float
+    size: int
+
+
+@dataclass(frozen=True)
+class Frontmatter:
+    title: str | None = None
+    aliases: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    project: str | None = None
+    line_count: int = 0  # lines taken by the frontmatter block, fences included (0 if none)
+    error: str | None = None  # set when the block is not valid YAML; the body is still indexed
+
+
+@dataclass(frozen=True)
+class Note:
+    path: str
+    text: str  # decoded, line endings normalised to "\n"
+    sha256: str  # of the raw bytes on disk
+    mtime: float
+    size: int
+
+
+def check_vault(vault: Path) -> None:
+    if not vault.exists():
+        raise VaultError(f"The vault folder {vault} does not exist. Pass --vault DIR or set RAG_VAULT to your notes folder.")
+    if not vault.is_dir():
+        raise VaultError(f"{vault} is a file, not a folder. Point --vault at the folder that holds your notes.")
+
+
+def walk(settings: Settings) -> list[FileStat]:
+    """All notes under the vault, sorted by path. Unreadable folders and vanished files are skipped with a log."""
+    check_vault(settings.vault)
+    root = settings.vault
+    skip_abs = _index_dir(settings)
+    found: list[FileStat] = []
+    stack = [root]
+    seen_dirs: set[tuple[int, int]] = set()  # (dev, inode): guards against symlink loops
+    while stack:
+        folder = stack.pop()
+        try:
+            st = folder.stat()
+            if (st.st_dev, st.st_ino) in seen_dirs:
+                continue
+            seen_dirs.add((st.st_dev, st.st_ino))
+            entries = list(os.scandir(folder))
+        except OSError as exc:
+            log.warning("Skipping folder %s: %s", folder, exc)
+            continue
+        for entry in entries:
+            _visit(entry, root, skip_abs, settings, stack, found)
+    found.sort(key=lambda f: f.path)
+    return found
+
+
+def _visit(entry: os.DirEntry, root: Path, skip_abs: Path | None, settings: Settings, stack: list, found: list) -> None:
+    name = entry.name
+    if name.startswith(".") or name in SKIP_DIRS:
+        return
+    try:
+        if entry.is_dir():
+            path = Path(entry.path)
+            if skip_abs is not None and path == skip_abs:
+                return
+            if not _ignored(_rel(path, root) + "/", settings.ignore):
+                stack.append(path)
+            return
+        if not name.lower().endswith(NOTE_SUFFIXES) or not entry.is_file():
+            return
+        st = entry.stat()
+    except OSError as exc:  # vanished mid-scan, broken symlink, permission
+        log.warning("Skipping %s: %s", entry.path, exc)
+        return
+    rel = _rel(Path(entry.path), root)
+    if not _ignored(rel, settings.ignore):
+        found.append(FileStat(rel, st.st_mtime, st.st_size))
+
+
+def _index_dir(settings: Settings) -> Path | None:
+    parent = settings.db_path.parent
+    try:
+        parent.relative_to(settings.vault)
+    except ValueError:
+        return None
+    return parent if parent != settings.vault else None
+
+
+def _rel(path: Path, root: Path) -> str:
+    return PurePosixPath(*path.relative_to(root).parts).as_posix()
+
+
+def _ignored(rel: str, patterns: tuple[str, ...]) -> bool:
+    return any(fnmatch.fnmatch(rel, p) or fnmatch.fnmatch(rel.rstrip("/"), p) for p in patterns)
+
+
+def read_note(vault: Path, rel: str) -> Note:
+    """Read one note. Raises NoteError (with the fix) for vanished, binary or non-UTF-8 files."""
+    full = vault / rel
+    try:
+        st = full.stat()
+        raw = full.read_bytes()
+    except FileNotFoundError as exc:
+        raise NoteError(f"{rel} vanished while reading; it will be picked up on the next sync if it returns.") from exc
+    except OSError as exc:
+        raise NoteError(f"Cannot read {rel}: {exc.strerror}. Check its permissions.") from exc
+    return Note(rel, decode(raw, rel), hashlib.sha256(raw).hexdigest(), st.st_mtime, st.st_size)
+
+
+def decode(raw: bytes, rel: str) -> str:
+    """Bytes → text with "\n" line endings. A BOM is dropped. Binary and non-UTF-8 content is refused."""
+    if b"\x00" in raw[:8192]:
+        raise NoteError(f"{rel} looks like a binary file with a .md name; it is skipped. Rename it or add it to `ignore`.")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise NoteError(
+            f"{rel} is not valid UTF-8 (byte {exc.start}); it is skipped. Re-save it as UTF-8 to make it searchable."
+        ) from exc
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def parse_frontmatter(text: str) -> Frontmatter:
+    """YAML frontmatter between leading `---` lines. Bad YAML yields an `error`, never an exception."""
+    if not text.startswith("---\n"):
+        return Frontmatter()
+    end = text.find("\n---", 3)
+    while end != -1 and text[end + 4 : end + 5] not in ("\n", ""):
+        end = text.find("\n---", end + 4)
+    if end == -1:
+        return Frontmatter()
+    block = text[4:end]
+    line_count = block.count("\n") + 3 if block else 2
+    try:
+        data = yaml.safe_load(block) or {}
+    except yaml.YAMLError as exc:
+        return Frontmatter(line_count=line_count, error=f"frontmatter is not valid YAML: {str(exc).splitlines()[0]}")
+    if not isinstance(data, dict):
+        return Frontmatter(line_count=line_count, error="frontmatter is not a YAML mapping")
+    title, project = data.get("title"), data.get("project")
+    return Frontmatter(
+        title=str(title).strip() if title not in (None, "") else None,
+        project=str(project).strip() if project not in (None, "") else None,
+        aliases=_str_list(data.get("aliases") or data.get("alias")),
+        tags=tuple(t.lstrip("#") for t in _str_list(data.get("tags") or data.get("tag"))),
+        line_count=line_count,
+    )
+
+
+def _str_list(value) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return tuple(v.strip() for v in value.replace(",", " ").split() if v.strip()) if " " in value or "," in value else (value.strip(),)
+    if isinstance(value, (list, tuple)):
+        return tuple(str(v).strip() for v in value if v not in (None, ""))
+    return (str(value),)
+
+
+def tier_of(rel: str, settings: Settings) -> int:
+    """1 for curated knowledge (Memory/, Notes/ at any depth, profile/overview files), else 2."""
+    parts = PurePosixPath(rel).parts
+    if parts[-1] in settings.tier1_files:
+        return 1
+    return 1 if any(p in settings.tier1_folders for p in parts[:-1]) else 2
+
+
+def project_of(rel: str, settings: Settings) -> str | None:
+    """The <name> in `…/Projects/<name>/…` (at any depth), normalised through the alias table."""
+    parts = PurePosixPath(rel).parts[:-1]
+    for i, part in enumerate(parts[:-1]):
+        if part == settings.projects_folder:
+            name = parts[i + 1]
+            return settings.project_aliases.get(name, name)
+    return None

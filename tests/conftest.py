@@ -1,0 +1,47 @@
+"""Shared fixtures: a fresh copy of the fixture vault, settings pointing at a tmp index, and a deterministic
+fake embedder (the model seam). Tests that need the real default embedder use `real_embedder`."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from rag.config import load_settings
+from rag.workspace import Workspace
+
+from .fakes import FakeEmbedder
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+@pytest.fixture
+def vault(tmp_path) -> Path:
+    target = tmp_path / "vault"
+    shutil.copytree(FIXTURES / "vault", target, symlinks=True)
+    return target
+
+
+@pytest.fixture
+def settings(vault, tmp_path):
+    return load_settings(vault=vault, db_path=tmp_path / "index" / "index.db", env={})
+
+
+@pytest.fixture
+def fake_embedder() -> FakeEmbedder:
+    return FakeEmbedder()
+
+
+@pytest.fixture
+def workspace(settings, fake_embedder):
+    ws = Workspace.open(settings, create=True, embedder=fake_embedder)
+    yield ws
+    ws.close()
+
+
+@pytest.fixture(scope="session")
+def real_embedder():
+    from rag.embed import LocalEmbedder
+
+    return LocalEmbedder()
