@@ -25,7 +25,11 @@ def vault(tmp_path) -> Path:
 
 @pytest.fixture
 def settings(vault, tmp_path):
-    return load_settings(vault=vault, db_path=tmp_path / "index" / "index.db", env={})
+    # Small chunks, so the small fixture notes still have several chunks each.
+    return load_settings(
+        vault=vault, db_path=tmp_path / "index" / "index.db", env={},
+        chunk_target_tokens=40, chunk_min_tokens=10, chunk_hard_tokens=200,
+    )
 
 
 @pytest.fixture

@@ -122,8 +122,10 @@ def _turn(message: dict, unknown: Counter[str]) -> Turn | None:
 
 def legacy_text(text: str) -> str:
     """2024-schema message text: `<antArtifact>` → fenced block with a title; `<antThinking>` → callout."""
-    text = _THINKING.sub(lambda m: "\n\n" + callout("thinking", "Thinking", m.group(1)) + "\n\n", text)
-    return _ARTIFACT.sub(lambda m: "\n\n" + _artifact_block(m.group(1), m.group(2)) + "\n\n", text).strip()
+    text = text.replace("\x00", "")
+    text = _THINKING.sub(lambda m: "\x00" + callout("thinking", "Thinking", m.group(1)) + "\x00", text)
+    text = _ARTIFACT.sub(lambda m: "\x00" + _artifact_block(m.group(1), m.group(2)) + "\x00", text)
+    return re.sub(r"\s*\x00\s*", "\n\n", text).strip()
 
 
 def _artifact_block(attributes: str, body: str) -> str:

@@ -1,0 +1,90 @@
+"""Retrieval: stemming in both languages, FTS escaping, reciprocal rank fusion, and channels that say why."""
+
+from __future__ import annotations
+
+import pytest
+
+from rag import stemming
+from rag.retrieve import rrf
+
+
+def test_rrf_matches_a_hand_computed_example():
+    # doc 7: rank 1 in A, rank 3 in B → 1/61 + 1/63; doc 8: rank 2 in A → 1/62; doc 9: rank 1 in B → 1/61
+    scores = rrf([[7, 8], [9, 5, 7]], k=60)
+    assert scores[7] == pytest.approx(1 / 61 + 1 / 63)
+    assert scores[8] == pytest.approx(1 / 62)
+    assert scores[9] == pytest.approx(1 / 61)
+    assert scores[5] == pytest.approx(1 / 62)
+    assert max(scores, key=scores.get) == 7
+
+
+def test_rrf_weights_scale_each_channel():
+    scores = rrf([[1], [2]], k=0, weights=[2.0, 0.5])
+    assert scores == {1: 2.0, 2: 0.5}
+
+
+def test_russian_and_english_words_are_stemmed_by_their_script():
+    assert stemming.query_terms("столицы России") == stemming.query_terms("столица россией")
+    assert stemming.query_terms("running runs") == ["run"]
+    assert stemming.stem("ёлки") == stemming.stem("елки")
+    assert stemming.index_text("Hydration 72%") == "hydrat 72"
+
+
+def test_stop_words_are_dropped_from_queries_unless_nothing_else_is_left():
+    assert stemming.query_terms("what is the hydration of my bread") == ["hydrat", "bread"]
+    assert stemming.query_terms("что это") == [stemming.stem(w) for w in ("что", "это")]
+
+
+@pytest.mark.parametrize("query", ['"', "*", "AND", "NEAR(", "-", "a OR b NOT c", "col:term", "^start", '"unclosed', "(((", ""])
+def test_fts_syntax_in_query_does_not_crash(workspace, query):
+    workspace.sync()
+    workspace.retriever.keyword(query)
+    workspace.retriever.hybrid(query)
+
+
+def test_keyword_search_finds_russian_word_forms(workspace):
+    workspace.sync()
+    hits = workspace.retriever.keyword("сколько стоили билеты на самолет").hits
+    assert hits[0].chunk.path == "Notes/Байкал.md"
+    assert "38 000" in hits[0].chunk.text
+
+
+def test_keyword_search_finds_english_word_forms(workspace):
+    workspace.sync()
+    hits = workspace.retriever.keyword("baked loaves").hits
+    assert hits and hits[0].chunk.path == "Notes/Sourdough.md"
+
+
+def test_hybrid_hits_carry_each_channels_rank(workspace):
+    workspace.sync()
+    result = workspace.retriever.hybrid("hydration whole wheat", k=5)
+    assert result.channels == ("bm25", "dense") and result.notice is None
+    top = result.hits[0]
+    assert top.chunk.path == "Notes/Sourdough.md"
+    assert top.bm25_rank == 1 and top.dense_rank is not None
+    assert [h.score for h in result.hits] == sorted((h.score for h in result.hits), reverse=True)
+
+
+def test_hits_have_path_heading_and_one_based_lines(workspace):
+    workspace.sync()
+    hit = workspace.retriever.keyword("quokka").hits[0]
+    assert (hit.chunk.path, hit.chunk.heading_path, hit.chunk.start_line, hit.chunk.end_line) == ("Notes/Windows.md", "Windows note", 1, 4)
+
+
+def test_dense_alone_says_so_when_there_are_no_vectors(workspace):
+    workspace.sync(embed=False)
+    result = workspace.retriever.hybrid("hydration")
+    assert result.channels == ("bm25",)
+    assert "No vectors yet" in result.notice
+    assert result.hits
+
+
+def test_tier_one_notes_get_a_small_boost(workspace, vault):
+    text = "# Flux\n\nThe flux capacitor needs 1.21 gigawatts.\n"
+    (vault / "Daily").mkdir()
+    (vault / "Daily" / "a.md").write_text(text, encoding="utf-8")
+    (vault / "Memory" / "b.md").write_text(text, encoding="utf-8")
+    workspace.sync()
+    first, second = workspace.retriever.hybrid("flux capacitor gigawatts", k=2).hits
+    assert (first.chunk.path, second.chunk.path) == ("Memory/b.md", "Daily/a.md")
+    assert first.score - second.score == pytest.approx(workspace.settings.tier1_boost, abs=1e-3)

@@ -1,0 +1,159 @@
+"""Incremental sync: unchanged files cost a stat, only new text is embedded, the index stays consistent."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+
+import pytest
+
+from rag.workspace import Workspace
+
+
+def consistency(db_path):
+    """Invariants of a healthy index: FTS rows = chunks, every chunk has a file row, no orphan vectors."""
+    db = sqlite3.connect(db_path)
+    try:
+        chunks = db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
+        fts = db.execute("SELECT COUNT(*) FROM chunks_fts").fetchone()[0]
+        fts_orphans = db.execute("SELECT COUNT(*) FROM chunks_fts WHERE rowid NOT IN (SELECT rowid FROM chunks)").fetchone()[0]
+        no_file = db.execute("SELECT COUNT(*) FROM chunks WHERE path NOT IN (SELECT path FROM files)").fetchone()[0]
+        orphans = db.execute("SELECT COUNT(*) FROM embeddings WHERE vector_key NOT IN (SELECT vector_key FROM chunks)").fetchone()[0]
+        paths = [r[0] for r in db.execute("SELECT path FROM files")]
+    finally:
+        db.close()
+    return {"chunks": chunks, "fts": fts, "fts_orphans": fts_orphans, "no_file": no_file, "orphan_vectors": orphans, "paths": paths}
+
+
+def test_first_sync_indexes_every_note_and_embeds_every_chunk(workspace, fake_embedder):
+    report = workspace.sync()
+    assert report.files_added == 11
+    assert report.chunks_total > 15  # the fixture settings use small chunks, so several notes have several
+    assert report.chunks_embedded == len(fake_embedder.embedded) == report.chunks_total
+    assert report.vectors_missing == 0
+    state = consistency(workspace.store.path)
+    assert state["chunks"] == state["fts"] and state["no_file"] == 0 and state["orphan_vectors"] == 0
+
+
+def test_unchanged_notes_are_not_re_read_or_re_embedded(workspace, fake_embedder):
+    workspace.sync()
+    fake_embedder.embedded.clear()
+    report = workspace.sync()
+    assert (report.files_unchanged, report.files_updated, report.chunks_embedded) == (11, 0, 0)
+    assert fake_embedder.embedded == []
+
+
+def test_editing_one_paragraph_embeds_exactly_one_chunk(workspace, vault, fake_embedder):
+    workspace.sync()
+    note = vault / "Notes" / "Sourdough.md"
+    note.write_text(note.read_text(encoding="utf-8").replace("Bake at 250 °C", "Bake at 260 °C"), encoding="utf-8")
+    fake_embedder.embedded.clear()
+    report = workspace.sync()
+    assert report.files_updated == 1
+    assert report.chunks_embedded == 1
+    assert len(workspace.store.chunks_of("Notes/Sourdough.md")) >= 3
+    assert report.chunks_reused == len(workspace.store.chunks_of("Notes/Sourdough.md")) - 1
+    assert "260 °C" in fake_embedder.embedded[0]
+
+
+def test_rename_and_move_reuse_every_vector(workspace, vault, fake_embedder):
+    workspace.sync()
+    (vault / "Archive").mkdir()
+    os.rename(vault / "Notes" / "SQLite.md", vault / "Archive" / "SQLite databases.md")
+    fake_embedder.embedded.clear()
+    report = workspace.sync()
+    assert (report.files_added, report.files_removed, report.chunks_embedded) == (1, 1, 0)
+    assert workspace.store.chunks_of("Notes/SQLite.md") == []
+    assert workspace.store.chunks_of("Archive/SQLite databases.md")
+
+
+def test_deleted_notes_leave_the_index(workspace, vault):
+    workspace.sync()
+    (vault / "Notes" / "Байкал.md").unlink()
+    report = workspace.sync()
+    assert report.files_removed == 1
+    assert workspace.retriever.keyword("Ольхон").hits == ()
+    assert consistency(workspace.store.path)["orphan_vectors"] == 0
+
+
+def test_touched_but_identical_file_costs_a_hash_and_nothing_else(workspace, vault, fake_embedder):
+    workspace.sync()
+    note = vault / "CONTEXT.md"
+    os.utime(note, (1, 1))
+    fake_embedder.embedded.clear()
+    report = workspace.sync()
+    assert report.files_updated == 0 and report.chunks_embedded == 0
+    assert workspace.sync().files_unchanged == 11
+
+
+def test_bad_notes_are_skipped_with_a_reason_and_the_rest_is_indexed(workspace, vault):
+    (vault / "cp1251.md").write_bytes("Привет мир".encode("cp1251"))
+    (vault / "binary.md").write_bytes(b"\x00\x00PK binary")
+    (vault / "empty.md").write_text("", encoding="utf-8")
+    report = workspace.sync()
+    assert {p for p, _ in report.skipped} == {"cp1251.md", "binary.md"}
+    assert report.files_added == 12  # the empty note is a note with no chunks
+    assert workspace.retriever.keyword("zanzibar").hits  # body of the note with broken frontmatter
+
+
+def test_a_note_that_turns_binary_is_removed_from_the_index(workspace, vault):
+    workspace.sync()
+    (vault / "Notes" / "Windows.md").write_bytes(b"\x00\x01")
+    report = workspace.sync()
+    assert report.skipped and workspace.retriever.keyword("quokka").hits == ()
+
+
+def test_huge_note_is_indexed_within_the_token_window(workspace, vault):
+    para = "The quick brown fox jumps over the lazy dog near the river bank. " * 20
+    (vault / "huge.md").write_text("# Huge\n\n" + (para + "\n\n") * 4000, encoding="utf-8")  # ~5 MB
+    assert (vault / "huge.md").stat().st_size > 5_000_000
+    report = workspace.sync()
+    assert report.files_added == 12
+    tokens = [r[0] for r in sqlite3.connect(workspace.store.path).execute("SELECT tokens FROM chunks WHERE path = 'huge.md'")]
+    assert len(tokens) > 100 and max(tokens) <= 500
+
+
+def test_when_the_embedder_fails_text_is_searchable_and_vectors_come_next_run(workspace, fake_embedder):
+    fake_embedder.fail = True
+    report = workspace.sync()
+    assert report.embed_error and "python -m rag index" in report.embed_error
+    assert report.vectors_missing == report.chunks_total
+    assert workspace.retriever.keyword("hydration").hits
+    result = workspace.retriever.hybrid("hydration")
+    assert result.channels == ("bm25",) and result.notice
+    fake_embedder.fail = False
+    report = workspace.sync()
+    assert report.vectors_missing == 0 and report.chunks_embedded > 0
+
+
+def test_an_interrupted_sync_is_completed_by_the_next_run(workspace, settings, fake_embedder):
+    calls = {"n": 0}
+
+    def crash_after_three_files(stage, done, total):
+        if stage == "read" and done == 3:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        workspace.sync(progress=crash_after_three_files)
+    state = consistency(settings.db_path)
+    assert len(state["paths"]) == 3 and state["chunks"] == state["fts"]
+    report = workspace.sync()
+    assert report.files_added == 8 and report.vectors_missing == 0
+    state = consistency(settings.db_path)
+    assert len(state["paths"]) == 11 and state["fts_orphans"] == 0 and state["no_file"] == 0
+
+
+def test_file_rows_keep_title_tags_tier_and_project(workspace):
+    workspace.sync()
+    info = workspace.store.file_info("Notes/Sourdough.md")
+    assert (info.title, info.tags, info.aliases, info.tier) == ("Sourdough bread", ("baking", "хлеб"), ("Levain bread",), 1)
+    assert workspace.store.file_info("Projects/Alpha/Overview.md").project == "Alpha"
+    conversation = workspace.store.file_info("Conversations/claude-ai/General/2026-04-10 Bread chat.md")
+    assert (conversation.tier, conversation.project) == (2, "Alpha")
+    assert workspace.store.file_info("Notes/Broken.md").frontmatter_error
+
+
+def test_workspace_reopens_an_existing_index(settings, fake_embedder, workspace):
+    workspace.sync()
+    with Workspace.open(settings, embedder=fake_embedder) as again:
+        assert again.status()["chunks"] == workspace.status()["chunks"]
