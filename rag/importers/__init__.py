@@ -18,8 +18,8 @@ Public API (the CLI adapter `python -m rag import KIND SOURCE [--vault] [--dry-r
   not JSON), `VaultError` when the vault folder is missing. Nothing is written before the first valid
   conversation, and a file is only replaced whole, atomically.
 
-Layout: `Conversations/<Claude.ai|Claude Code|ChatGPT>/<project or General>/<YYYY-MM-DD> <title>.md` and an
-`INDEX.md` per source. A re-import adds new conversations and refreshes notes whose stamp shows nobody
+Layout: `Conversations/<kind>/<project or General>/<YYYY-MM-DD> <title>.md` (kind = the frontmatter
+`source`: claude-ai, claude-code, chatgpt) and an `INDEX.md` per source. A re-import adds new conversations and refreshes notes whose stamp shows nobody
 edited them (see `writer`); an edited note is reported in `skipped_edited` and left as it is; a note is
 never shrunk by an older export that has fewer messages than the note.
 """
@@ -74,7 +74,7 @@ def import_export(kind: str, source: Path, vault: Path, *, dry_run: bool = False
         raise ImportFormatError(f"{source} does not exist. Pass the path of the {label} export.")
     if not vault.is_dir():
         raise VaultError(f"Vault folder {vault} does not exist. Create it or pass --vault DIR.")
-    run = _Run(vault, f"Conversations/{label}", kind, _fold(project_aliases or {}), dry_run)
+    run = _Run(vault, f"Conversations/{kind}", kind, _fold(project_aliases or {}), dry_run)
     for conv in reader(source, warn=run.warn, progress=progress or _ignore):
         run.add(conv)
     if not run.seen and run.errors:
