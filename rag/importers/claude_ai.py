@@ -125,7 +125,7 @@ def legacy_text(text: str) -> str:
     text = text.replace("\x00", "")
     text = _THINKING.sub(lambda m: "\x00" + callout("thinking", "Thinking", m.group(1)) + "\x00", text)
     text = _ARTIFACT.sub(lambda m: "\x00" + _artifact_block(m.group(1), m.group(2)) + "\x00", text)
-    return re.sub(r"\s*\x00\s*", "\n\n", text).strip()
+    return re.sub(r"\s*(?:\x00\s*)+", "\n\n", text).strip()
 
 
 def _artifact_block(attributes: str, body: str) -> str:
@@ -182,9 +182,9 @@ def _tool_result(block: dict) -> str:
     if isinstance(content, list):
         content = "\n".join(str(c.get("text", "")) for c in content if isinstance(c, dict))
     brief = one_line(str(content or ""), 200)
-    prefix = "error: " if block.get("is_error") else ""
+    shown = ("error: " if block.get("is_error") else "") + (inline_code(brief) if brief else "")
     name = f" ({block['name']})" if block.get("name") else ""
-    return f"*Tool result{name}:* {prefix}{brief}".rstrip() if brief or prefix else ""
+    return f"*Tool result{name}:* {shown}" if shown else ""
 
 
 def _attachments(message: dict) -> list[str]:
