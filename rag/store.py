@@ -46,6 +46,10 @@ MIGRATIONS = [
         PRIMARY KEY (vector_key, model)
     ) WITHOUT ROWID;
     """,
+    # 2: document frequencies of stems, to tell how much the keyword channel can say about a query
+    """
+    CREATE VIRTUAL TABLE chunks_vocab USING fts5vocab(chunks_fts, 'row');
+    """,
 ]
 
 
@@ -225,6 +229,14 @@ class Store:
         """(chunk rowid, bm25 score) best first; FTS5's bm25() is negative, lower is better, so it is negated."""
         rows = self._read("SELECT rowid, rank FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?", (match, limit))
         return [(r[0], -r[1]) for r in rows]
+
+    def document_frequencies(self, terms: list[str]) -> tuple[int, dict[str, int]]:
+        """(number of chunks, {term: chunks containing it}) for the given stems; absent terms are left out."""
+        total = self._read("SELECT COUNT(*) FROM chunks")[0][0]
+        if not terms:
+            return total, {}
+        marks = ",".join("?" * len(terms))
+        return total, dict(self._read(f"SELECT term, doc FROM chunks_vocab WHERE term IN ({marks})", terms))
 
     # --- vectors ----------------------------------------------------------------------------------------------
 

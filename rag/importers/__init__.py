@@ -29,7 +29,7 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from rag.errors import ImportFormatError, VaultError
@@ -78,7 +78,8 @@ def import_export(kind: str, source: Path, vault: Path, *, dry_run: bool = False
     for conv in reader(source, warn=run.warn, progress=progress or _ignore):
         run.add(conv)
     if not run.seen and run.errors:
-        raise ImportFormatError(f"Nothing could be imported from {source}: {run.errors[0]}")
+        raise ImportFormatError(f"Nothing could be imported from {source}: {run.errors[0]} Check that it is a "
+                                f"{label} export, or pick the matching kind: {', '.join(SOURCES)}.")
     run.write_index(label)
     report = run.report()
     log.info("import %s: %s", kind, {k: v for k, v in report.to_json().items() if k != "errors"})
@@ -117,15 +118,18 @@ class _Run:
 
     def add(self, conv: Conversation) -> None:
         self.seen += 1
-        project = self.project(conv.project)
+        conv = replace(conv, title=_encodable(conv.title))  # the title becomes a file name
+        project = self.project(_encodable(conv.project or ""))
         rel = self.place(conv, project)
         parent = self.entries.get(conv.parent_id) if conv.parent_id else None
         text = stamp(_encodable(render_note(conv, project=project, parent_note=parent and parent.path)))
         previous = self.existing.get(conv.conversation_id)
         outcome = self.write(rel, text, conv.messages, previous.entry.messages if previous else 0)
-        keep_old = outcome == "skipped_edited" and previous is not None
-        self.entries[conv.conversation_id] = previous.entry if keep_old else IndexEntry(
-            rel, conv.title, conv.created, project, conv.messages)
+        if outcome in ("skipped_edited", "error"):
+            if previous is None:
+                self.entries.pop(conv.conversation_id, None)
+            return
+        self.entries[conv.conversation_id] = IndexEntry(rel, conv.title, conv.created, project, conv.messages)
 
     def project(self, raw: str | None) -> str:
         name = (raw or "").strip()

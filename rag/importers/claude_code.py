@@ -84,8 +84,8 @@ class _Session:
         kind = rec.get("type")
         if kind == "custom-title" and rec.get("customTitle"):
             self.meta["title"] = str(rec["customTitle"])
-        if kind not in ("user", "assistant") or bool(rec.get("isSidechain")) != self.subagent:
-            return
+        if kind not in ("user", "assistant") or (rec.get("isSidechain") and not self.subagent):
+            return  # older logs kept subagent lines in the main file; they have their own note
         for key in ("sessionId", "agentId", "cwd"):
             if rec.get(key) and key not in self.meta:
                 self.meta[key] = str(rec[key])

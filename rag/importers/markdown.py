@@ -9,13 +9,13 @@ code, artifacts, thinking and tool calls look the same whatever the source.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
-import yaml
-
 GENERAL = "General"
+_NOT_YAML_PRINTABLE = re.compile("[^\t\n\r\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
 @dataclass(frozen=True)
@@ -161,9 +161,23 @@ def _render_turns(turns: tuple[Turn, ...]) -> list[str]:
 
 
 def frontmatter(meta: dict) -> str:
-    """YAML frontmatter between `---` lines, keys in the given order."""
-    body = yaml.safe_dump(meta, sort_keys=False, allow_unicode=True, default_flow_style=False, width=10**6)
-    return f"---\n{body}---"
+    """YAML frontmatter between `---` lines, keys in the given order.
+
+    Strings are written double-quoted (a JSON string is a valid YAML one), so a title such as `yes`,
+    `2024-01-01` or `a: b # c` stays a string, and the bytes do not depend on which YAML library is installed.
+    """
+    return "---\n" + "".join(f"{key}: {_scalar(value)}\n" for key, value in meta.items()) + "---"
+
+
+def _scalar(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    quoted = json.dumps(str(value), ensure_ascii=False)
+    return _NOT_YAML_PRINTABLE.sub(lambda m: f"\\u{ord(m.group()):04x}", quoted)
 
 
 def render_index(label: str, source: str, entries: list[IndexEntry]) -> str:

@@ -8,7 +8,6 @@ conversation, not for the file. Knows nothing about chat formats.
 from __future__ import annotations
 
 import contextlib
-import logging
 import zipfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -18,8 +17,6 @@ from typing import BinaryIO, ContextManager
 import ijson
 
 from rag.errors import ImportFormatError
-
-log = logging.getLogger(__name__)
 
 Progress = Callable[[int, "int | None"], None]
 Warn = Callable[[str], None]
@@ -130,11 +127,15 @@ def iter_array(member: Member, *, warn: Warn, progress: Progress, prefix: str = 
                 progress(reader.done, member.size)
                 yield item
         except (ijson.JSONError, UnicodeDecodeError, zipfile.BadZipFile, EOFError) as exc:
-            warn(f"{member.label}: the JSON is cut off or broken after item {count} ({_short(exc)}); "
-                 f"the {count} complete items before it were imported. Export the data again to get the rest.")
+            warn(_broken_message(member.label, count, exc))
         progress(reader.done, member.size)
 
 
-def _short(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return text[0][:160] if text else type(exc).__name__
+def _broken_message(label: str, count: int, exc: BaseException) -> str:
+    detail = exc.args[0] if exc.args else type(exc).__name__
+    detail = detail.decode("utf-8", "replace") if isinstance(detail, bytes) else str(detail)
+    detail = (detail.strip().splitlines() or [type(exc).__name__])[0][:160]
+    if count == 0:
+        return f"{label} is not valid JSON ({detail}). Export the data again, or check that this is the right file."
+    return (f"{label}: the JSON is cut off or broken after item {count} ({detail}); the {count} complete items "
+            f"before it were imported. Export the data again to get the rest.")

@@ -32,6 +32,7 @@ STAMP_KEY = "import_sha256"
 INDEX_NAME = "INDEX.md"
 _STAMP_LINE = re.compile(rf"^{STAMP_KEY}: ([0-9a-f]{{64}})\n", re.MULTILINE)
 _UNSAFE = re.compile(r'[\x00-\x1f\x7f/\\:*?"<>|#^\[\]]+')
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)), *(f"lpt{i}" for i in range(1, 10))}
 
 
@@ -114,7 +115,7 @@ def read_frontmatter(path: Path) -> dict | None:
                 lines.append(line)
             else:
                 return None
-        meta = yaml.safe_load("".join(lines))
+        meta = yaml.load("".join(lines), Loader=_LOADER)  # noqa: S506 - a safe loader
     except (OSError, UnicodeDecodeError, yaml.YAMLError):
         return None
     return meta if isinstance(meta, dict) else None

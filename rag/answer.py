@@ -1,0 +1,182 @@
+"""One question → an `Answer`: retrieve → frozen context → prompt → streamed reply → citations checked.
+
+With a chat model, the reply streams through a citation filter: every `[Sx]` is checked against the frozen
+context, unknown ids are removed before the person sees them and reported, valid ones become citations with path,
+heading and lines. Without one (the offline default, or on request), the answer is extractive: the best sentences
+of the context, quoted with their ids. A follow-up question is first rewritten into a standalone search query
+from the last few turns, then retrieval runs afresh.
+
+The index is read only while retrieving (the hits are plain values once returned); building the context reads the
+note files, and streaming touches neither, so indexing can go on during a long answer.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, replace
+from typing import Callable, Iterable
+
+from rag.chat import ChatModel, Message
+from rag.citations import CitationFilter
+from rag.context import ContextLimits, FrozenContext, build_context
+from rag.errors import ChatError
+from rag.extractive import Quote, extract
+from rag.prompts import LANGUAGE_NAMES, language_of, render
+from rag.tokens import count_tokens
+from rag.workspace import Workspace
+
+MESSAGE_OVERHEAD_TOKENS = 8  # per chat message (role, separators), plus a margin for the per-context fence
+TURN_CHARS = 600  # of each earlier answer kept for query rewriting and as background
+_CITATION = re.compile(r"\s*\[S\d+\]")
+
+
+@dataclass(frozen=True)
+class Turn:
+    question: str
+    answer: str
+
+
+@dataclass(frozen=True)
+class Citation:
+    id: str
+    path: str
+    heading: str
+    start_line: int
+    end_line: int
+
+
+@dataclass(frozen=True)
+class Answer:
+    question: str
+    query: str  # what was searched: the question, or its standalone rewrite for a follow-up
+    mode: str  # "llm" or "extractive"
+    text: str
+    citations: tuple[Citation, ...]  # valid citations, in order of first appearance
+    context: FrozenContext
+    removed_citations: tuple[str, ...]  # ids the model cited that were not in the context (never shown)
+    not_found: bool
+    quotes: tuple[Quote, ...] = ()  # extractive answers: the quoted sentences with their lines
+    notice: str | None = None  # a retrieval channel was unavailable
+
+    def to_json(self) -> dict:
+        return {
+            "question": self.question,
+            "mode": self.mode,
+            "answer": self.text,
+            "citations": [asdict(c) for c in self.citations],
+            "sources": [
+                {"id": s.id, "path": s.path, "heading": s.heading, "start_line": s.start_line, "end_line": s.end_line, "chars": len(s.text)}
+                for s in self.context.sources
+            ],
+            "removed_citations": list(self.removed_citations),
+            "dropped_sources": [{"path": d.path, "reason": d.reason} for d in self.context.dropped],
+            "not_found": self.not_found,
+        }
+
+
+def ask(
+    workspace: Workspace,
+    question: str,
+    *,
+    history: Iterable[Turn] = (),
+    chat: ChatModel | None = None,
+    on_text: Callable[[str], None] | None = None,
+) -> Answer:
+    """Answer `question` from the vault. With `chat`, the model writes the answer; without, it is extractive.
+    `on_text` receives the answer as it streams (already citation-checked); the returned Answer holds it all."""
+    settings = workspace.settings
+    turns = tuple(history)[-settings.history_turns :] if settings.history_turns > 0 else ()
+    query = search_query(question, turns, chat=chat)
+    result = workspace.retriever.hybrid(query, settings.answer_candidates, candidates=max(100, settings.answer_candidates))
+    limits = ContextLimits.from_settings(settings)
+    budget = None if chat is None else _source_budget(question, turns, chat.context_tokens - settings.answer_reserve_tokens)
+    context = build_context(result.hits, vault=settings.vault, limits=limits, max_tokens=budget)
+    emit = on_text or (lambda text: None)
+    if chat is None:
+        answer = _extractive(question, query, context, workspace, emit)
+    else:
+        answer = _generated(question, query, context, turns, chat, emit)
+    return answer if result.notice is None else replace(answer, notice=result.notice)
+
+
+def search_query(question: str, turns: tuple[Turn, ...], *, chat: ChatModel | None) -> str:
+    """The question itself, or for a follow-up a standalone query: rewritten by the chat model if there is one,
+    else the previous question joined to this one (so "and how much did it cost?" keeps its topic)."""
+    if not turns:
+        return question
+    if chat is not None:
+        reply = chat.complete([{"role": "user", "content": render("rewrite", turns=_turns_text(turns), question=question)}])
+        lines = [line.strip() for line in reply.strip().splitlines() if line.strip()]
+        if lines:
+            return lines[0].strip("\"'«»“”")[:500]
+    return f"{turns[-1].question} {question}"
+
+
+def messages_for(question: str, context: FrozenContext, turns: tuple[Turn, ...] = ()) -> list[Message]:
+    """The chat messages for one question: the system rules, then the fenced sources, background and question."""
+    conversation = render("conversation", turns=_turns_text(turns)) if turns else ""
+    language = LANGUAGE_NAMES[language_of(question)]
+    user = render("answer", fence=context.fence, sources=context.render(), conversation=conversation, language=language, question=question)
+    return [{"role": "system", "content": render("system", fence=context.fence).strip()}, {"role": "user", "content": user.strip()}]
+
+
+def _source_budget(question: str, turns: tuple[Turn, ...], window: int) -> int:
+    """Tokens left for the sources once the rules, the question and the background are in the prompt."""
+    empty = FrozenContext((), (), "```", 0)
+    fixed = sum(count_tokens(m["content"]) + MESSAGE_OVERHEAD_TOKENS for m in messages_for(question, empty, turns))
+    budget = window - fixed
+    if budget <= 0:
+        raise ChatError(
+            f"The question and conversation take {fixed} tokens, leaving no room for sources in the chat model's window "
+            f"({window} tokens after the answer's reserve). Shorten the question, or set chat_context_tokens in rag.toml."
+        )
+    return budget
+
+
+def _generated(question, query, context: FrozenContext, turns, chat: ChatModel, emit) -> Answer:
+    if not context.sources:
+        return _not_found(question, query, context, "llm", emit)
+    stream = CitationFilter(context.ids)
+    for delta in chat.stream(messages_for(question, context, turns)):
+        piece = stream.feed(delta)
+        if piece:
+            emit(piece)
+    tail = stream.tail()
+    if tail:
+        emit(tail)
+    cleaned = stream.finish()
+    citations = tuple(_citation(context, i) for i in cleaned.cited)
+    return Answer(question, query, "llm", cleaned.text.strip(), citations, context, cleaned.removed, not_found=not citations)
+
+
+def _extractive(question, query, context: FrozenContext, workspace: Workspace, emit) -> Answer:
+    found = extract(question, context, embedder=workspace.embedder)
+    if found.not_found:
+        return _not_found(question, query, context, "extractive", emit)
+    quotes = "\n\n".join(f"> {q.text} [{q.source_id}]" for q in found.quotes)
+    text = render(f"extractive.{language_of(question)}", quotes=quotes).strip()
+    emit(text)
+    cited = dict.fromkeys(q.source_id for q in found.quotes)
+    citations = tuple(_citation(context, i) for i in cited)
+    return Answer(question, query, "extractive", text, citations, context, (), not_found=False, quotes=found.quotes)
+
+
+def _not_found(question, query, context: FrozenContext, mode: str, emit) -> Answer:
+    text = render(f"not_found.{language_of(question)}").strip()
+    emit(text)
+    return Answer(question, query, mode, text, (), context, (), not_found=True)
+
+
+def _citation(context: FrozenContext, source_id: str) -> Citation:
+    s = context.get(source_id)
+    return Citation(s.id, s.path, s.heading, s.start_line, s.end_line)
+
+
+def _turns_text(turns: tuple[Turn, ...]) -> str:
+    """Earlier turns as plain text; their answers lose their (now meaningless) source ids and are shortened."""
+    parts = []
+    for t in turns:
+        answer = _CITATION.sub("", t.answer).strip()
+        answer = answer if len(answer) <= TURN_CHARS else answer[:TURN_CHARS].rsplit(" ", 1)[0] + " …"
+        parts.append(f"Q: {t.question}\nA: {answer}")
+    return "\n\n".join(parts)

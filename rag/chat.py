@@ -1,0 +1,116 @@
+"""Messages → text from a chat model, streamed. The `ChatModel` protocol (the seam) and an OpenAI-compatible client.
+
+Any server that speaks `/v1/chat/completions` works: OpenAI, Ollama, LM Studio, vLLM, llama.cpp server, LiteLLM.
+Failures become `ChatError` with the fix in the message: unreachable endpoint, timeout, unknown model, bad key.
+Knows nothing about sources, prompts or citations.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from typing import Iterator, Protocol
+
+from rag.config import Settings
+from rag.errors import ChatError, ConfigError
+
+log = logging.getLogger(__name__)
+
+Message = dict[str, str]  # {"role": "system" | "user" | "assistant", "content": …}
+CONNECT_TIMEOUT = 10.0  # seconds to open a connection; `request_timeout` bounds each read, so a stall fails
+
+
+class ChatModel(Protocol):
+    name: str
+    context_tokens: int  # the model's window: prompt and answer together
+
+    def stream(self, messages: list[Message]) -> Iterator[str]:
+        """Text deltas of the reply, as they arrive. Raises ChatError."""
+        ...
+
+    def complete(self, messages: list[Message]) -> str:
+        """The whole reply at once (short tasks such as rewriting a follow-up question). Raises ChatError."""
+        ...
+
+
+class OpenAIChat:
+    """A chat model behind an OpenAI-compatible endpoint. Owns one HTTP client; thread-safe."""
+
+    def __init__(self, settings: Settings) -> None:
+        import openai
+
+        if not settings.chat_model:
+            raise ConfigError("No chat model is configured. Set RAG_CHAT_MODEL (and OPENAI_BASE_URL for a local server).")
+        if not settings.openai_base_url and not settings.openai_api_key:
+            raise ConfigError(
+                f"RAG_CHAT_MODEL is {settings.chat_model!r} but there is no endpoint: set OPENAI_BASE_URL "
+                "(Ollama, LM Studio, vLLM …) or OPENAI_API_KEY (OpenAI), or unset RAG_CHAT_MODEL for extractive answers."
+            )
+        self._openai = openai
+        self.base_url = settings.openai_base_url or "https://api.openai.com/v1"
+        self.model = settings.chat_model
+        self.name = f"{settings.chat_model}@{self.base_url}"
+        self.context_tokens = settings.chat_context_tokens
+        self.timeout = settings.request_timeout
+        self._client = openai.OpenAI(
+            base_url=self.base_url,
+            api_key=settings.openai_api_key or "not-needed",
+            timeout=openai.Timeout(settings.request_timeout, connect=min(CONNECT_TIMEOUT, settings.request_timeout)),
+            max_retries=settings.max_retries,
+        )
+
+    def stream(self, messages: list[Message]) -> Iterator[str]:
+        with self._errors():
+            response = self._client.chat.completions.create(model=self.model, messages=messages, stream=True)
+            with response:
+                for chunk in response:
+                    if chunk.choices and chunk.choices[0].delta.content:
+                        yield chunk.choices[0].delta.content
+
+    def complete(self, messages: list[Message]) -> str:
+        with self._errors():
+            response = self._client.chat.completions.create(model=self.model, messages=messages)
+        if not response.choices:
+            raise ChatError(f"The chat endpoint {self.base_url} returned no choices. Check that it serves {self.model!r}.")
+        return response.choices[0].message.content or ""
+
+    def close(self) -> None:
+        self._client.close()
+
+    @contextlib.contextmanager
+    def _errors(self):
+        """openai exceptions → ChatError with the fix (also around a stream's iteration)."""
+        try:
+            yield
+        except self._openai.OpenAIError as exc:
+            raise ChatError(_message(self._openai, self, exc)) from exc
+
+
+def _message(openai, chat: OpenAIChat, exc: Exception) -> str:
+    url, model = chat.base_url, chat.model
+    if isinstance(exc, openai.APITimeoutError):
+        return (f"The chat endpoint {url} did not answer within {chat.timeout:g} s. "
+                "Check that the server is not overloaded, or raise request_timeout in rag.toml.")
+    if isinstance(exc, openai.APIConnectionError):
+        return (f"Cannot reach the chat endpoint {url}. Start the server or fix OPENAI_BASE_URL "
+                "(or use --extractive to answer without a chat model).")
+    if isinstance(exc, openai.NotFoundError):
+        return f"The chat endpoint {url} does not know the model {model!r}. Set RAG_CHAT_MODEL to a model it serves."
+    if isinstance(exc, openai.AuthenticationError):
+        return f"The chat endpoint {url} refused the API key. Check OPENAI_API_KEY."
+    if isinstance(exc, openai.RateLimitError):
+        return f"The chat endpoint {url} is rate limiting requests. Wait a moment and ask again."
+    if isinstance(exc, openai.BadRequestError):
+        return (f"The chat endpoint {url} rejected the request ({_detail(exc)}). If the prompt is too long, "
+                "set chat_context_tokens in rag.toml to the model's real context window.")
+    return f"The chat endpoint {url} failed ({_detail(exc)}). Try again, or check the server's log."
+
+
+def _detail(exc: Exception) -> str:
+    message = getattr(exc, "message", None) or str(exc)
+    return " ".join(str(message).split())[:300]
+
+
+def make_chat_model(settings: Settings) -> OpenAIChat | None:
+    """The configured chat model, or None when RAG_CHAT_MODEL is not set (answers are then extractive)."""
+    return OpenAIChat(settings) if settings.chat_model else None
