@@ -260,5 +260,37 @@ def eval_qa(dataset_dir: Path, lang: str, db: Path | None, limit: int | None, as
             click.echo(f"  {key:26} {value if value is not None else '-'}")
 
 
+@cli.command(name="import")
+@_common
+@click.argument("kind", type=click.Choice(["claude-ai", "claude-code", "chatgpt"]))
+@click.argument("source", type=click.Path(path_type=Path, exists=True))
+@click.option("--dry-run", is_flag=True, help="Report what would be written; write nothing.")
+@click.option("--json", "as_json", is_flag=True, help='Print {"created", "updated", "unchanged", "skipped_edited", "errors"}.')
+def import_command(settings, kind: str, source: Path, dry_run: bool, as_json: bool) -> None:
+    """Import a chat export into the vault as Markdown notes (Conversations/<source>/<project>/…). Additive: notes
+    you edited since the last import are never overwritten. Run `index` afterwards to make them searchable."""
+    from rag.importers import import_export
+
+    with tqdm(desc=f"Importing {kind}", file=sys.stderr, leave=False, unit="B", unit_scale=True) as bar:
+
+        def progress(done: int, total: int | None) -> None:
+            bar.total = total
+            bar.update(done - bar.n)
+
+        report = import_export(kind, source, settings.vault, dry_run=dry_run, project_aliases=settings.project_aliases, progress=progress)
+    if as_json:
+        click.echo(json.dumps(report.to_json(), ensure_ascii=False))
+    else:
+        verb = "would be " if dry_run else ""
+        click.echo(
+            f"{len(report.created)} notes {verb}created, {len(report.updated)} {verb}updated, {len(report.unchanged)} unchanged, "
+            f"{len(report.skipped_edited)} skipped because you edited them (in {settings.vault})."
+        )
+        for path in report.skipped_edited:
+            click.echo(f"kept your edits: {path}", err=True)
+    for error in report.errors:
+        click.echo(f"warning: {error}", err=True)
+
+
 def main() -> None:
     cli(prog_name="python -m rag")

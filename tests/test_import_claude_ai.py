@@ -32,7 +32,7 @@ def test_escaped_cyrillic_is_written_as_readable_utf8(new_vault):
     assert "\\u0420" in LEGACY.read_text(encoding="utf-8")  # the fixture escapes Cyrillic like real exports
     import_export("claude-ai", LEGACY, new_vault)
     text = _note(new_vault, "Conversations/claude-ai/General/2024-04-01 Рецепт борща.md")
-    assert "title: Рецепт борща" in text and "Как сварить борщ?" in text and "🍲" in text
+    assert 'title: "Рецепт борща"' in text and "Как сварить борщ?" in text and "🍲" in text
 
 
 def test_messages_are_put_in_time_order(new_vault):
