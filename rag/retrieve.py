@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import math
+import threading
 from dataclasses import dataclass
 
 from rag import stemming
@@ -89,6 +90,8 @@ class Retriever:
         self.store = store
         self.embedder = embedder
         self.vectors = VectorIndex(store, embedder.name)
+        self._query_cache: dict[str, object] = {}
+        self._cache_lock = threading.Lock()
 
     # --- single channels --------------------------------------------------------------------------------------
 
@@ -100,7 +103,19 @@ class Retriever:
         """Raises EmbedderError if the query cannot be embedded."""
         if len(self.vectors) == 0:
             return []
-        return self.vectors.search(self.embedder.embed_query(query), n)
+        return self.vectors.search(self._query_vector(query), n)
+
+    def _query_vector(self, query: str):
+        """Query embeddings are cached: UIs re-run the same search often (Streamlit reruns on every click)."""
+        with self._cache_lock:
+            vector = self._query_cache.get(query)
+        if vector is None:
+            vector = self.embedder.embed_query(query)
+            with self._cache_lock:
+                if len(self._query_cache) >= 256:
+                    self._query_cache.pop(next(iter(self._query_cache)))
+                self._query_cache[query] = vector
+        return vector
 
     # --- searches ---------------------------------------------------------------------------------------------
 
