@@ -292,5 +292,56 @@ def import_command(settings, kind: str, source: Path, dry_run: bool, as_json: bo
         click.echo(f"warning: {error}", err=True)
 
 
+@cli.command(name="similar")
+@_common
+@click.argument("path")
+@click.option("--limit", default=8, show_default=True, help="Number of notes.")
+@click.option("--json", "as_json", is_flag=True, help='Print a JSON list of {"path", "score"}.')
+def similar_command(settings, path: str, limit: int, as_json: bool) -> None:
+    """Notes nearest in meaning to the note PATH (vault-relative), by the mean of their chunk vectors."""
+    from rag.similar import similar_notes
+
+    with Workspace.open(settings) as ws:
+        neighbours = similar_notes(ws.store, ws.embedder.name, path, limit)
+    if as_json:
+        click.echo(json.dumps([{"path": n.path, "score": n.score} for n in neighbours], ensure_ascii=False, indent=2))
+        return
+    if not neighbours:
+        click.echo("No other note has vectors yet.")
+    for n in neighbours:
+        click.echo(f"{n.score:.4f}  {n.path}")
+
+
+@cli.command(name="duplicates")
+@_common
+@click.option("--threshold", default=0.98, show_default=True, type=click.FloatRange(-1.0, 1.0), help="Minimum cosine between two notes.")
+@click.option("--json", "as_json", is_flag=True, help='Print a JSON list of {"a", "b", "score"}.')
+def duplicates_command(settings, threshold: float, as_json: bool) -> None:
+    """Pairs of near-duplicate notes (cosine of note vectors >= THRESHOLD). Only reported: nothing is merged or deleted."""
+    from rag.similar import duplicate_pairs
+
+    with Workspace.open(settings) as ws:
+        pairs = duplicate_pairs(ws.store, ws.embedder.name, threshold)
+    if as_json:
+        click.echo(json.dumps([{"a": d.a, "b": d.b, "score": d.score} for d in pairs], ensure_ascii=False, indent=2))
+        return
+    if not pairs:
+        click.echo(f"No near-duplicate notes at cosine >= {threshold:g}.")
+    for d in pairs:
+        click.echo(f"{d.score:.4f}  {d.a}  <->  {d.b}")
+
+
+@cli.command(name="mcp")
+@_common
+@click.option("--http", "http_port", type=click.IntRange(1, 65535), help="Serve streamable HTTP on 127.0.0.1:PORT (path /mcp) instead of stdio.")
+def mcp_command(settings, http_port: int | None) -> None:
+    """Serve the vault to AI agents over MCP: search, read, write and record notes (stdio unless --http)."""
+    from rag.mcp_server import serve
+
+    if http_port is not None:
+        click.echo(f"Serving MCP at http://127.0.0.1:{http_port}/mcp (Ctrl+C to stop).", err=True)
+    serve(settings, http_port=http_port)
+
+
 def main() -> None:
     cli(prog_name="python -m rag")

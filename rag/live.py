@@ -1,0 +1,213 @@
+"""A workspace kept fresh for a long-running server (the MCP server): opened lazily, indexed in the background,
+re-checked before reads at most every `interval` seconds, never blocking a reader on long work.
+
+Nothing happens on construction. `start()` opens the index and indexes in a background thread: text first (one
+transaction per note, so keyword search works at once and grows as notes are read), then vectors in small batches,
+so meaning search improves as they arrive. `fresh()` gives readers the workspace after an incremental check (a stat
+per note when nothing changed) if the last one is older than `interval`; when the indexer is busy the check is
+skipped rather than waited for. `changed()` re-indexes after a write. Knows nothing about MCP.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+from rag.config import Settings
+from rag.embed import Embedder
+from rag.errors import EmbedderError, RagError
+from rag.sync import SyncReport
+from rag.workspace import Workspace
+
+log = logging.getLogger(__name__)
+
+CHECK_INTERVAL = 10.0  # seconds between incremental checks before reads
+WRITE_WAIT = 2.0  # seconds a write waits for a running check before leaving its re-index to the indexer
+EMBED_BATCH = 8  # passages per background batch: a search waits for at most one batch to get the embedder
+
+
+class _Stopped(RagError):
+    """Raised from the progress callback to end a sync early when the server shuts down."""
+
+
+@dataclass(frozen=True)
+class Indexing:
+    """What the background indexer is doing, for status reports."""
+
+    state: str  # "not started", "opening", "reading notes", "embedding", "idle", "failed"
+    done: int = 0
+    total: int = 0
+    error: str | None = None  # why opening or embedding failed, with the fix
+
+
+class LiveWorkspace:
+    """Owns one Workspace (opened on first use) and the thread that keeps its index in line with the vault."""
+
+    def __init__(self, settings: Settings, *, embedder: Embedder | None = None, interval: float = CHECK_INTERVAL,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.settings = settings
+        self.interval = interval
+        self._embedder = embedder
+        self._clock = clock
+        self._ws: Workspace | None = None
+        self._open_lock = threading.Lock()
+        self._sync_lock = threading.Lock()  # one text sync at a time
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._checked = float("-inf")
+        self._status = Indexing("not started")
+        self._embed_error: str | None = None
+
+    # --- for readers and writers ------------------------------------------------------------------------------
+
+    def workspace(self) -> Workspace:
+        """The open workspace, opening it (and the index, created if missing) on first use."""
+        with self._open_lock:
+            if self._ws is None:
+                if self._stop.is_set():
+                    raise RagError("The server is shutting down. Start it again.")
+                self._ws = Workspace.open(self.settings, create=True, embedder=self._embedder)
+                if self._ws.recovered_from:
+                    log.warning("The index was damaged; it was moved to %s and is being rebuilt.", self._ws.recovered_from)
+            return self._ws
+
+    def fresh(self) -> Workspace:
+        """The workspace, after an incremental check if the last one is older than `interval` and none is running."""
+        ws = self.workspace()
+        if self._clock() - self._checked >= self.interval:
+            self._sync_text(wait=0)
+        return ws
+
+    def changed(self) -> bool:
+        """After a write: re-index what changed now, waiting up to WRITE_WAIT seconds for a running check (a long
+        one catches up by itself). True if the index holds the change (keyword search; vectors follow)."""
+        self.workspace()
+        indexed = self._sync_text(wait=WRITE_WAIT) is not None
+        self._wake.set()
+        return indexed
+
+    def reindex(self, *, full: bool = False) -> SyncReport:
+        """Check every note now (waiting for a running check). With `full`, every note is read and chunked again;
+        vectors are reused by content, so only new text is embedded. Embedding continues in the background."""
+        ws = self.workspace()
+        with self._sync_lock:
+            if full:
+                ws.store.remove_files(sorted(ws.store.file_states()))
+            report = self._run_text_sync(ws)
+        self._wake.set()
+        return report
+
+    def indexing(self) -> Indexing:
+        status = self._status
+        if status.state == "idle" and self._embed_error:
+            return Indexing("idle", error=self._embed_error)
+        return status
+
+    # --- lifecycle --------------------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start the background indexer (once). Returns at once."""
+        with self._open_lock:
+            if self._thread is not None or self._stop.is_set():
+                return
+            self._thread = threading.Thread(target=self._run, name="rag-indexer", daemon=True)
+            self._thread.start()
+
+    def close(self, timeout: float = 10.0) -> None:
+        """Stop the indexer (after its current batch) and close the index."""
+        self._stop.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+            if self._thread.is_alive():
+                log.warning("The indexer did not stop within %.0fs; leaving it to exit with the process.", timeout)
+                return
+        with self._open_lock:
+            if self._ws is not None:
+                self._ws.close()
+                self._ws = None
+
+    def __enter__(self) -> "LiveWorkspace":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # --- the indexer ------------------------------------------------------------------------------------------
+
+    def _run(self) -> None:
+        self._status = Indexing("opening")
+        try:
+            ws = self.workspace()
+        except RagError as exc:
+            log.warning("Cannot open the index: %s", exc)
+            self._status = Indexing("failed", error=str(exc))
+            return
+        while not self._stop.is_set():
+            self._wake.clear()
+            self._sync_text(wait=None)
+            self._backfill(ws)
+            self._status = Indexing("idle")
+            self._wake.wait()
+
+    def _sync_text(self, *, wait: float | None) -> SyncReport | None:
+        """One incremental text sync, or None if another one runs for longer than `wait` seconds (None: no limit)."""
+        if not self._sync_lock.acquire(timeout=-1 if wait is None else wait):
+            return None
+        try:
+            if self._stop.is_set() or self._ws is None:
+                return None
+            report = self._run_text_sync(self._ws)
+        except _Stopped:
+            return None
+        except RagError as exc:
+            log.warning("Indexing failed: %s", exc)
+            return None
+        finally:
+            self._sync_lock.release()
+        if report.files_added or report.files_updated or report.files_removed:
+            self._wake.set()
+        return report
+
+    def _run_text_sync(self, ws: Workspace) -> SyncReport:
+        previous = self._status
+        self._status = Indexing("reading notes")
+
+        def progress(stage: str, done: int, total: int) -> None:
+            if self._stop.is_set():
+                raise _Stopped("The server is shutting down; indexing goes on at the next start.")  # notes read so far are kept
+            self._status = Indexing("reading notes", done, total)
+
+        try:
+            report = ws.sync(embed=False, progress=progress)
+        finally:
+            self._status = previous
+        self._checked = self._clock()
+        for path, reason in report.skipped:
+            log.info("skipped %s: %s", path, reason)
+        return report
+
+    def _backfill(self, ws: Workspace) -> None:
+        """Embed chunk texts that have no vector yet, a few at a time, until none is missing or we are stopped."""
+        model = ws.embedder.name
+        keys = ws.store.missing_vector_keys(model)
+        self._embed_error = None
+        for start in range(0, len(keys), EMBED_BATCH):
+            if self._stop.is_set():
+                return
+            self._status = Indexing("embedding", start, len(keys))
+            batch = ws.store.index_texts(keys[start : start + EMBED_BATCH])
+            try:
+                matrix = ws.embedder.embed_passages([text for _, text in batch])
+            except EmbedderError as exc:
+                log.warning("Embedding stopped: %s", exc)
+                self._embed_error = f"{exc} Keyword search works; meaning search covers only the notes embedded so far."
+                return
+            ws.store.put_vectors(model, [key for key, _ in batch], matrix)
+        if keys:
+            with self._sync_lock:  # not while a text sync is half-way through moving chunks
+                ws.store.drop_orphan_vectors()

@@ -1,0 +1,282 @@
+"""Notes as files that an agent may read and write: every path confined to the vault, every write atomic and
+guarded by the hash the writer read, so an edit made since is never lost.
+
+Paths are vault-relative POSIX strings ("Notes/Topic.md"). Refused: absolute paths, `..`, hidden folders and the
+index folder, and anything that resolves outside the vault through a symbolic link. Only `.md` files are written.
+A note's `sha256` is the hash of its bytes on disk, the same hash the index records. Knows nothing about the index
+(callers re-sync after a write) or about MCP.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import tempfile
+import threading
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from rag.config import Settings
+from rag.errors import ConflictError, NoteError, VaultError
+from rag.vault import NOTE_SUFFIXES, SKIP_DIRS, decode
+
+MAX_READ_CHARS = 40_000  # per read; a longer note is read in line ranges
+MAX_WRITE_CHARS = 2_000_000
+WRITE_SUFFIX = ".md"
+
+_WRITE_LOCK = threading.Lock()  # hash check and replace happen as one step for writers in this process
+_DRIVE = re.compile(r"^[A-Za-z]:")
+_HEX64 = re.compile(r"^[0-9a-f]{64}$")
+
+
+@dataclass(frozen=True)
+class NoteText:
+    path: str
+    sha256: str  # of the whole file on disk: pass it back as expected_sha256 to replace or append
+    start_line: int  # 1-based, inclusive
+    end_line: int  # inclusive; 0 for an empty note
+    total_lines: int
+    content: str  # the lines asked for, line endings normalised to "\n"
+    truncated: bool  # cut at the size limit: read on from end_line + 1
+
+
+@dataclass(frozen=True)
+class Written:
+    path: str
+    sha256: str  # the new hash, for the next write
+    created: bool
+    bytes: int
+
+
+def confine(settings: Settings, path: str) -> tuple[str, Path]:
+    """(normalised vault-relative path, absolute path) for a path inside the vault, or VaultError saying why not."""
+    text = (path or "").strip().replace("\\", "/")
+    if not text or "\x00" in text:
+        raise VaultError("Give a vault-relative note path, like Notes/Topic.md.")
+    if text.startswith("/") or text == "~" or text.startswith("~/") or _DRIVE.match(text):
+        raise VaultError(f"{path!r} is an absolute path. Give a path relative to the vault, like Notes/Topic.md.")
+    parts = [p for p in PurePosixPath(text).parts if p not in ("", ".")]
+    if ".." in parts:
+        raise VaultError(f"{path!r} uses '..' to leave its folder. Give a path inside the vault, like Notes/Topic.md.")
+    if not parts:
+        raise VaultError("Give a vault-relative note path, like Notes/Topic.md.")
+    _refuse_hidden(path, parts)
+    full = settings.vault.joinpath(*parts)
+    _refuse_outside(settings, path, full)
+    return "/".join(parts), full
+
+
+def _refuse_hidden(path: str, parts: list[str]) -> None:
+    for part in parts:
+        if part.startswith(".") or part in SKIP_DIRS:
+            raise VaultError(f"{path!r} is inside the hidden or internal folder {part!r}, which is off limits. Use a visible folder.")
+
+
+def _refuse_outside(settings: Settings, path: str, full: Path) -> None:
+    try:
+        real = full.resolve()
+        vault = settings.vault.resolve()
+        index = settings.db_path.parent.resolve()
+    except (OSError, RuntimeError) as exc:  # a symlink loop
+        raise VaultError(f"{path!r} cannot be resolved ({exc}). Check the symbolic links on the way.") from exc
+    if not real.is_relative_to(vault):
+        raise VaultError(f"{path!r} resolves outside the vault (through a symbolic link). Only notes inside the vault can be used.")
+    if index != vault and index.is_relative_to(vault) and real.is_relative_to(index):
+        raise VaultError(f"{path!r} is inside the index folder {index.name!r}, which is off limits. Use a note path.")
+    _refuse_hidden(path, list(real.relative_to(vault).parts))
+
+
+def read_text(settings: Settings, path: str, *, start_line: int | None = None, end_line: int | None = None,
+              max_chars: int = MAX_READ_CHARS) -> NoteText:
+    """A note or a range of its lines, with the hash of the whole file. Ranges are 1-based and inclusive."""
+    rel, full = confine(settings, path)
+    if not rel.lower().endswith(NOTE_SUFFIXES):
+        raise VaultError(f"{rel} is not a Markdown note; only .md files can be read.")
+    raw = _read_bytes(rel, full)
+    lines = _lines(decode(raw, rel))
+    first, last = _line_range(rel, len(lines), start_line, end_line)
+    content, last, truncated = _take(lines, first, last, max_chars)
+    return NoteText(rel, _sha256(raw), first, last, len(lines), content, truncated)
+
+
+def _read_bytes(rel: str, full: Path) -> bytes:
+    try:
+        return full.read_bytes()
+    except FileNotFoundError as exc:
+        raise VaultError(f"There is no note at {rel}. Check the path; paths are relative to the vault, like Notes/Topic.md.") from exc
+    except IsADirectoryError as exc:
+        raise VaultError(f"{rel} is a folder, not a note. Give the path of a .md file inside it.") from exc
+    except OSError as exc:
+        raise NoteError(f"Cannot read {rel}: {exc.strerror}. Check its permissions.") from exc
+
+
+def _lines(text: str) -> list[str]:
+    """The note's lines, each with its "\n" (the last one without, if the file does not end in a newline)."""
+    if not text:
+        return []
+    pieces = text.split("\n")
+    ends = pieces[-1] == ""
+    if ends:
+        pieces.pop()
+    return [p + "\n" for p in pieces[:-1]] + [pieces[-1] + ("\n" if ends else "")]
+
+
+def _line_range(rel: str, total: int, start: int | None, end: int | None) -> tuple[int, int]:
+    first = 1 if start is None else start
+    last = total if end is None else min(end, total)
+    if first < 1 or (end is not None and end < first):
+        raise VaultError(f"Line ranges are 1-based with start_line ≤ end_line; got {start}–{end}.")
+    if total == 0 and start is None:
+        return 1, 0
+    if first > total:
+        raise VaultError(f"{rel} has only {total} lines; ask for a range within 1–{total}.")
+    return first, last
+
+
+def _take(lines: list[str], first: int, last: int, max_chars: int) -> tuple[str, int, bool]:
+    """The lines first..last joined, cut to whole lines within `max_chars` (a single longer line is cut)."""
+    taken: list[str] = []
+    size = 0
+    for number in range(first, last + 1):
+        line = lines[number - 1]
+        if size + len(line) > max_chars:
+            if not taken:
+                return line[:max_chars], number, True
+            return "".join(taken), number - 1, True
+        taken.append(line)
+        size += len(line)
+    return "".join(taken), last, False
+
+
+def write_note(settings: Settings, path: str, content: str, *, expected_sha256: str | None = None) -> Written:
+    """Create a note, or replace it if it still has `expected_sha256`. Raises ConflictError otherwise."""
+    rel, full = _writable(settings, path, content)
+    expected = _expected(expected_sha256)
+    with _WRITE_LOCK:
+        current = _current_bytes(rel, full)
+        if current is None:
+            if expected is not None:
+                raise ConflictError(f"{rel} no longer exists (it was moved or deleted since it was read). Write it without expected_sha256 to create it again.")
+            return _create(rel, full, _encode(content, crlf=False))
+        if expected is None:
+            raise ConflictError(f"{rel} already exists. Read it first and pass its sha256 as expected_sha256 to replace it, or choose a new path.")
+        _check_unchanged(rel, current, expected)
+        data = _encode(content, crlf=b"\r\n" in current)
+        _atomic_write(full, data)
+        return Written(rel, _sha256(data), False, len(data))
+
+
+def append_note(settings: Settings, path: str, text: str, *, expected_sha256: str | None = None) -> Written:
+    """Add `text` at the end of an existing note (on a new line). With `expected_sha256`, only if it still matches."""
+    rel, full = _writable(settings, path, text)
+    if not text.strip():
+        raise VaultError("There is nothing to append: the text is empty.")
+    expected = _expected(expected_sha256)
+    with _WRITE_LOCK:
+        current = _current_bytes(rel, full)
+        if current is None:
+            raise VaultError(f"There is no note at {rel} to append to. Create it with a write first.")
+        if expected is not None:
+            _check_unchanged(rel, current, expected)
+        decode(current, rel)  # refuses binary and non-UTF-8 files before anything is added to them
+        addition = text if text.endswith("\n") else text + "\n"
+        if current and not current.endswith(b"\n"):
+            addition = "\n" + addition
+        data = current + _encode(addition, crlf=b"\r\n" in current)
+        _atomic_write(full, data)
+        return Written(rel, _sha256(data), False, len(data))
+
+
+def create_note(settings: Settings, path: str, content: str) -> Written:
+    """Create a new note; never replaces one. Raises ConflictError if the path is taken."""
+    rel, full = _writable(settings, path, content)
+    with _WRITE_LOCK:
+        return _create(rel, full, _encode(content, crlf=False))
+
+
+def _writable(settings: Settings, path: str, content: str) -> tuple[str, Path]:
+    rel, full = confine(settings, path)
+    if not rel.lower().endswith(WRITE_SUFFIX):
+        raise VaultError(f"{rel} is not a .md file; only Markdown notes can be written. Use a name ending in .md.")
+    if len(content) > MAX_WRITE_CHARS:
+        raise VaultError(f"The text is {len(content):,} characters; a write takes at most {MAX_WRITE_CHARS:,}. Split it into several notes.")
+    if full.is_symlink():
+        raise VaultError(f"{rel} is a symbolic link; write to the note it points to instead.")
+    if full.is_dir():
+        raise VaultError(f"{rel} is a folder, not a note. Give the path of a .md file.")
+    return rel, full
+
+
+def _expected(sha: str | None) -> str | None:
+    if sha is None or not sha.strip():
+        return None
+    sha = sha.strip().lower()
+    if not _HEX64.match(sha):
+        raise ConflictError(f"expected_sha256 {sha!r} is not a SHA-256 hash. Pass the sha256 that reading the note returned.")
+    return sha
+
+
+def _current_bytes(rel: str, full: Path) -> bytes | None:
+    try:
+        return full.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise NoteError(f"Cannot read {rel}: {exc.strerror}. Check its permissions.") from exc
+
+
+def _check_unchanged(rel: str, current: bytes, expected: str) -> None:
+    actual = _sha256(current)
+    if actual != expected:
+        raise ConflictError(
+            f"{rel} changed since it was read (expected sha256 {expected[:12]}…, the file now has {actual[:12]}…). "
+            "Nothing was written. Read it again, apply your change to the new text, and write with the new sha256."
+        )
+
+
+def _encode(text: str, *, crlf: bool) -> bytes:
+    text = text.replace("\r\n", "\n")
+    return (text.replace("\n", "\r\n") if crlf else text).encode("utf-8")
+
+
+def _create(rel: str, full: Path, data: bytes) -> Written:
+    try:
+        _atomic_write(full, data, exclusive=True)
+    except FileExistsError as exc:
+        raise ConflictError(f"{rel} already exists; nothing was written. Choose a new path, or read it and replace it with its sha256.") from exc
+    return Written(rel, _sha256(data), True, len(data))
+
+
+def _atomic_write(full: Path, data: bytes, *, exclusive: bool = False) -> None:
+    """Write via a hidden temp file in the same folder, then rename (or hard-link, when the name must be new),
+    so readers never see half a note and an existing note is never replaced by a create."""
+    full.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{full.name}.", suffix=".tmp", dir=full.parent)
+    try:
+        with open(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if exclusive:
+            _link_new(tmp, full)
+        else:
+            os.replace(tmp, full)
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+
+
+def _link_new(tmp: str, full: Path) -> None:
+    """Give the temp file its final name only if that name is free (FileExistsError otherwise)."""
+    try:
+        os.link(tmp, full)
+    except FileExistsError:
+        raise
+    except OSError:  # a file system without hard links: check, then rename (a tiny window, but no hard links)
+        if os.path.lexists(full):
+            raise FileExistsError(str(full)) from None
+        os.replace(tmp, full)
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()

@@ -1,0 +1,82 @@
+"""End to end: `python -m rag mcp` as a subprocess, spoken to over real stdio by the SDK's client (the legacy
+`initialize` handshake that Claude Code, Cursor and Claude Desktop use), with the real default embedder; and the
+streamable HTTP transport on 127.0.0.1."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+from rag.mcp_server import TOOLS
+
+from .conftest import FIXTURES
+
+ROOT = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+
+async def test_search_read_and_a_stale_write_over_real_stdio(tmp_path):
+    vault = tmp_path / "vault"
+    shutil.copytree(FIXTURES / "vault", vault, symlinks=True)
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "rag", "mcp", "--vault", str(vault), "--db", str(tmp_path / "index.db")],
+        env={"PYTHONPATH": str(ROOT)}, cwd=tmp_path,  # no rag.toml there, and only the SDK's safe variables
+    )
+    with open(tmp_path / "stderr.log", "w", encoding="utf-8") as errlog:
+        started = time.monotonic()
+        async with Client(stdio_client(params, errlog=errlog), mode="legacy") as client:
+            tools = (await client.list_tools()).tools
+            handshake = time.monotonic() - started
+            with anyio.fail_after(60):
+                while (await client.call_tool("knowledge_status", {})).structured_content["notes"] < 11:
+                    await anyio.sleep(0.1)
+            found = await client.call_tool("knowledge_search", {"query": "sourdough hydration", "limit": 3})
+            path = found.structured_content["results"][0]["path"]
+            note = await client.call_tool("knowledge_read", {"path": path, "start_line": 1, "end_line": 16})
+            (vault / path).write_text("# Sourdough\n\nEdited by the person meanwhile.\n", encoding="utf-8")
+            stale = await client.call_tool("knowledge_write", {"path": path, "content": "# Sourdough\n\nAgent text.\n",
+                                                               "expected_sha256": note.structured_content["sha256"]})
+    assert [t.name for t in tools] == list(TOOLS) and handshake < 20
+    assert path == "Notes/Sourdough.md" and "72%" in note.structured_content["content"]
+    assert stale.is_error and "changed since it was read" in stale.content[0].text
+    assert (vault / path).read_text(encoding="utf-8") == "# Sourdough\n\nEdited by the person meanwhile.\n"
+    assert "Traceback" not in (tmp_path / "stderr.log").read_text(encoding="utf-8")
+
+
+async def test_http_transport_serves_the_same_tools_on_localhost(tmp_path):
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    command = [sys.executable, "-m", "rag", "mcp", "--vault", str(FIXTURES / "vault"), "--db", str(tmp_path / "index.db"), "--http", str(port)]
+    server = subprocess.Popen(command, cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)}, stderr=subprocess.DEVNULL)
+    try:
+        with anyio.fail_after(30):
+            while True:
+                try:
+                    async with Client(f"http://127.0.0.1:{port}/mcp", mode="legacy") as client:
+                        tools = (await client.list_tools()).tools
+                        note = await client.call_tool("knowledge_read", {"path": "CONTEXT.md"})
+                        outside = await client.call_tool("knowledge_read", {"path": "/etc/passwd"})
+                    break
+                except Exception:  # not listening yet
+                    await anyio.sleep(0.2)
+    finally:
+        server.terminate()
+        server.wait(10)
+    assert [t.name for t in tools] == list(TOOLS) and "Ada" in note.structured_content["content"]
+    assert outside.is_error and "absolute path" in outside.content[0].text
