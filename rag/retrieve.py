@@ -52,24 +52,35 @@ def rrf(rankings: list[list[int]], k: int, weights: list[float] | None = None) -
     return scores
 
 
-def zscore_fusion(rankings: list[list[tuple[int, float]]], weights: list[float]) -> dict[int, float]:
-    """score(d) = Σ_c w_c · z_c(d), z_c(d) = (s_c(d) − mean_c) / std_c over channel c's candidates; a candidate
-    missing from a channel gets that channel's lowest z."""
-    fused: dict[int, float] = {}
+LONE_Z = 2.0
+
+
+def zscore_fusion(
+    rankings: list[list[tuple[int, float]]], weights: list[float], *, unscorable: list[set[int]] | None = None
+) -> dict[int, float]:
+    """score(d) = Σ_c w_c · z_c(d), z_c(d) = (s_c(d) − mean_c) / std_c over channel c's candidates.
+
+    A candidate missing from a channel gets that channel's lowest z; one the channel cannot score at all
+    (`unscorable[c]`, e.g. a chunk with no vector yet) gets a neutral 0. A channel whose scores do not spread
+    (one candidate, or all equal) gives its candidates z = 2, about where a channel's top hit usually lands, and
+    the missing 0: a lone exact keyword match is a strong signal.
+    """
+    unscorable = unscorable or [set() for _ in rankings]
     normalised = []
     for ranking in rankings:
-        if not ranking:
-            normalised.append(({}, 0.0))
-            continue
         values = [s for _, s in ranking]
-        mean = sum(values) / len(values)
-        std = math.sqrt(sum((v - mean) ** 2 for v in values) / len(values)) or 1.0
-        z = {item: (s - mean) / std for item, s in ranking}
-        normalised.append((z, min(z.values())))
+        mean = sum(values) / len(values) if values else 0.0
+        std = math.sqrt(sum((v - mean) ** 2 for v in values) / len(values)) if values else 0.0
+        if std > 1e-12:
+            z = {item: (s - mean) / std for item, s in ranking}
+            normalised.append((z, min(z.values())))
+        else:
+            normalised.append(({item: LONE_Z for item, _ in ranking}, 0.0))
     items = {item for z, _ in normalised for item in z}
-    for item in items:
-        fused[item] = sum(w * z.get(item, floor) for (z, floor), w in zip(normalised, weights))
-    return fused
+    return {
+        item: sum(w * z.get(item, 0.0 if item in unknown else floor) for (z, floor), w, unknown in zip(normalised, weights, unscorable))
+        for item in items
+    }
 
 
 def keyword_weight(terms: list[str], total: int, frequencies: dict[str, int]) -> float:
@@ -144,7 +155,8 @@ class Retriever:
             terms = stemming.query_terms(query)
             weight = keyword_weight(terms, *self.store.document_frequencies(terms))
             alpha = self.settings.fusion_alpha
-            fused = zscore_fusion([keyword, dense], [alpha * weight, 1 - alpha])
+            no_vector = self.vectors.missing([r for r, _ in keyword])
+            fused = zscore_fusion([keyword, dense], [alpha * weight, 1 - alpha], unscorable=[set(), no_vector])
         return sorted(fused.items(), key=lambda x: -x[1])
 
     # --- helpers ----------------------------------------------------------------------------------------------

@@ -49,6 +49,16 @@ class VectorIndex:
         rows, scores = top_k(matrix, query.astype(np.float32, copy=False), k)
         return [(int(ids[r]), float(s)) for r, s in zip(rows, scores)]
 
+    def missing(self, rowids: list[int]) -> set[int]:
+        """The given chunk rowids that have no vector (yet) in this index."""
+        ids = self._ids  # sorted: the store returns vectors ordered by rowid
+        if not rowids:
+            return set()
+        wanted = np.asarray(rowids, dtype=np.int64)
+        pos = np.minimum(np.searchsorted(ids, wanted), max(len(ids) - 1, 0))
+        found = (ids[pos] == wanted) if len(ids) else np.zeros(len(wanted), bool)
+        return {int(r) for r, ok in zip(wanted, found) if not ok}
+
     def _refresh(self) -> None:
         generation = self._store.generation()
         if generation == self._generation:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from rag import stemming
@@ -20,11 +22,29 @@ def test_rrf_matches_a_hand_computed_example():
 
 
 def test_zscore_fusion_matches_a_hand_computed_example():
-    # channel A scores 3, 1 → mean 2, std 1 → z = +1, −1; channel B has only item 9 → z = 0 (std defaults to 1)
-    fused = zscore_fusion([[(7, 3.0), (8, 1.0)], [(9, 0.5)]], [1.0, 2.0])
-    assert fused[7] == pytest.approx(1 + 2 * 0)  # missing from B → B's lowest z (0)
-    assert fused[8] == pytest.approx(-1 + 0)
-    assert fused[9] == pytest.approx(-1 + 2 * 0)  # missing from A → A's lowest z (−1)
+    # channel A scores 3, 1 → mean 2, std 1 → z = +1, −1
+    # channel B scores 0.9, 0.5, 0.1 → mean 0.5, std √(0.32/3) → z = ±1.2247, 0
+    fused = zscore_fusion([[(7, 3.0), (8, 1.0)], [(9, 0.9), (7, 0.5), (5, 0.1)]], [1.0, 2.0])
+    zb = 0.4 / math.sqrt(0.32 / 3)
+    assert fused[7] == pytest.approx(1 + 2 * 0)
+    assert fused[8] == pytest.approx(-1 + 2 * -zb)  # missing from B → B's lowest z
+    assert fused[9] == pytest.approx(-1 + 2 * zb)  # missing from A → A's lowest z (−1)
+    assert fused[5] == pytest.approx(-1 + 2 * -zb)
+
+
+def test_zscore_fusion_gives_a_lone_candidate_credit_and_unscorable_items_a_neutral_score():
+    fused = zscore_fusion([[(1, 5.0)], [(2, 0.9), (3, 0.7)]], [1.0, 1.0], unscorable=[set(), {1}])
+    assert fused[1] == pytest.approx(2.0 + 0.0)  # z = 2 alone in keyword; no vector → neutral 0, not the floor
+    assert fused[2] == pytest.approx(0.0 + 1.0)
+    assert fused[3] == pytest.approx(0.0 - 1.0)
+
+
+def test_a_note_without_vectors_yet_still_ranks_by_its_keyword_match(workspace, vault, fake_embedder):
+    workspace.sync()
+    (vault / "Notes" / "Axolotl.md").write_text("# Axolotl\n\nThe axolotl can regrow its limbs.\n", encoding="utf-8")
+    workspace.sync(embed=False)
+    hits = workspace.retriever.hybrid("axolotl regrow limbs", k=3).hits
+    assert "Notes/Axolotl.md" in [h.chunk.path for h in hits]
 
 
 def test_keyword_weight_is_low_when_the_query_words_are_not_in_the_index():
