@@ -1,0 +1,168 @@
+"""Ask: a chat over the vault. Answers stream, then are drawn once as Markdown with clickable citations; each answer
+has its sources panel (why each was found), its mode badge, and says what was removed or left out."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import streamlit as st
+
+from app_pages import common
+from rag.answer import Answer, Turn, ask
+from rag.chat import make_chat_model
+from rag.errors import RagError
+from rag.ui_render import answer_markdown, escape_markdown, why_found
+from rag.ui_stream import StreamedCall
+
+DEMO_QUESTIONS = (
+    "What hydration do I use for my sourdough?",
+    "Когда я ездил на Байкал и сколько это стоило?",
+    "Which internet provider did we choose for the new flat, and how fast is it?",
+)
+
+
+@dataclass(frozen=True)
+class ChatTurn:
+    answer: Answer
+    model: str | None  # the chat model's name, None for extractive answers
+    first_token: float | None  # seconds from the question to the first streamed text
+    total: float | None  # seconds to the final answer
+
+
+def main() -> None:
+    ctx = common.context()
+    turns: list[ChatTurn] = st.session_state.setdefault("rag_turns", [])
+    _header(ctx, turns)
+    hints = st.empty()
+    if ctx.is_demo and not turns:
+        _demo_hints(hints.container())
+    clicked = common.citation_clicks()
+    for i, turn in enumerate(turns):
+        _show_turn(ctx, i, turn)
+    if clicked and clicked[0] < len(turns):
+        _open_citation(ctx, turns[clicked[0]].answer, clicked[1])
+    question = st.chat_input("Ask your notes — in English or Russian") or st.session_state.pop("rag_pending_question", None)
+    if question:
+        hints.empty()
+        _answer(ctx, question, turns)
+
+
+def _header(ctx: common.AppContext, turns: list[ChatTurn]) -> None:
+    left, right = st.columns([4, 1], vertical_alignment="bottom")
+    left.title("Ask your vault")
+    if turns and right.button("New chat", icon=":material/add_comment:"):
+        turns.clear()
+        st.rerun()
+    mode = f"Answers by {ctx.settings.chat_model}" if ctx.settings.chat_model else "Extractive answers (quotes from your notes; no chat model set)"
+    st.caption(f"{mode} · vault `{ctx.settings.vault.name}`")
+    state = ctx.shared.indexer.progress()
+    status = ctx.workspace.status()
+    if state.running and (status["vectors_missing"] or not status["notes"]):
+        st.info("Indexing is running: keyword search works on what is indexed now, meaning search as vectors arrive.", icon=":material/sync:")
+    elif not status["notes"]:
+        st.warning(f"There are no Markdown notes in {ctx.settings.vault}. Add notes, or choose another vault folder in Settings.", icon=":material/folder_off:")
+
+
+def _demo_hints(box) -> None:
+    box.info("This is the demo vault. Set your own vault folder in the sidebar's Settings. Try one of these:", icon=":material/lightbulb:")
+    for q in DEMO_QUESTIONS:
+        if box.button(q, key=f"demo-{q}", icon=":material/chat_bubble:"):
+            st.session_state["rag_pending_question"] = q
+            st.rerun()
+
+
+def _answer(ctx: common.AppContext, question: str, turns: list[ChatTurn]) -> None:
+    ctx.shared.refresh()
+    with st.chat_message("user"):
+        st.markdown(escape_markdown(question))
+    with st.chat_message("assistant"):
+        try:
+            chat = make_chat_model(ctx.settings)
+        except RagError as exc:
+            common.fail(exc)
+        history = [Turn(t.answer.question, t.answer.text) for t in turns]
+        call = StreamedCall(lambda emit: ask(ctx.workspace, question, history=history, chat=chat, on_text=emit))
+        slot = st.empty()
+        with slot.container():
+            waiting = st.empty()
+            waiting.caption(":material/search: Searching your notes…")
+            st.write_stream(_after_first(call, waiting))
+        try:
+            answer = call.result()
+        except RagError as exc:
+            slot.empty()
+            common.fail(exc)
+        finally:
+            if chat is not None:
+                chat.close()
+        turn = ChatTurn(answer, ctx.settings.chat_model if chat else None, call.first_piece, call.finished)
+        turns.append(turn)
+        with slot.container():
+            _show_answer(ctx, len(turns) - 1, turn)
+
+
+def _after_first(pieces, waiting):
+    """The pieces, clearing the "searching" line when the first one arrives."""
+    for i, piece in enumerate(pieces):
+        if i == 0:
+            waiting.empty()
+        yield piece
+
+
+def _show_turn(ctx: common.AppContext, i: int, turn: ChatTurn) -> None:
+    with st.chat_message("user"):
+        st.markdown(escape_markdown(turn.answer.question))
+    with st.chat_message("assistant"):
+        _show_answer(ctx, i, turn)
+
+
+def _show_answer(ctx: common.AppContext, i: int, turn: ChatTurn) -> None:
+    a = turn.answer
+    if a.mode == "extractive":
+        st.badge("Extractive", icon=":material/format_quote:", color="gray")
+    else:
+        st.badge(f"Model · {turn.model or 'chat'}", icon=":material/smart_toy:", color="blue")
+    if a.not_found:
+        # The program's own not-found text says so already; a model's uncited reply gets the verdict on top.
+        header = "**Not found in your notes.** " if a.mode != "extractive" and a.context.sources else ""
+        st.warning(header + escape_markdown(a.text), icon=":material/search_off:")
+        st.caption("Try other words, or look on the Search page; nothing was made up from general knowledge.")
+    else:
+        st.markdown(answer_markdown(a.text, a.context.ids, turn=i))
+    if a.notice:
+        st.info(a.notice, icon=":material/info:")
+    if a.removed_citations:
+        st.caption(f":orange[:material/link_off: Removed citations that matched no source: {', '.join(a.removed_citations)}]")
+    if a.context.dropped:
+        st.caption(f":orange[:material/history: Left out {len(a.context.dropped)} passage(s) whose note changed since indexing — see Sources.]")
+    _sources_panel(ctx, i, a)
+    if turn.total is not None:
+        first = f"first words after {turn.first_token:.1f} s · " if turn.first_token is not None else ""
+        st.caption(f"{first}answer in {turn.total:.1f} s")
+
+
+def _sources_panel(ctx: common.AppContext, i: int, a: Answer) -> None:
+    cited = {c.id for c in a.citations}
+    label = f"Sources ({len(a.context.sources)})" if a.context.sources else "Sources (none matched)"
+    with st.expander(label, icon=":material/library_books:"):
+        for s in a.context.sources:
+            text, button = st.columns([5, 1], vertical_alignment="center")
+            mark = "**cited**" if s.id in cited else "not cited"
+            text.markdown(f"**[{s.id}]** {escape_markdown(s.path)} › {escape_markdown(s.heading)} · lines {s.start_line}–{s.end_line}  \n"
+                          f":gray[found by {why_found(s.bm25_rank, s.dense_rank)} · {mark}]")
+            if button.button("Show", key=f"src-{i}-{s.id}", help="Show the passage"):
+                _open_citation(ctx, a, s.id)
+        for d in a.context.dropped:
+            st.markdown(f":orange[Left out] {escape_markdown(d.path)} · lines {d.start_line}–{d.end_line}: {escape_markdown(d.reason)}")
+
+
+def _open_citation(ctx: common.AppContext, a: Answer, source_id: str) -> None:
+    s = a.context.get(source_id)
+    if s is None:
+        return
+    quoted = [q.line for q in a.quotes if q.source_id == source_id]
+    common.passage_dialog(ctx.settings.vault, source_id=s.id, path=s.path, heading=s.heading, start=s.start_line, end=s.end_line,
+                          text=s.text, why=why_found(s.bm25_rank, s.dense_rank), quoted=quoted)
+
+
+main()

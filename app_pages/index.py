@@ -1,0 +1,69 @@
+"""Index: what is indexed (notes, chunks, vectors missing, model, last sync), a re-index button with live progress,
+and what went wrong with the fix."""
+
+from __future__ import annotations
+
+import time
+
+import streamlit as st
+
+from app_pages import common
+from rag.ui_indexing import IndexProgress
+
+
+def main() -> None:
+    ctx = common.context()
+    st.title("Index")
+    if ctx.workspace.recovered_from:
+        st.warning(f"The index was damaged; it was moved to {ctx.workspace.recovered_from} and rebuilt.", icon=":material/build:")
+    _counts(ctx)
+    state = ctx.shared.indexer.progress()
+    if st.button("Re-index now", icon=":material/sync:", type="primary", disabled=state.running,
+                 help="Reads new and changed notes, then embeds the passages that have no vector yet."):
+        ctx.shared.indexer.start()
+        st.rerun()
+    st.fragment(run_every=0.5 if state.running else None)(_progress)(ctx)
+
+
+def _counts(ctx: common.AppContext) -> None:
+    status = ctx.workspace.status()
+    notes, chunks, missing = st.columns(3)
+    notes.metric("Notes", status["notes"])
+    chunks.metric("Passages (chunks)", status["chunks"])
+    missing.metric("Vectors missing", status["vectors_missing"])
+    last = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(status["last_sync"])) if status["last_sync"] else "never"
+    st.markdown(
+        f"**Model** `{status['model']}`  \n**Last sync** {last}  \n**Vault** `{status['vault']}`  \n"
+        f"**Index** `{status['index']}` ({status['index_bytes'] / 1e6:.1f} MB)"
+    )
+
+
+def _progress(ctx: common.AppContext) -> None:
+    state = ctx.shared.indexer.progress()
+    if state.running:
+        st.session_state["rag_index_page_running"] = True
+        st.progress(state.fraction, text=state.label)
+        return
+    if st.session_state.pop("rag_index_page_running", False):
+        st.rerun(scope="app")  # the run ended: redraw the counts
+    _last_run(state)
+
+
+def _last_run(state: IndexProgress) -> None:
+    if state.error:
+        st.error(state.error, icon=":material/error:")
+    r = state.report
+    if r is None:
+        return
+    st.success(
+        f"Last run: {r.files_added} added, {r.files_updated} updated, {r.files_removed} removed, {r.files_unchanged} unchanged; "
+        f"{r.chunks_embedded} passages embedded, {r.chunks_reused} reused, in {r.seconds:.1f} s.",
+        icon=":material/check_circle:",
+    )
+    if r.skipped:
+        with st.expander(f"{len(r.skipped)} note(s) skipped", icon=":material/warning:", expanded=True):
+            for path, reason in r.skipped:
+                st.markdown(f"- `{path}`: {reason}")
+
+
+main()

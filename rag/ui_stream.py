@@ -1,0 +1,58 @@
+"""A call that reports text through a callback (like `ask(..., on_text=...)`), turned into an iterator of pieces
+that a UI can stream, with the call's result (or its exception) afterwards. Timing is kept for the UI to show.
+
+Knows nothing about answers or Streamlit.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from typing import Callable, Generic, Iterator, TypeVar
+
+T = TypeVar("T")
+_END = object()
+
+
+class StreamedCall(Generic[T]):
+    """Runs `fn(emit)` in a worker thread; iterate to get what it emits, then `result()`."""
+
+    def __init__(self, fn: Callable[[Callable[[str], None]], T]) -> None:
+        self._pieces: queue.Queue = queue.Queue()
+        self._result: T | None = None
+        self._error: BaseException | None = None
+        self.started = time.perf_counter()
+        self.first_piece: float | None = None  # seconds from start to the first non-empty piece
+        self.finished: float | None = None  # seconds from start to the end of the call
+        self._thread = threading.Thread(target=self._run, args=(fn,), name="rag-answer", daemon=True)
+        self._thread.start()
+
+    def _run(self, fn) -> None:
+        try:
+            self._result = fn(self._emit)
+        except BaseException as exc:  # handed to the reader in result()
+            self._error = exc
+        finally:
+            self.finished = time.perf_counter() - self.started
+            self._pieces.put(_END)
+
+    def _emit(self, piece: str) -> None:
+        if piece:
+            if self.first_piece is None:
+                self.first_piece = time.perf_counter() - self.started
+            self._pieces.put(piece)
+
+    def __iter__(self) -> Iterator[str]:
+        while True:
+            piece = self._pieces.get()
+            if piece is _END:
+                return
+            yield piece
+
+    def result(self) -> T:
+        """The call's return value once it has ended; re-raises its exception."""
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._result  # type: ignore[return-value]

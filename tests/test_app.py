@@ -1,0 +1,306 @@
+"""The browser app through Streamlit's own harness (`AppTest`): every page's behaviour on a copy of the fixture vault,
+a real SQLite index and real files. The embedder is the deterministic fake (the model seam, patched where the
+workspace makes it); the chat model, when one is used, is the real OpenAI client against a local wire-protocol server.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from tests.openai_server import FakeOpenAI
+
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
+ENV_VARS = ("RAG_VAULT", "RAG_DB", "RAG_CHAT_MODEL", "OPENAI_BASE_URL", "OPENAI_API_KEY", "RAG_EMBEDDER", "RAG_CONFIG", "RAG_EMBED_MODEL")
+
+
+@pytest.fixture
+def app(vault, tmp_path, monkeypatch, fake_embedder):
+    """start(page=None, wait=True) → an AppTest that has run once (and again once background indexing ended)."""
+    for var in ENV_VARS:
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("RAG_VAULT", str(vault))
+    monkeypatch.setenv("RAG_DB", str(tmp_path / "app-index" / "index.db"))
+    monkeypatch.setattr("rag.workspace.make_embedder", lambda settings: fake_embedder)
+    started: list[AppTest] = []
+
+    def start(page: str | None = None, *, wait: bool = True) -> AppTest:
+        at = AppTest.from_file(APP, default_timeout=60)
+        at.run()
+        started.append(at)
+        if wait:
+            idle(at)
+            at.run()
+        if page:
+            at.switch_page(page).run()
+        return at
+
+    yield start
+    for at in started:
+        idle(at)
+    st.cache_resource.clear()
+
+
+def idle(at: AppTest) -> None:
+    """Wait for the shared background indexer of this app's index to finish its run."""
+    ctx = at.session_state["rag_app"] if "rag_app" in at.session_state else None
+    if ctx is not None:
+        ctx.shared.indexer.wait(60)
+
+
+def ask(at: AppTest, question: str) -> AppTest:
+    return at.chat_input[0].set_value(question).run()
+
+
+def texts(elements) -> str:
+    return "\n".join(str(e.value) for e in elements)
+
+
+# --- Ask --------------------------------------------------------------------------------------------------------
+
+
+def test_a_question_gets_an_extractive_answer_with_citation_links_a_badge_and_sources(app):
+    at = ask(app(), "What hydration do I keep for white bread?")
+    assert not at.exception
+    markdown = texts(at.markdown)
+    assert "72% hydration for white bread" in markdown
+    assert "[\\[S1\\]](#cite-0-S1)" in markdown  # a citation is a link the app catches
+    assert "Extractive" in markdown  # the mode badge
+    assert at.expander[0].label.startswith("Sources (")
+    assert "Notes/Sourdough.md › Sourdough bread · lines 8–29" in markdown
+    assert "found by keyword #1" in markdown and "**cited**" in markdown
+
+
+def test_showing_a_source_opens_the_passage_with_its_path_heading_and_lines(app):
+    at = ask(app(), "What hydration do I keep for white bread?")
+    at.button(key="src-0-S1").click().run()
+    assert "**S1** · `Notes/Sourdough.md`" in texts(at.markdown)
+    assert any("Sourdough bread · lines 8–29" in c.value for c in at.caption)
+    html = texts(at.get("html"))
+    assert "72% hydration for white bread" in html and "rag-cited" in html
+    assert any(b.proto.url.startswith("obsidian://open?vault=vault&file=Notes%2FSourdough.md") for b in at.get("link_button"))
+
+
+def test_a_follow_up_keeps_the_conversation_and_each_turn_has_its_own_citations(app):
+    at = ask(app(), "What hydration do I keep for white bread?")
+    at = ask(at, "And for whole wheat?")
+    assert [m.name for m in at.chat_message] == ["user", "assistant", "user", "assistant"]
+    markdown = texts(at.markdown)
+    assert "(#cite-0-S1)" in markdown and "(#cite-1-S" in markdown
+    assert at.button(key="src-1-S1")
+
+
+def test_the_demo_vault_offers_sample_questions_that_ask_themselves(app, monkeypatch):
+    monkeypatch.delenv("RAG_VAULT")  # the default: the demo vault (its index goes to RAG_DB under tmp_path)
+    at = app()
+    assert "This is the demo vault" in texts(at.info)
+    at.button(key="demo-What hydration do I use for my sourdough?").click().run()
+    at.run()  # the click queued the question; this run answers it
+    assert "What hydration do I use for my sourdough?" in texts(at.chat_message[0].markdown)
+    assert "This is the demo vault" not in texts(at.info) and "#cite-0-S" in texts(at.markdown)
+
+
+def test_a_question_the_notes_cannot_answer_says_not_found_in_your_notes(app):
+    at = ask(app(), "zxqv plorf wibble?")
+    assert "Not found in your notes" in texts(at.warning)
+    assert "#cite-" not in texts(at.markdown)
+
+
+def test_an_empty_vault_says_there_are_no_notes(app, vault):
+    for child in vault.iterdir():
+        shutil.rmtree(child) if child.is_dir() else child.unlink()
+    at = app()
+    assert "There are no Markdown notes" in texts(at.warning)
+    at = ask(at, "Anything there?")
+    assert "Not found in your notes" in texts(at.warning)
+
+
+def test_a_missing_index_is_built_in_the_background_while_the_page_works(app, tmp_path):
+    db = tmp_path / "app-index" / "index.db"
+    assert not db.exists()
+    at = app(wait=False)
+    assert not at.exception and db.exists()
+    assert "Ask your vault" in texts(at.title)
+    idle(at)
+    at.run()
+    assert "Index up to date" in texts(at.sidebar.caption)
+    assert "72%" in texts(ask(at, "What hydration do I keep for white bread?").markdown)
+
+
+def test_a_vault_folder_that_does_not_exist_is_an_error_that_names_the_fix(app, monkeypatch, tmp_path):
+    monkeypatch.setenv("RAG_VAULT", str(tmp_path / "nowhere"))
+    at = app(wait=False)
+    assert "does not exist" in texts(at.error)
+    assert "sidebar" in texts(at.caption)
+    assert not at.chat_input  # the page stopped
+
+
+def test_an_unreachable_chat_endpoint_is_shown_with_the_fix(app, monkeypatch):
+    monkeypatch.setenv("RAG_CHAT_MODEL", "fake-chat")
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    at = ask(app(), "What hydration do I keep for white bread?")
+    assert "Cannot reach the chat endpoint" in texts(at.error)
+
+
+def test_a_model_answer_streams_gets_a_model_badge_and_phantom_citations_are_removed(app, monkeypatch):
+    with FakeOpenAI() as server:
+        server.script_chat("White bread is at 72% hydration [S1], whole wheat at 80% [S9].")
+        monkeypatch.setenv("RAG_CHAT_MODEL", "fake-chat")
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        at = ask(app(), "What hydration do I keep for white bread?")
+        chat_requests = [r for r in server.requests if r["path"].endswith("/chat/completions")]
+    assert chat_requests and chat_requests[-1]["json"]["stream"] is True
+    markdown = texts(at.markdown)
+    assert "72% hydration [\\[S1\\]](#cite-0-S1)" in markdown and "S9" not in markdown.split("Removed")[0]
+    assert "Model · fake-chat" in markdown
+    assert "Removed citations that matched no source: S9" in texts(at.caption)
+
+
+def test_a_source_whose_note_changed_after_indexing_is_left_out_and_reported(app, vault):
+    at = app()
+    note = vault / "Notes" / "Sourdough.md"
+    note.write_text(note.read_text(encoding="utf-8").replace("72%", "74%"), encoding="utf-8")
+    at = ask(at, "What hydration do I keep for white bread?")
+    assert "Left out 1 passage(s) whose note changed" in texts(at.caption)
+    assert "the note changed since it was indexed" in texts(at.markdown)
+
+
+# --- Search ------------------------------------------------------------------------------------------------------
+
+
+def search(at: AppTest, query: str) -> AppTest:
+    return at.text_input(key="rag_search_query").input(query).run()
+
+
+def test_search_groups_passages_by_note_with_headings_lines_and_why(app):
+    at = search(app("app_pages/search.py"), "hydration")
+    assert not at.exception
+    markdown = texts(at.markdown)
+    assert "**Sourdough bread**" in markdown and "Notes/Sourdough.md" in markdown
+    assert "Sourdough bread · lines 8–29 · keyword #1" in markdown
+    assert "notes, best first · found by keyword + meaning" in texts(at.caption)
+
+
+def test_search_filters_by_folder_tag_project_and_tier(app):
+    at = search(app("app_pages/search.py"), "greenhouse sensors soil moisture")
+    assert "Projects/Alpha" in texts(at.markdown)
+    at.multiselect(key="rag_filter_folder").select("Notes").run()  # folder
+    assert "Projects/Alpha" not in texts(at.markdown)
+    at.multiselect(key="rag_filter_folder").unselect("Notes").run()
+    at.multiselect(key="rag_filter_project").select("Alpha").run()  # project
+    shown = [m.value for m in at.markdown if ":gray[" in m.value and "/" in m.value and "**" in m.value]
+    assert shown and all("Projects/Alpha" in s or "Bread chat" in s for s in shown)
+    at.multiselect(key="rag_filter_project").unselect("Alpha").run()
+    at.multiselect(key="rag_filter_tag").select("путешествия").run()  # tag
+    at = search(at, "Байкал лёд")
+    assert "Notes/Байкал.md" in texts(at.markdown) and "Sourdough" not in texts(at.markdown)
+    at.multiselect(key="rag_filter_tier").select(2).run()  # tier 2 only: the Байкал note is tier 1 (in Notes/)
+    assert "No matches in your notes with these filters" in texts(at.warning)
+
+
+# --- Similar notes and duplicates ----------------------------------------------------------------------------------
+
+
+def test_similar_notes_lists_the_nearest_notes_with_scores(app, vault):
+    shutil.copy(vault / "Notes/SQLite.md", vault / "Notes/SQLite copy.md")
+    at = app("app_pages/similar.py")
+    at.selectbox(key="rag_similar_pick").select("Notes/SQLite.md").run()
+    rows = at.dataframe[0].value
+    assert rows["Path"].iloc[0] == "Notes/SQLite copy.md" and rows["Similarity"].iloc[0] == pytest.approx(1.0)
+    assert list(rows["Similarity"]) == sorted(rows["Similarity"], reverse=True)
+    assert "Notes/SQLite.md" not in list(rows["Path"])
+
+
+def test_duplicates_shows_a_copied_note_pair_side_by_side_and_changes_nothing(app, vault):
+    shutil.copy(vault / "Notes/SQLite.md", vault / "Notes/SQLite copy.md")
+    before = sorted(p.relative_to(vault).as_posix() for p in vault.rglob("*.md"))
+    at = app("app_pages/duplicates.py")
+    assert "1 pair(s) at similarity ≥ 0.980" in texts(at.markdown)
+    assert [c.value for c in at.caption if c.value.startswith("Notes/")] == ["Notes/SQLite copy.md", "Notes/SQLite.md"]
+    assert len(at.code) == 2
+    at.slider[0].set_value(1.0).run()
+    assert "1 pair(s)" in texts(at.markdown)
+    assert sorted(p.relative_to(vault).as_posix() for p in vault.rglob("*.md")) == before
+
+
+def test_no_duplicates_is_said_plainly(app):
+    at = app("app_pages/duplicates.py")
+    assert "No near-duplicate notes" in texts(at.success)
+
+
+# --- Index ---------------------------------------------------------------------------------------------------------
+
+
+def test_the_index_page_shows_counts_model_and_last_sync(app):
+    at = app("app_pages/index.py")
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Notes"] == "11" and metrics["Vectors missing"] == "0" and int(metrics["Passages (chunks)"]) >= 10
+    assert "fake-embedder-v1" in texts(at.markdown) and "Last sync" in texts(at.markdown)
+
+
+def test_reindex_runs_in_the_background_and_embedding_errors_are_shown_with_the_fix(app, vault, fake_embedder):
+    at = app("app_pages/index.py")
+    (vault / "Notes" / "New.md").write_text("# New\n\nA brand new note about kombucha.\n", encoding="utf-8")
+    fake_embedder.fail = True
+    at.button[0].click().run()
+    idle(at)
+    at.run()
+    assert "run `python -m rag index` again to add the missing vectors" in texts(at.error)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Notes"] == "12" and metrics["Vectors missing"] != "0"
+
+
+# --- Settings ------------------------------------------------------------------------------------------------------
+
+
+def test_settings_reject_a_missing_vault_folder_and_keep_the_current_vault(app, tmp_path):
+    at = app()
+    at.sidebar.text_input[0].input(str(tmp_path / "missing"))
+    at.sidebar.button[0].click().run()  # the form's Apply
+    assert "does not exist" in texts(at.sidebar.error)
+    assert "Notes/" not in texts(at.sidebar.error) and at.session_state["rag_app"].settings.vault.name == "vault"
+
+
+def test_settings_switch_to_another_vault_which_is_indexed_and_answered_from(app, tmp_path):
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "Tea.md").write_text("# Tea\n\nPu-erh is brewed at 95 degrees for thirty seconds.\n", encoding="utf-8")
+    at = app()
+    at.sidebar.text_input[0].input(str(other))
+    at.sidebar.button[0].click().run()
+    idle(at)
+    at.run()
+    assert at.session_state["rag_app"].settings.vault == other.resolve() and (other / ".rag" / "index.db").exists()
+    assert "95 degrees" in texts(ask(at, "How hot is the water for pu-erh brewed?").markdown)
+
+
+def test_a_chat_model_chosen_in_settings_answers_in_this_session(app):
+    with FakeOpenAI() as server:
+        server.script_chat("White bread: 72% hydration [S1].")
+        at = app()
+        at.sidebar.text_input[1].input(server.base_url)
+        at.sidebar.text_input[2].input("fake-chat")
+        at.sidebar.button[0].click().run()
+        at = ask(at, "What hydration do I keep for white bread?")
+    markdown = texts(at.markdown)
+    assert "Model · fake-chat" in markdown and "72% hydration [\\[S1\\]](#cite-0-S1)" in markdown
+
+
+def test_an_api_key_from_secrets_reaches_the_endpoint_and_never_the_vault(app, vault):
+    with FakeOpenAI(api_key="sk-from-secrets") as server:
+        server.script_chat("White bread: 72% hydration [S1].")
+        at = app(wait=False)
+        at.secrets["OPENAI_API_KEY"] = "sk-from-secrets"
+        at.secrets["OPENAI_BASE_URL"] = server.base_url
+        at.secrets["RAG_CHAT_MODEL"] = "fake-chat"
+        at.run()
+        idle(at)
+        at = ask(at.run(), "What hydration do I keep for white bread?")
+        auth = [r["headers"].get("authorization") for r in server.requests if r["path"].endswith("/chat/completions")]
+    assert auth == ["Bearer sk-from-secrets"] and "Model · fake-chat" in texts(at.markdown)
+    assert "API key: from .streamlit/secrets.toml" in texts(at.sidebar.caption)
+    assert not any(b"sk-from-secrets" in p.read_bytes() for p in vault.rglob("*") if p.is_file())

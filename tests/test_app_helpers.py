@@ -1,0 +1,207 @@
+"""The app's pure helpers (no Streamlit): citation links, passages, obsidian URLs, grouped and filtered search,
+background indexing, streamed calls and the settings panel's choices. Real files and SQLite; fake embedder."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from rag.errors import ConfigError, RagError, VaultError
+from rag.ui_indexing import BackgroundIndexer
+from rag.ui_render import (
+    answer_markdown, escape_markdown, excerpt, obsidian_url, parse_cite_href, passage, passage_html, why_found,
+)
+from rag.ui_search import Filters, filter_choices, search_notes
+from rag.ui_stream import StreamedCall
+from rag.webapp import Choices, SharedIndex, apply_choices, choices_of, index_key
+
+# --- rendering ---------------------------------------------------------------------------------------------------
+
+
+def test_valid_citations_become_links_the_app_catches_and_unknown_ones_stay_text():
+    md = answer_markdown("Bake at 250 °C [S1][S2], costs $5 [S7].", ["S1", "S2"], turn=3)
+    assert md == "Bake at 250 °C [\\[S1\\]](#cite-3-S1)[\\[S2\\]](#cite-3-S2), costs \\$5 [S7]."
+
+
+def test_a_citation_link_names_its_turn_and_source():
+    assert parse_cite_href("#cite-3-S12|1712345") == (3, "S12")
+    assert parse_cite_href("cite-0-S1") == (0, "S1")
+    assert parse_cite_href("#elsewhere") is None and parse_cite_href(None) is None
+
+
+def test_obsidian_url_encodes_the_vault_name_and_the_path():
+    from pathlib import Path
+
+    url = obsidian_url(Path("/home/me/My Vault"), "Notes/Поездка на Байкал.md")
+    assert url == "obsidian://open?vault=My%20Vault&file=Notes%2F%D0%9F%D0%BE%D0%B5%D0%B7%D0%B4%D0%BA%D0%B0%20%D0%BD%D0%B0%20%D0%91%D0%B0%D0%B9%D0%BA%D0%B0%D0%BB.md"
+
+
+def test_why_found_names_the_rank_in_each_channel():
+    assert why_found(2, 1) == "keyword #2 · meaning #1"
+    assert why_found(None, 4) == "meaning #4 only"
+    assert why_found(None, None) == "boosted (curated note)"
+
+
+def test_note_text_is_escaped_for_markdown_and_excerpts_are_cut_at_a_word():
+    assert escape_markdown("**a** [b](c) $5 :red[x]") == "\\*\\*a\\*\\* \\[b\\](c) \\$5 \\:red\\[x\\]"
+    assert excerpt("one two three four", 9) == "one two …"
+
+
+def test_a_passage_shows_the_cited_lines_marked_inside_their_surroundings(vault):
+    text = (vault / "Notes/Sourdough.md").read_text(encoding="utf-8")
+    cited = "\n".join(text.split("\n")[13:15])  # lines 14-15
+    p = passage(vault, "Notes/Sourdough.md", 14, 15, cited, around=2, quoted_lines=[14])
+    assert not p.changed
+    assert [(line.number, line.cited, line.quoted) for line in p.lines] == [
+        (12, False, False), (13, False, False), (14, True, True), (15, True, False), (16, False, False), (17, False, False)]
+    assert p.lines[2].text.startswith("I keep the dough at 72% hydration")
+
+
+def test_a_passage_from_a_changed_note_shows_the_text_as_it_was_cited(vault):
+    p = passage(vault, "Notes/Sourdough.md", 13, 13, "Text that is no longer there.")
+    assert p.changed and [line.text for line in p.lines] == ["Text that is no longer there."]
+    assert passage(vault, "Notes/Gone.md", 1, 1, "x").changed
+
+
+def test_passage_html_escapes_note_text():
+    from rag.ui_render import Passage, PassageLine
+
+    html = passage_html(Passage("a.md", 1, 1, (PassageLine(1, "<script>alert(1)</script>", True),), False))
+    assert "<script>" not in html and "&lt;script&gt;" in html and "rag-cited" in html
+
+
+# --- search ------------------------------------------------------------------------------------------------------
+
+
+def test_search_results_are_grouped_by_note_best_first_with_at_most_n_passages(workspace):
+    workspace.sync()
+    results = search_notes(workspace.retriever, "sqlite wal fts5 bm25", passages=1)
+    paths = [n.path for n in results.notes]
+    assert len(paths) == len(set(paths)) and paths[0] == "Notes/SQLite.md"
+    assert all(len(n.hits) == 1 for n in results.notes)
+    assert [n.score for n in results.notes] == sorted((n.score for n in results.notes), reverse=True)
+
+
+def test_filters_admit_notes_by_folder_tag_project_and_tier(workspace):
+    workspace.sync()
+    info = workspace.store.file_info("Notes/Sourdough.md")
+    assert Filters(folders=("Notes",)).admits(info) and not Filters(folders=("Projects",)).admits(info)
+    assert Filters(tags=("#Baking",)).admits(info) and Filters(tags=("хлеб",)).admits(info)
+    assert not Filters(projects=("Alpha",)).admits(info)
+    assert Filters(tiers=(1,)).admits(info) and not Filters(tiers=(2,)).admits(info)
+    assert not Filters(folders=("Not",)).admits(info)  # a folder, not a string prefix
+
+
+def test_filter_choices_list_every_folder_tag_project_and_tier(workspace):
+    workspace.sync()
+    choices = filter_choices(workspace.store)
+    assert {"Notes", "Projects", "Projects/Alpha", "Projects/Alpha/Notes"} <= set(choices.folders)
+    assert "baking" in choices.tags and "путешествия" in choices.tags
+    assert choices.projects == ("Alpha",) and choices.tiers == (1, 2)
+
+
+def test_a_narrow_filter_still_finds_its_notes(workspace):
+    workspace.sync()
+    results = search_notes(workspace.retriever, "hydration bread", Filters(projects=("Alpha",)))
+    assert results.notes and all(n.info.project == "Alpha" for n in results.notes)
+
+
+# --- background indexing and streamed calls ----------------------------------------------------------------------
+
+
+def test_background_indexing_runs_once_at_a_time_and_reports_its_result(workspace):
+    indexer = BackgroundIndexer(workspace)
+    assert indexer.start() and not indexer.start_if_stale(0)
+    state = indexer.wait(60)
+    assert not state.running and state.error is None and state.report.files_added == 11
+    assert not indexer.start_if_stale(3600) and indexer.start_if_stale(0)
+    assert indexer.wait(60).report.files_unchanged == 11
+
+
+def test_background_indexing_reports_embedding_failures_with_the_fix(workspace, fake_embedder):
+    fake_embedder.fail = True
+    indexer = BackgroundIndexer(workspace)
+    indexer.start()
+    state = indexer.wait(60)
+    assert "python -m rag index" in state.error and workspace.store.counts(fake_embedder.name)["notes"] == 11
+
+
+def test_searching_works_while_indexing_runs(workspace, fake_embedder):
+    gate = threading.Event()
+    original = fake_embedder.embed_passages
+
+    def slow(texts):
+        gate.wait(10)
+        return original(texts)
+
+    fake_embedder.embed_passages = slow
+    indexer = BackgroundIndexer(workspace)
+    indexer.start()
+    for _ in range(200):
+        if indexer.progress().stage == "embed":
+            break
+        threading.Event().wait(0.02)
+    result = workspace.retriever.hybrid("hydration", 3)
+    assert result.hits and result.hits[0].chunk.path == "Notes/Sourdough.md" and result.channels == ("bm25",)
+    gate.set()
+    assert indexer.wait(60).error is None
+
+
+def test_a_streamed_call_yields_pieces_in_order_then_its_result():
+    call = StreamedCall(lambda emit: [emit(p) for p in ("a", "", "b", "c")] and "done")
+    assert list(call) == ["a", "b", "c"] and call.result() == "done"
+    assert call.first_piece is not None and call.finished >= call.first_piece
+
+
+def test_a_streamed_call_re_raises_the_error_of_the_call():
+    def boom(emit):
+        emit("partial")
+        raise RagError("The endpoint failed. Start it.")
+
+    call = StreamedCall(boom)
+    assert list(call) == ["partial"]
+    with pytest.raises(RagError, match="Start it"):
+        call.result()
+
+
+# --- settings ------------------------------------------------------------------------------------------------------
+
+
+def test_choices_round_trip_and_a_new_vault_gets_its_own_index(settings, tmp_path):
+    other = tmp_path / "other"
+    other.mkdir()
+    same = apply_choices(settings, choices_of(settings))
+    assert same == settings
+    moved = apply_choices(settings, choices_of(settings).__class__(**{**choices_of(settings).__dict__, "vault": str(other)}))
+    assert moved.vault == other.resolve() and moved.db_path == other.resolve() / ".rag" / "index.db"
+
+
+def test_invalid_choices_are_refused_with_the_fix(settings, tmp_path):
+    base = choices_of(settings).__dict__
+    with pytest.raises(VaultError, match="does not exist"):
+        apply_choices(settings, Choices(**{**base, "vault": str(tmp_path / "missing")}))
+    with pytest.raises(VaultError, match="empty"):
+        apply_choices(settings, Choices(**{**base, "vault": "  "}))
+    with pytest.raises(ConfigError, match="endpoint URL, or OPENAI_API_KEY"):
+        apply_choices(settings, Choices(**{**base, "embedder": "openai", "endpoint": ""}))
+    with pytest.raises(ConfigError, match="at least 1"):
+        apply_choices(settings, Choices(**{**base, "max_notes": 0}))
+
+
+def test_answer_settings_share_one_index_and_the_api_key_is_only_hashed_in_its_key(settings):
+    assert index_key(settings) == index_key(settings.replace(chat_model="m", context_max_notes=2))
+    assert index_key(settings) != index_key(settings.replace(embedder="openai"))
+    assert "sk-secret" not in index_key(settings.replace(openai_api_key="sk-secret"))
+
+
+def test_a_session_sees_its_own_answer_settings_over_the_shared_index(settings, fake_embedder):
+    shared = SharedIndex.open(settings, embedder=fake_embedder)
+    try:
+        shared.indexer.wait(60)
+        mine = shared.session_workspace(settings.replace(context_max_notes=1))
+        assert mine.settings.context_max_notes == 1 and shared.workspace.settings.context_max_notes == settings.context_max_notes
+        assert mine.store is shared.store and mine.retriever is shared.workspace.retriever
+    finally:
+        shared.indexer.wait(60)
+        shared.workspace.close()

@@ -1,0 +1,134 @@
+"""End to end in a real browser: `streamlit run app.py` on a free local port over a copy of the fixture vault (real
+default embedder, index built by the app itself), driven by Debian's chromium through Playwright. Asks a question,
+clicks a citation, and checks the passage and its path; then the same against the local OpenAI-compatible server
+to see the answer stream in before it is final."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from tests.openai_server import FakeOpenAI
+
+CHROMIUM = "/usr/bin/chromium"
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+QUESTION = "What hydration do I keep for white bread?"
+
+if not Path(CHROMIUM).exists():
+    pytest.skip(f"{CHROMIUM} is missing (scripts/test.sh installs Debian's chromium when run as root)", allow_module_level=True)
+sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -r requirements-dev.txt)")
+
+
+@pytest.fixture(scope="module")
+def vault_copy(tmp_path_factory) -> tuple[Path, Path]:
+    base = tmp_path_factory.mktemp("browser")
+    shutil.copytree(Path(__file__).parent / "fixtures" / "vault", base / "vault", symlinks=True)
+    return base / "vault", base / "index" / "index.db"
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_api.sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_app(vault: Path, db: Path, **env) -> tuple[subprocess.Popen, str]:
+    port = free_port()
+    environ = {k: v for k, v in os.environ.items() if not k.startswith(("RAG_", "OPENAI_"))}
+    environ.update(RAG_VAULT=str(vault), RAG_DB=str(db), **env)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port), "--server.headless", "true",
+         "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false"],
+        cwd=ROOT, env=environ, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"streamlit exited: {proc.stderr.read().decode(errors='replace')[-2000:]}")
+        try:
+            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
+                return proc, url
+        except OSError:
+            time.sleep(0.3)
+    proc.kill()
+    raise RuntimeError("streamlit did not start within 60 s")
+
+
+def stop(proc: subprocess.Popen) -> None:
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+def ask_and_open_first_citation(page, url: str) -> None:
+    page.goto(url)
+    page.get_by_text("Index up to date").wait_for(timeout=120_000)  # the app indexed the vault in the background
+    box = page.get_by_placeholder("Ask your notes")
+    box.fill(QUESTION)
+    box.press("Enter")
+    citation = page.locator('a[href^="#cite-0-S"]').first
+    citation.wait_for(timeout=60_000)
+    citation.click()
+
+
+def test_asking_in_the_browser_and_clicking_a_citation_shows_the_passage_and_its_path(browser, vault_copy):
+    proc, url = start_app(*vault_copy)
+    try:
+        page = browser.new_page()
+        ask_and_open_first_citation(page, url)
+        dialog = page.get_by_role("dialog")
+        dialog.wait_for(timeout=30_000)
+        sync_api.expect(dialog).to_contain_text("Notes/Sourdough.md")
+        sync_api.expect(dialog).to_contain_text("I keep the dough at 72% hydration for white bread")
+        sync_api.expect(dialog.get_by_role("link", name="Open in Obsidian")).to_have_attribute(
+            "href", "obsidian://open?vault=vault&file=Notes%2FSourdough.md")
+    finally:
+        stop(proc)
+
+
+def test_a_model_answer_streams_into_the_page_before_it_is_final(browser, vault_copy):
+    reply = "For white bread you keep the dough at 72% hydration [S1], and 80% for whole wheat [S1]. A phantom [S42]."
+    with FakeOpenAI(chunk_size=3) as server:
+        server.delay_per_chunk = 0.08  # ~3 s of streaming
+        server.script_chat(reply)
+        proc, url = start_app(*vault_copy, RAG_CHAT_MODEL="fake-chat", OPENAI_BASE_URL=server.base_url)
+        try:
+            page = browser.new_page()
+            page.goto(url)
+            page.get_by_text("Index up to date").wait_for(timeout=120_000)
+            box = page.get_by_placeholder("Ask your notes")
+            box.fill(QUESTION)
+            box.press("Enter")
+            page.get_by_text("For white bread you keep", exact=False).first.wait_for(timeout=60_000)
+            assert page.get_by_text("Sources (").count() == 0  # text is on screen while the answer is still streaming
+            page.get_by_text("Sources (").first.wait_for(timeout=60_000)
+            sync_api.expect(page.get_by_text("Removed citations that matched no source: S42")).to_be_visible()
+            page.locator('a[href="#cite-0-S1"]').first.click()
+            dialog = page.get_by_role("dialog")
+            sync_api.expect(dialog).to_contain_text("Notes/Sourdough.md")
+            sync_api.expect(dialog).to_contain_text("72% hydration for white bread")
+        finally:
+            stop(proc)
+        chats = [r for r in server.requests if r["path"].endswith("/chat/completions")]
+    assert chats and chats[0]["json"]["stream"] is True
