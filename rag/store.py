@@ -136,7 +136,9 @@ class Store:
             self._conn.close()
 
     @contextlib.contextmanager
-    def transaction(self):
+    def transaction(self, *, searchable: bool = True):
+        """One write transaction. `searchable` writes (chunks, vectors) bump the generation so caches reload;
+        bookkeeping (meta, file stats) does not, so a no-change sync never forces a vector-matrix reload."""
         with self._lock, _translate(self.path):
             self._conn.execute("BEGIN IMMEDIATE")
             try:
@@ -144,7 +146,8 @@ class Store:
             except BaseException:
                 self._conn.execute("ROLLBACK")
                 raise
-            self._conn.execute("UPDATE meta SET value = value + 1 WHERE key = 'generation'")
+            if searchable:
+                self._conn.execute("UPDATE meta SET value = value + 1 WHERE key = 'generation'")
             self._conn.execute("COMMIT")
 
     def _read(self, sql: str, params=()) -> list[tuple]:
@@ -158,7 +161,7 @@ class Store:
         return rows[0][0] if rows else default
 
     def set_meta(self, key: str, value: str) -> None:
-        with self.transaction() as db:
+        with self.transaction(searchable=False) as db:
             db.execute("INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", (key, value))
 
     def generation(self) -> int:
@@ -193,7 +196,7 @@ class Store:
 
     def touch_file(self, path: str, mtime: float, size: int) -> None:
         """The file was rewritten with the same content: remember its new stat so the next check is a stat only."""
-        with self.transaction() as db:
+        with self.transaction(searchable=False) as db:
             db.execute("UPDATE files SET mtime = ?, size = ? WHERE path = ?", (mtime, size, path))
 
     def remove_files(self, paths: list[str]) -> None:
@@ -280,7 +283,7 @@ class Store:
 
     def drop_orphan_vectors(self) -> int:
         """Vectors no chunk refers to any more (content deleted for good)."""
-        with self.transaction() as db:
+        with self.transaction(searchable=False) as db:
             cur = db.execute("DELETE FROM embeddings WHERE vector_key NOT IN (SELECT vector_key FROM chunks)")
             return cur.rowcount
 

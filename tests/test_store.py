@@ -64,8 +64,11 @@ def test_a_newer_schema_is_refused(tmp_path):
         Store.open(path)
 
 
-def test_generation_changes_on_every_write(tmp_path):
-    store = Store.open(tmp_path / "i.db", create=True)
-    before = store.generation()
-    store.set_meta("x", "1")
-    assert store.generation() == before + 1
+def test_generation_changes_on_searchable_writes_only(workspace):
+    workspace.sync()
+    before = workspace.store.generation()
+    workspace.sync()  # no change: stat-only, meta updated
+    assert workspace.store.generation() == before
+    (workspace.settings.vault / "new.md").write_text("# New\n\nfresh text\n", encoding="utf-8")
+    workspace.sync()
+    assert workspace.store.generation() > before
