@@ -18,8 +18,8 @@ from typing import Callable
 
 from rag.config import Settings
 from rag.embed import Embedder
-from rag.errors import EmbedderError, RagError
-from rag.sync import SyncReport
+from rag.errors import RagError
+from rag.sync import SyncReport, backfill
 from rag.workspace import Workspace
 
 log = logging.getLogger(__name__)
@@ -193,21 +193,16 @@ class LiveWorkspace:
 
     def _backfill(self, ws: Workspace) -> None:
         """Embed chunk texts that have no vector yet, a few at a time, until none is missing or we are stopped."""
-        model = ws.embedder.name
-        keys = ws.store.missing_vector_keys(model)
-        self._embed_error = None
-        for start in range(0, len(keys), EMBED_BATCH):
+
+        def progress(stage: str, done: int, total: int) -> None:
             if self._stop.is_set():
-                return
-            self._status = Indexing("embedding", start, len(keys))
-            batch = ws.store.index_texts(keys[start : start + EMBED_BATCH])
-            try:
-                matrix = ws.embedder.embed_passages([text for _, text in batch])
-            except EmbedderError as exc:
-                log.warning("Embedding stopped: %s", exc)
-                self._embed_error = f"{exc} Keyword search works; meaning search covers only the notes embedded so far."
-                return
-            ws.store.put_vectors(model, [key for key, _ in batch], matrix)
-        if keys:
+                raise _Stopped("The server is shutting down; embedding goes on at the next start.")
+            self._status = Indexing("embedding", done, total)
+
+        try:
+            done, self._embed_error = backfill(ws.store, ws.embedder, batch_size=EMBED_BATCH, progress=progress)
+        except _Stopped:
+            return
+        if done and self._embed_error is None:
             with self._sync_lock:  # not while a text sync is half-way through moving chunks
                 ws.store.drop_orphan_vectors()

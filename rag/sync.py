@@ -73,7 +73,7 @@ def sync(settings: Settings, store: Store, embedder: Embedder, *, progress: Prog
     if gone:
         store.remove_files(gone)
         tally.removed += len(gone)
-    embedded, error = _backfill(store, embedder, settings.embed_batch_size, progress) if embed else (0, None)
+    embedded, error = backfill(store, embedder, batch_size=settings.embed_batch_size, progress=progress) if embed else (0, None)
     if embed and error is None:
         store.drop_orphan_vectors()
     store.set_meta("embed_model", embedder.name)
@@ -126,8 +126,10 @@ def _file_info(settings: Settings, path: str, text: str, sha256: str) -> FileInf
     return FileInfo(path, sha256, note_title(path, text), fm.tags, fm.aliases, tier_of(path, settings), project, fm.error)
 
 
-def _backfill(store: Store, embedder: Embedder, batch_size: int, progress: Progress) -> tuple[int, str | None]:
-    """Embed every chunk text that has no vector for this model, in bounded batches. Returns (count, error)."""
+def backfill(store: Store, embedder: Embedder, *, batch_size: int, progress: Progress | None = None) -> tuple[int, str | None]:
+    """Embed every chunk text that has no vector for this model, in bounded batches. Returns (count, error).
+    `progress("embed", done, total)` runs before each batch and at the end; it may raise to stop early."""
+    progress = progress or (lambda stage, done, total: None)
     keys = store.missing_vector_keys(embedder.name)
     done = 0
     progress("embed", 0, len(keys))
