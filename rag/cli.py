@@ -80,6 +80,7 @@ def index(settings, as_json: bool) -> None:
 def search(settings, query: str, k: int, mode: str, as_json: bool) -> None:
     """Search the index by keyword, by meaning, or both (hybrid)."""
     with Workspace.open(settings) as ws:
+        ws.refresh_if_stale()
         run = {"hybrid": ws.retriever.hybrid, "bm25": ws.retriever.keyword, "dense": ws.retriever.dense}[mode]
         result = run(query, k)
     if result.notice:
@@ -341,6 +342,37 @@ def mcp_command(settings, http_port: int | None) -> None:
     if http_port is not None:
         click.echo(f"Serving MCP at http://127.0.0.1:{http_port}/mcp (Ctrl+C to stop).", err=True)
     serve(settings, http_port=http_port)
+
+
+@cli.command(name="watch")
+@_common
+def watch_command(settings) -> None:
+    """Keep the index in line with the vault while notes change: re-index after each burst of saves (Ctrl+C stops)."""
+    from rag.watch import Watcher
+
+    with Workspace.open(settings, create=True) as ws:
+        if ws.recovered_from:
+            click.echo(f"The index was damaged; it was moved to {ws.recovered_from} and is being rebuilt.", err=True)
+
+        def apply() -> bool:
+            report = ws.sync()
+            click.echo(
+                f"{time.strftime('%H:%M:%S')} {report.files_added} added, {report.files_updated} updated, "
+                f"{report.files_removed} removed; {report.chunks_embedded} embedded, {report.vectors_missing} vectors missing.",
+                err=True,
+            )
+            if report.embed_error:
+                click.echo(f"warning: {report.embed_error}", err=True)
+            return True
+
+        click.echo(f"Watching {settings.vault} (Ctrl+C to stop).", err=True)
+        with Watcher(settings, apply) as watcher:
+            watcher.kick()  # the first check catches what changed while nobody watched
+            try:
+                while True:
+                    time.sleep(3600)
+            except KeyboardInterrupt:
+                click.echo("Stopped watching.", err=True)
 
 
 def main() -> None:

@@ -59,6 +59,9 @@ class Settings:
     answer_reserve_tokens: int = 1024  # kept free in the window for the answer itself
     answer_candidates: int = 30  # ranked hits the context builder may choose from
     history_turns: int = 3  # earlier turns of a conversation used to rewrite a follow-up question
+    # Live sync: readers re-check the vault at most this often; the watcher waits this long after the last event
+    check_interval: float = 10.0
+    watch_debounce: float = 0.5
 
     def replace(self, **changes) -> "Settings":
         return dataclasses.replace(self, **changes)
@@ -67,7 +70,7 @@ class Settings:
 _INT_FIELDS = {"fusion_depth", "chunk_target_tokens", "chunk_hard_tokens", "chunk_min_tokens", "rrf_k", "embed_batch_size", "max_retries",
                "context_max_chunks_per_note", "context_max_notes", "context_max_chars", "chat_context_tokens",
                "answer_reserve_tokens", "answer_candidates", "history_turns"}
-_FLOAT_FIELDS = {"fusion_alpha", "tier1_boost", "request_timeout"}
+_FLOAT_FIELDS = {"fusion_alpha", "tier1_boost", "request_timeout", "check_interval", "watch_debounce"}
 _ENV = {
     "RAG_VAULT": "vault",
     "RAG_DB": "db_path",
@@ -78,6 +81,7 @@ _ENV = {
     "OPENAI_API_KEY": "openai_api_key",
     "RAG_RRF_K": "rrf_k",
     "RAG_FUSION": "fusion",
+    "RAG_CHECK_INTERVAL": "check_interval",
     "RAG_CHAT_CONTEXT_TOKENS": "chat_context_tokens",
 }
 

@@ -5,7 +5,9 @@ Nothing happens on construction. `start()` opens the index and indexes in a back
 transaction per note, so keyword search works at once and grows as notes are read), then vectors in small batches,
 so meaning search improves as they arrive. `fresh()` gives readers the workspace after an incremental check (a stat
 per note when nothing changed) if the last one is older than `interval`; when the indexer is busy the check is
-skipped rather than waited for. `changed()` re-indexes after a write. Knows nothing about MCP.
+skipped rather than waited for. `changed()` re-indexes after a write. The indexer also watches the vault
+(`rag.watch`), so an edit is usually indexed within a second, before any read asks. If the embedder is down, it
+retries with growing pauses and `indexing()` says so. Knows nothing about MCP.
 """
 
 from __future__ import annotations
@@ -20,11 +22,12 @@ from rag.config import Settings
 from rag.embed import Embedder
 from rag.errors import RagError
 from rag.sync import SyncReport, backfill
+from rag.watch import Watcher
 from rag.workspace import Workspace
 
 log = logging.getLogger(__name__)
 
-CHECK_INTERVAL = 10.0  # seconds between incremental checks before reads
+RETRY_FIRST, RETRY_MAX = 5.0, 300.0  # seconds before retrying a failed embedder, doubling up to the maximum
 WRITE_WAIT = 2.0  # seconds a write waits for a running check before leaving its re-index to the indexer
 EMBED_BATCH = 8  # passages per background batch: a search waits for at most one batch to get the embedder
 
@@ -46,10 +49,10 @@ class Indexing:
 class LiveWorkspace:
     """Owns one Workspace (opened on first use) and the thread that keeps its index in line with the vault."""
 
-    def __init__(self, settings: Settings, *, embedder: Embedder | None = None, interval: float = CHECK_INTERVAL,
+    def __init__(self, settings: Settings, *, embedder: Embedder | None = None, interval: float | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.settings = settings
-        self.interval = interval
+        self.interval = settings.check_interval if interval is None else interval
         self._embedder = embedder
         self._clock = clock
         self._ws: Workspace | None = None
@@ -61,6 +64,8 @@ class LiveWorkspace:
         self._checked = float("-inf")
         self._status = Indexing("not started")
         self._embed_error: str | None = None
+        self._retry_in: float | None = None  # seconds until the indexer retries a failed embedder
+        self._watcher: Watcher | None = None
 
     # --- for readers and writers ------------------------------------------------------------------------------
 
@@ -71,6 +76,7 @@ class LiveWorkspace:
                 if self._stop.is_set():
                     raise RagError("The server is shutting down. Start it again.")
                 self._ws = Workspace.open(self.settings, create=True, embedder=self._embedder)
+                self._ws.keep_previous_model_serving()
                 if self._ws.recovered_from:
                     log.warning("The index was damaged; it was moved to %s and is being rebuilt.", self._ws.recovered_from)
             return self._ws
@@ -104,7 +110,9 @@ class LiveWorkspace:
     def indexing(self) -> Indexing:
         status = self._status
         if status.state == "idle" and self._embed_error:
-            return Indexing("idle", error=self._embed_error)
+            retry = self._retry_in
+            later = f" Retrying in {retry:.0f} s." if retry else ""
+            return Indexing("idle", error=f"{self._embed_error}{later}")
         return status
 
     # --- lifecycle --------------------------------------------------------------------------------------------
@@ -121,6 +129,10 @@ class LiveWorkspace:
         """Stop the indexer (after its current batch) and close the index."""
         self._stop.set()
         self._wake.set()
+        with self._open_lock:
+            watcher = self._watcher
+        if watcher is not None:
+            watcher.stop(timeout)
         if self._thread is not None:
             self._thread.join(timeout)
             if self._thread.is_alive():
@@ -147,12 +159,37 @@ class LiveWorkspace:
             log.warning("Cannot open the index: %s", exc)
             self._status = Indexing("failed", error=str(exc))
             return
+        self._watch()
+        retry = RETRY_FIRST
         while not self._stop.is_set():
             self._wake.clear()
             self._sync_text(wait=None)
             self._backfill(ws)
             self._status = Indexing("idle")
-            self._wake.wait()
+            if self._embed_error is None:
+                retry = RETRY_FIRST
+                self._wake.wait()
+                continue
+            self._retry_in = retry  # the embedder is down: try again later, waiting longer each time
+            self._wake.wait(retry)
+            self._retry_in = None
+            retry = min(retry * 2, RETRY_MAX)
+
+    def _watch(self) -> None:
+        """Follow file events: a change is indexed a moment after its burst of saves ends. Without events (no inotify
+        watches left) the check before reads still catches every change within `interval` seconds."""
+        try:
+            with self._open_lock:
+                if not self._stop.is_set():
+                    self._watcher = Watcher(self.settings, self._files_changed).start()
+        except OSError as exc:
+            log.warning("Not watching %s for changes (%s); reads still check it every %.0f s.", self.settings.vault, exc, self.interval)
+
+    def _files_changed(self) -> bool:
+        """For the watcher: index now, or False to be called again after the next quiet period."""
+        indexed = self._sync_text(wait=WRITE_WAIT) is not None
+        self._wake.set()
+        return indexed or self._stop.is_set()
 
     def _sync_text(self, *, wait: float | None) -> SyncReport | None:
         """One incremental text sync, or None if another one runs for longer than `wait` seconds (None: no limit)."""

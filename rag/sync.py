@@ -76,9 +76,10 @@ def sync(settings: Settings, store: Store, embedder: Embedder, *, progress: Prog
     embedded, error = backfill(store, embedder, batch_size=settings.embed_batch_size, progress=progress) if embed else (0, None)
     if embed and error is None:
         store.drop_orphan_vectors()
-    store.set_meta("embed_model", embedder.name)
-    store.set_meta("last_sync", str(time.time()))
     counts = store.counts(embedder.name)
+    if counts["vectors_missing"] == 0:
+        store.set_meta("embed_model", embedder.name)  # the serving model switches only once its vectors are complete
+    store.set_meta("last_sync", str(time.time()))
     return SyncReport(
         files_added=tally.added, files_updated=tally.updated, files_removed=tally.removed,
         files_unchanged=tally.unchanged, chunks_total=counts["chunks"], chunks_embedded=embedded,
@@ -134,13 +135,22 @@ def backfill(store: Store, embedder: Embedder, *, batch_size: int, progress: Pro
     done = 0
     progress("embed", 0, len(keys))
     for i in range(0, len(keys), batch_size):
-        batch = store.index_texts(keys[i : i + batch_size])
-        try:
-            matrix = embedder.embed_passages([text for _, text in batch])
-        except EmbedderError as exc:
-            log.warning("Embedding stopped: %s", exc)
-            return done, f"{exc} Keyword search works; run `python -m rag index` again to add the missing vectors."
-        store.put_vectors(embedder.name, [key for key, _ in batch], matrix)
+        # One batch at a time under a lock shared with other processes on this index (app, MCP server, CLI): what
+        # another one embedded meanwhile is skipped, so no text is embedded twice and both make progress.
+        with store.embedding_lock():
+            part = keys[i : i + batch_size]
+            known = store.known_vector_keys(embedder.name, part)
+            todo = [k for k in part if k not in known]
+            batch = store.index_texts(todo) if todo else []
+            if batch:
+                try:
+                    matrix = embedder.embed_passages([text for _, text in batch])
+                except EmbedderError as exc:
+                    log.warning("Embedding stopped: %s", exc)
+                    return done, f"{exc} Keyword search works; run `python -m rag index` again to add the missing vectors."
+                store.put_vectors(embedder.name, [key for key, _ in batch], matrix)
         done += len(batch)
-        progress("embed", done, len(keys))
+        progress("embed", min(i + batch_size, len(keys)), len(keys))
+    if keys and store.count_missing_vectors(embedder.name) == 0:
+        store.set_meta("embed_model", embedder.name)  # complete: this model now serves (see `Workspace.retriever`)
     return done, None

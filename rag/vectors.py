@@ -10,6 +10,7 @@ import threading
 
 import numpy as np
 
+from rag.rwlock import RWLock
 from rag.store import Store
 
 
@@ -31,7 +32,8 @@ class VectorIndex:
     def __init__(self, store: Store, model: str) -> None:
         self._store = store
         self._model = model
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # one reload at a time
+        self._rw = RWLock()  # a search never sees ids and matrix from different loads; a waiting reload goes first
         self._generation = -1
         self._ids = np.zeros(0, np.int64)
         self._matrix = np.zeros((0, 0), np.float32)
@@ -43,15 +45,17 @@ class VectorIndex:
     def search(self, query: np.ndarray, k: int) -> list[tuple[int, float]]:
         """(chunk rowid, cosine) best first."""
         self._refresh()
-        ids, matrix = self._ids, self._matrix  # one consistent snapshot, even if a reload happens meanwhile
-        if matrix.shape[0] == 0 or matrix.shape[1] != query.shape[0]:
-            return []
-        rows, scores = top_k(matrix, query.astype(np.float32, copy=False), k)
+        with self._rw.read():
+            ids, matrix = self._ids, self._matrix
+            if matrix.shape[0] == 0 or matrix.shape[1] != query.shape[0]:
+                return []
+            rows, scores = top_k(matrix, query.astype(np.float32, copy=False), k)
         return [(int(ids[r]), float(s)) for r, s in zip(rows, scores)]
 
     def missing(self, rowids: list[int]) -> set[int]:
         """The given chunk rowids that have no vector (yet) in this index."""
-        ids = self._ids  # sorted: the store returns vectors ordered by rowid
+        with self._rw.read():
+            ids = self._ids  # sorted: the store returns vectors ordered by rowid
         if not rowids:
             return set()
         wanted = np.asarray(rowids, dtype=np.int64)
@@ -65,5 +69,7 @@ class VectorIndex:
             return
         with self._lock:
             if generation != self._generation:
-                self._ids, self._matrix = self._store.vectors(self._model)
+                ids, matrix = self._store.vectors(self._model)  # the slow part, while searches go on
+                with self._rw.write():
+                    self._ids, self._matrix = ids, matrix
                 self._generation = generation

