@@ -20,6 +20,11 @@ import numpy as np
 
 from rag.errors import IndexCorrupt, IndexForeign, IndexMissing, RagError
 
+try:
+    import fcntl
+except ImportError:  # Windows: no embedding lock; SQLite's own locking still keeps the index consistent
+    fcntl = None
+
 log = logging.getLogger(__name__)
 
 APPLICATION_ID = 0x52414756  # "RAGV"
@@ -136,6 +141,16 @@ class Store:
             self._conn.close()
 
     @contextlib.contextmanager
+    def embedding_lock(self):
+        """Held while embedding, across processes (a lock file beside the index): the app, the MCP server and the CLI
+        never embed the same texts twice at once. Writes themselves are serialised by SQLite (BEGIN IMMEDIATE, WAL,
+        30 s busy timeout), and readers are never blocked. The OS releases the lock if the process dies."""
+        with open(f"{self.path}.lock", "a+b") as handle:
+            if fcntl is not None:
+                fcntl.flock(handle, fcntl.LOCK_EX)
+            yield
+
+    @contextlib.contextmanager
     def transaction(self, *, searchable: bool = True):
         """One write transaction. `searchable` writes (chunks, vectors) bump the generation so caches reload;
         bookkeeping (meta, file stats) does not, so a no-change sync never forces a vector-matrix reload."""
@@ -245,9 +260,11 @@ class Store:
 
     def missing_vector_keys(self, model: str) -> list[str]:
         """Distinct vector keys of chunks that have no vector for `model` yet, in chunk order."""
+        # NOT IN builds the model's key set with one scan of `embeddings`; a LEFT JOIN would probe its primary key
+        # once per chunk, which is slow because the vector blobs live in that b-tree (4× slower at 30k chunks).
         rows = self._read(
-            "SELECT c.vector_key FROM chunks c LEFT JOIN embeddings e ON e.vector_key = c.vector_key AND e.model = ?"
-            " WHERE e.vector_key IS NULL GROUP BY c.vector_key ORDER BY MIN(c.rowid)",
+            "SELECT vector_key FROM chunks WHERE vector_key NOT IN (SELECT vector_key FROM embeddings WHERE model = ?)"
+            " GROUP BY vector_key ORDER BY MIN(rowid)",
             (model,),
         )
         return [r[0] for r in rows]
@@ -267,9 +284,10 @@ class Store:
         return found
 
     def count_missing_vectors(self, model: str) -> int:
+        """Distinct chunk keys minus those with a `model` vector: two scans, no per-chunk probe (see above)."""
         return self._read(
-            "SELECT COUNT(DISTINCT c.vector_key) FROM chunks c LEFT JOIN embeddings e"
-            " ON e.vector_key = c.vector_key AND e.model = ? WHERE e.vector_key IS NULL",
+            "SELECT (SELECT COUNT(DISTINCT vector_key) FROM chunks) - (SELECT COUNT(*) FROM embeddings e"
+            " WHERE e.model = ? AND EXISTS (SELECT 1 FROM chunks c WHERE c.vector_key = e.vector_key))",
             (model,),
         )[0][0]
 

@@ -57,41 +57,43 @@ def check_vault(vault: Path) -> None:
 
 
 def walk(settings: Settings) -> list[FileStat]:
-    """All notes under the vault, sorted by path. Unreadable folders and vanished files are skipped with a log."""
+    """All notes under the vault, sorted by path. Unreadable folders and vanished files are skipped with a log.
+
+    Paths are handled as strings (not `Path` objects): this walk is most of a no-change sync's cost."""
     check_vault(settings.vault)
-    root = settings.vault
+    root = str(settings.vault)
+    prefix = root if root.endswith(os.sep) else root + os.sep
     skip_abs = _index_dir(settings)
+    skip = str(skip_abs) if skip_abs is not None else None
     found: list[FileStat] = []
     stack = [root]
     seen_dirs: set[tuple[int, int]] = set()  # (dev, inode): guards against symlink loops
     while stack:
         folder = stack.pop()
         try:
-            st = folder.stat()
+            st = os.stat(folder)
             if (st.st_dev, st.st_ino) in seen_dirs:
                 continue
             seen_dirs.add((st.st_dev, st.st_ino))
-            entries = list(os.scandir(folder))
+            with os.scandir(folder) as it:
+                entries = list(it)
         except OSError as exc:
             log.warning("Skipping folder %s: %s", folder, exc)
             continue
         for entry in entries:
-            _visit(entry, root, skip_abs, settings, stack, found)
+            _visit(entry, prefix, skip, settings.ignore, stack, found)
     found.sort(key=lambda f: f.path)
     return found
 
 
-def _visit(entry: os.DirEntry, root: Path, skip_abs: Path | None, settings: Settings, stack: list, found: list) -> None:
+def _visit(entry: os.DirEntry, prefix: str, skip: str | None, ignore: tuple[str, ...], stack: list, found: list) -> None:
     name = entry.name
     if name.startswith(".") or name in SKIP_DIRS:
         return
     try:
         if entry.is_dir():
-            path = Path(entry.path)
-            if skip_abs is not None and path == skip_abs:
-                return
-            if not _ignored(_rel(path, root) + "/", settings.ignore):
-                stack.append(path)
+            if entry.path != skip and not (ignore and _ignored(_rel(entry.path, prefix) + "/", ignore)):
+                stack.append(entry.path)
             return
         if not name.lower().endswith(NOTE_SUFFIXES) or not entry.is_file():
             return
@@ -99,8 +101,8 @@ def _visit(entry: os.DirEntry, root: Path, skip_abs: Path | None, settings: Sett
     except OSError as exc:  # vanished mid-scan, broken symlink, permission
         log.warning("Skipping %s: %s", entry.path, exc)
         return
-    rel = _rel(Path(entry.path), root)
-    if not _ignored(rel, settings.ignore):
+    rel = _rel(entry.path, prefix)
+    if not (ignore and _ignored(rel, ignore)):
         found.append(FileStat(rel, st.st_mtime, st.st_size))
 
 
@@ -113,8 +115,10 @@ def _index_dir(settings: Settings) -> Path | None:
     return parent if parent != settings.vault else None
 
 
-def _rel(path: Path, root: Path) -> str:
-    return PurePosixPath(*path.relative_to(root).parts).as_posix()
+def _rel(path: str, prefix: str) -> str:
+    """`path` (under the vault, as os.scandir spells it) → vault-relative POSIX; `prefix` is the vault + separator."""
+    rel = path[len(prefix):]
+    return rel.replace(os.sep, "/") if os.sep != "/" else rel
 
 
 def _ignored(rel: str, patterns: tuple[str, ...]) -> bool:
