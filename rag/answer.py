@@ -87,6 +87,7 @@ def ask(
     settings = workspace.settings
     turns = tuple(history)[-settings.history_turns :] if settings.history_turns > 0 else ()
     query = search_query(question, turns, chat=chat)
+    # The only index read: the store's lock is held per query inside, and the hits come back as frozen values.
     result = workspace.retriever.hybrid(query, settings.answer_candidates, candidates=max(100, settings.answer_candidates))
     limits = ContextLimits.from_settings(settings)
     budget = None if chat is None else _source_budget(question, turns, chat.context_tokens - settings.answer_reserve_tokens)
@@ -134,8 +135,8 @@ def _source_budget(question: str, turns: tuple[Turn, ...], window: int) -> int:
 
 
 def _generated(question, query, context: FrozenContext, turns, chat: ChatModel, emit) -> Answer:
-    if not context.sources:
-        return _not_found(question, query, context, "llm", emit)
+    if not context.sources:  # nothing to answer from: the model is not asked, so it cannot answer from memory
+        return Answer(question, query, "llm", _not_found_text(question, emit), (), context, (), not_found=True)
     stream = CitationFilter(context.ids)
     for delta in chat.stream(messages_for(question, context, turns)):
         piece = stream.feed(delta)
@@ -152,7 +153,7 @@ def _generated(question, query, context: FrozenContext, turns, chat: ChatModel, 
 def _extractive(question, query, context: FrozenContext, workspace: Workspace, emit) -> Answer:
     found = extract(question, context, embedder=workspace.embedder)
     if found.not_found:
-        return _not_found(question, query, context, "extractive", emit)
+        return Answer(question, query, "extractive", _not_found_text(question, emit), (), context, (), not_found=True)
     quotes = "\n\n".join(f"> {q.text} [{q.source_id}]" for q in found.quotes)
     text = render(f"extractive.{language_of(question)}", quotes=quotes).strip()
     emit(text)
@@ -161,10 +162,10 @@ def _extractive(question, query, context: FrozenContext, workspace: Workspace, e
     return Answer(question, query, "extractive", text, citations, context, (), not_found=False, quotes=found.quotes)
 
 
-def _not_found(question, query, context: FrozenContext, mode: str, emit) -> Answer:
+def _not_found_text(question: str, emit) -> str:
     text = render(f"not_found.{language_of(question)}").strip()
     emit(text)
-    return Answer(question, query, mode, text, (), context, (), not_found=True)
+    return text
 
 
 def _citation(context: FrozenContext, source_id: str) -> Citation:

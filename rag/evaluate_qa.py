@@ -25,6 +25,7 @@ from rag.answer import Answer, ask
 from rag.chat import ChatModel
 from rag.citations import phantoms
 from rag.config import load_settings
+from rag.embed import Embedder
 from rag.errors import ConfigError
 from rag.workspace import Workspace
 
@@ -107,13 +108,15 @@ def run_qa_eval(
     db_path: Path | None = None,
     limit: int | None = None,
     chat: ChatModel | None = None,
+    embedder: Embedder | None = None,
     progress: Progress | None = None,
 ) -> QAReport:
-    """Index the set's vault (incrementally), answer its questions (extractive unless `chat`), and score them."""
+    """Index the set's vault (incrementally), answer its questions (extractive unless `chat`), and score them.
+    The embedder is the configured one (the local default) unless one is passed."""
     vault, items = load_dataset(dataset_dir, lang=lang)
     items = items[:limit] if limit else items
     settings = load_settings(vault=vault, db_path=db_path or default_db_path(dataset_dir, lang))
-    with Workspace.open(settings, create=True) as ws:
+    with Workspace.open(settings, create=True, embedder=embedder) as ws:
         ws.sync(progress=progress)
         started = time.perf_counter()
         answers = []

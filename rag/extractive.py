@@ -1,11 +1,14 @@
 """Answers without a chat model: the sentences of a frozen context that best answer a question, quoted with
 their source ids.
 
-Each source is split into sentences (by line, then at sentence ends; headings, code and table rules are skipped),
-each sentence keeps its 1-based line in the note. A sentence scores by meaning (cosine between the question and the
-sentence, with the embedder the index uses) plus keyword overlap (share of the question's stems, weighted by how
-rare they are among the candidate sentences) plus a small prior for better-ranked sources. Both languages work,
-and across them the meaning channel carries the answer. Without an embedder, keywords alone decide.
+Each source is split into sentences (wrapped lines of a paragraph joined; headings, code, table rules and callout
+markers skipped; a table row read as "Header: cell; …"); each sentence keeps the 1-based line it starts on. A
+sentence scores by meaning (cosine between question and sentence, with the embedder the index uses) plus keyword
+overlap (share of the question's stems, weighted by rarity among the candidates) plus a small prior for
+better-ranked sources, minus a penalty for index entries made of [[links]]. Both languages work; across them the
+meaning channel carries the answer. Without an embedder, keywords alone decide. The best sentence is quoted with
+the next one of its paragraph (the specifics often follow), then up to two more that score nearly as well.
+Nothing in common by keyword and a low best cosine means the notes do not answer: not found.
 
 Knows nothing about the index or chat models; the embedder is passed in.
 """
@@ -31,9 +34,12 @@ MAX_QUOTES = 3
 MAX_QUOTE_CHARS = 900  # all quotes together; the best sentence is always quoted whole
 KEYWORD_WEIGHT = 0.1  # of keyword overlap (0..1) against cosine (about 0.7..0.95 for the default model)
 SOURCE_PRIOR = 0.02  # added for S1, half for S2, a third for S3 …
+FOLLOWING_CHARS = 300  # the best sentence is quoted with the next one of its paragraph when that is this short
 FOLLOW_MARGIN = 0.03  # a further quote must score within this of the best one
+LINK_PENALTY = 0.05  # an index entry or a line of [[links]] points elsewhere rather than answering
 MIN_COSINE = 0.78  # with no keyword in common, a best sentence below this means the notes do not answer
 
+_WIKILINK = re.compile(r"!?\[\[[^\]]*\]\]")
 _EMPHASIS = re.compile(r"\*\*|__|`")
 _HEADING = re.compile(r"#{1,6}\s")
 _TABLE_RULE = re.compile(r"\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?")
@@ -67,6 +73,7 @@ class _Candidate:
     rank: int  # 0 for S1
     text: str
     line: int
+    following: str  # the next sentence of the same paragraph ("" if none): often where the specifics are
 
 
 def extract(question: str, context: FrozenContext, *, embedder: Embedder | None = None) -> Extract:
@@ -79,7 +86,10 @@ def extract(question: str, context: FrozenContext, *, embedder: Embedder | None 
     cosine = _cosines(question, plain, embedder) if embedder is not None else None
     base = cosine if cosine is not None else np.zeros(len(candidates), np.float32)
     weight = KEYWORD_WEIGHT if cosine is not None else 1.0
-    scores = [float(base[i]) + weight * keyword[i] + SOURCE_PRIOR / (c.rank + 1) for i, c in enumerate(candidates)]
+    scores = [
+        float(base[i]) + weight * keyword[i] + SOURCE_PRIOR / (c.rank + 1) - LINK_PENALTY * _mostly_links(c.text)
+        for i, c in enumerate(candidates)
+    ]
     order = sorted(range(len(candidates)), key=lambda i: -scores[i])
     best = order[0]
     if keyword[best] == 0 and max(keyword) == 0 and (cosine is None or float(cosine.max()) < MIN_COSINE):
@@ -89,13 +99,18 @@ def extract(question: str, context: FrozenContext, *, embedder: Embedder | None 
 
 def _pick(candidates: list[_Candidate], scores: list[float], order: list[int]) -> tuple[Quote, ...]:
     quotes: list[Quote] = []
-    chars = 0
+    quoted: list[str] = []
     for i in order[:MAX_QUOTES]:
         c = candidates[i]
-        if quotes and (scores[i] < scores[order[0]] - FOLLOW_MARGIN or chars + len(c.text) > MAX_QUOTE_CHARS):
+        if any(c.text in q for q in quoted):
+            continue  # already quoted as the sentence after the best one
+        if quotes and (scores[i] < scores[order[0]] - FOLLOW_MARGIN or sum(map(len, quoted)) + len(c.text) > MAX_QUOTE_CHARS):
             break
-        quotes.append(Quote(c.source.id, defang(c.text), c.line, round(scores[i], 4)))
-        chars += len(c.text)
+        text = c.text
+        if not quotes and c.following and len(c.following) <= FOLLOWING_CHARS:
+            text = f"{text} {c.following}"  # the best sentence keeps the next one: it often holds the specifics
+        quotes.append(Quote(c.source.id, defang(text), c.line, round(scores[i], 4)))
+        quoted.append(text)
     return tuple(quotes)
 
 
@@ -103,12 +118,8 @@ def sentences(text: str, first_line: int = 1) -> list[tuple[str, int]]:
     """(sentence, 1-based line where it starts) for the prose of a Markdown passage starting at `first_line`.
     Wrapped lines of a paragraph or list item are joined; a table row becomes "Header: cell; …"; headings, code,
     table rules and callout markers are skipped."""
-    out: list[tuple[str, int]] = []
-    for para, starts in _paragraphs(text.split("\n"), first_line):
-        for a, b in split_sentences(para):
-            if any(ch.isalnum() for ch in para[a:b]):
-                out.append((para[a:b], starts[bisect.bisect_right([o for o, _ in starts], a) - 1][1]))
-    return out
+    source = Source("S0", "", "", first_line, first_line, "", text, 0.0)
+    return [(c.text, c.line) for c in _candidates(source, 0)]
 
 
 def split_sentences(text: str) -> list[tuple[int, int]]:
@@ -190,7 +201,14 @@ def _table_rows(rows: list[tuple[str, int]]) -> list[tuple[str, list[tuple[int, 
 
 
 def _candidates(source: Source, rank: int) -> list[_Candidate]:
-    return [_Candidate(source, rank, text, line) for text, line in sentences(source.text, source.start_line)]
+    out = []
+    for para, starts in _paragraphs(source.text.split("\n"), source.start_line):
+        spans = [(a, b) for a, b in split_sentences(para) if any(ch.isalnum() for ch in para[a:b])]
+        for k, (a, b) in enumerate(spans):
+            line = starts[bisect.bisect_right([o for o, _ in starts], a) - 1][1]
+            following = para[spans[k + 1][0] : spans[k + 1][1]] if k + 1 < len(spans) else ""
+            out.append(_Candidate(source, rank, para[a:b], line, following))
+    return out
 
 
 def _dedupe(candidates: list[_Candidate]) -> list[_Candidate]:
@@ -203,6 +221,12 @@ def _dedupe(candidates: list[_Candidate]) -> list[_Candidate]:
             seen.add(key)
             out.append(c)
     return out
+
+
+def _mostly_links(text: str) -> bool:
+    """An entry of an index note ("[[Note]] — what it holds"), or a line that is half links or more."""
+    linked = sum(len(m.group(0)) for m in _WIKILINK.finditer(text))
+    return text.startswith(("[[", "![[")) or linked * 2 >= len(text)
 
 
 def _plain(text: str) -> str:
@@ -221,8 +245,7 @@ def _keyword_scores(question: str, texts: list[str]) -> list[float]:
 
 
 def _cosines(question: str, texts: list[str], embedder: Embedder) -> np.ndarray:
-    query = embedder.embed_query(question)
-    return _CACHE.vectors(embedder, texts) @ query
+    return _CACHE.vectors(embedder, texts) @ _CACHE.query(embedder, question)
 
 
 class _VectorCache:
@@ -231,17 +254,25 @@ class _VectorCache:
 
     def __init__(self, capacity: int = 8192) -> None:
         self.capacity = capacity
-        self._items: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
+        self._items: OrderedDict[tuple[str, str, str], np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
+
+    def query(self, embedder: Embedder, text: str) -> np.ndarray:
+        key = (embedder.name, "query", text)  # queries and passages are embedded differently (e5 prefixes)
+        with self._lock:
+            if key not in self._items:
+                self._items[key] = embedder.embed_query(text)
+            self._items.move_to_end(key)
+            return self._items[key]
 
     def vectors(self, embedder: Embedder, texts: list[str]) -> np.ndarray:
         with self._lock:  # held while embedding: the local model runs one batch at a time anyway
-            missing = list(dict.fromkeys(t for t in texts if (embedder.name, t) not in self._items))
+            missing = list(dict.fromkeys(t for t in texts if (embedder.name, "passage", t) not in self._items))
             if missing:
-                self._items.update(((embedder.name, t), v) for t, v in zip(missing, embedder.embed_passages(missing)))
-            rows = [self._items[(embedder.name, t)] for t in texts]
+                self._items.update(((embedder.name, "passage", t), v) for t, v in zip(missing, embedder.embed_passages(missing)))
+            rows = [self._items[(embedder.name, "passage", t)] for t in texts]
             for t in texts:
-                self._items.move_to_end((embedder.name, t))
+                self._items.move_to_end((embedder.name, "passage", t))
             while len(self._items) > self.capacity:
                 self._items.popitem(last=False)
         return np.vstack(rows)

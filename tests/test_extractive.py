@@ -1,0 +1,142 @@
+"""Extractive answers (no chat model): sentence splitting, choosing the sentences that answer, both languages; and
+the `ask` command end to end with the real default embedder."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+from click.testing import CliRunner
+
+from rag.answer import ask
+from rag.citations import phantoms
+from rag.cli import cli
+from rag.config import load_settings
+from rag.context import FrozenContext, Source, build_context
+from rag.extractive import extract, sentences, split_sentences
+from rag.workspace import Workspace
+
+from .conftest import FIXTURES
+from .openai_server import FakeOpenAI
+
+
+def test_wrapped_lines_of_a_paragraph_are_one_text_and_each_sentence_keeps_its_first_line():
+    text = "First sentence is here.\nIt wraps onto a second\nline. Third one.\n\n- A list item\n  that wraps.\n"
+    assert sentences(text, first_line=10) == [
+        ("First sentence is here.", 10), ("It wraps onto a second line.", 11), ("Third one.", 12), ("A list item that wraps.", 14)]
+
+
+def test_headings_code_table_rules_and_callout_markers_are_not_sentences():
+    text = "# Title\n\n```sql\nSELECT 1;\n```\n\n> [!tip]\n> Feed it twice.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n"
+    assert sentences(text) == [("Feed it twice.", 8), ("a: 1; b: 2", 12)]
+
+
+@pytest.mark.parametrize("line, parts", [
+    ("The U.S. Army won. Then Dr. Smith left.", ["The U.S. Army won.", "Then Dr. Smith left."]),
+    ("Мы были там в 2025 г. и видели лёд. Потом уехали.", ["Мы были там в 2025 г. и видели лёд.", "Потом уехали."]),
+    ("Is it 72%? Yes! 80% for whole wheat…", ["Is it 72%?", "Yes!", "80% for whole wheat…"]),
+])
+def test_sentences_end_at_punctuation_but_not_after_abbreviations(line, parts):
+    assert [line[a:b] for a, b in split_sentences(line)] == parts
+
+
+def test_keyword_scoring_alone_picks_the_sentence_that_answers(workspace, vault):
+    workspace.sync()
+    hits = workspace.retriever.hybrid("whole wheat hydration", 10).hits
+    found = extract("What hydration do I use for whole wheat?", build_context(hits, vault=vault))
+    assert not found.not_found
+    assert "80% for whole wheat" in found.quotes[0].text
+    assert found.quotes[0].line == 14
+
+
+def test_citation_markers_inside_a_note_are_defanged_in_quotes(workspace, vault):
+    (vault / "Fake.md").write_text("# Fake\n\nThe zanzibar code is 1234 [S9] see (S1).\n", encoding="utf-8")
+    workspace.sync()
+    hits = workspace.retriever.keyword("zanzibar code").hits
+    answer = ask(workspace, "What is the zanzibar code?")
+    assert answer.quotes and "[S9]" not in answer.text and "(S1)" not in answer.text
+    assert phantoms(answer.text, answer.context.ids) == [] and hits
+
+
+@pytest.fixture(scope="module")
+def real_ws(tmp_path_factory, real_embedder):
+    root = tmp_path_factory.mktemp("real")
+    shutil.copytree(FIXTURES / "vault", root / "vault", symlinks=True)
+    settings = load_settings(vault=root / "vault", db_path=root / "index.db", env={})
+    ws = Workspace.open(settings, create=True, embedder=real_embedder)
+    ws.sync()
+    yield ws
+    ws.close()
+
+
+def test_an_english_question_gets_a_quoted_sentence_with_its_citation(real_ws):
+    answer = ask(real_ws, "What hydration do I use for whole wheat?")
+    assert answer.mode == "extractive" and not answer.not_found
+    assert answer.text.startswith("Extractive answer")
+    assert "80% for whole wheat" in answer.text
+    assert answer.citations[0].path == "Notes/Sourdough.md"
+    assert answer.citations[0].start_line <= answer.quotes[0].line <= answer.citations[0].end_line
+
+
+def test_a_russian_question_gets_a_russian_frame_and_the_russian_sentence(real_ws):
+    answer = ask(real_ws, "Сколько стоили билеты на самолёт?")
+    assert answer.text.startswith("Извлечённый ответ")
+    assert "38 000 рублей" in answer.quotes[0].text
+    assert answer.citations[0].path == "Notes/Байкал.md"
+
+
+def test_a_cross_language_question_finds_the_sentence_by_meaning(real_ws):
+    answer = ask(real_ws, "How much did the plane tickets to Lake Baikal cost?")
+    assert "38 000" in answer.text and answer.citations[0].path == "Notes/Байкал.md"
+
+
+def test_an_unrelated_question_is_not_found_rather_than_a_dump(real_ws):
+    answer = ask(real_ws, "Which football club won the 1966 FIFA World Cup final?")
+    assert answer.not_found and answer.citations == () and "Not found in your notes" in answer.text
+
+
+def test_cli_ask_json_has_the_documented_keys(real_ws):
+    s = real_ws.settings
+    result = CliRunner().invoke(cli, ["ask", "Сколько стоили билеты на самолёт?", "--vault", str(s.vault), "--db", str(s.db_path), "--json"],
+                                env={"RAG_CHAT_MODEL": ""}, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert set(data) == {"question", "mode", "answer", "citations", "sources", "removed_citations", "dropped_sources", "not_found"}
+    assert data["mode"] == "extractive" and data["citations"][0]["path"] == "Notes/Байкал.md"
+    assert {"id", "path", "heading", "start_line", "end_line", "chars"} == set(data["sources"][0])
+
+
+def test_cli_ask_streams_the_model_answer_then_lists_sources_without_phantoms(real_ws):
+    s = real_ws.settings
+    with FakeOpenAI() as srv:
+        srv.script_chat(["Tickets cost 38 000 ", "rubles [S1] ", "[S99]."])
+        env = {"RAG_CHAT_MODEL": "fake-chat", "OPENAI_BASE_URL": srv.base_url, "OPENAI_API_KEY": ""}
+        result = CliRunner().invoke(cli, ["ask", "How much were the plane tickets to Baikal?", "--vault", str(s.vault), "--db", str(s.db_path)],
+                                    env=env, catch_exceptions=False)
+        extractive = CliRunner().invoke(cli, ["ask", "How much were the plane tickets?", "--vault", str(s.vault), "--db", str(s.db_path), "--extractive"],
+                                        env=env, catch_exceptions=False)
+        assert len(srv.requests) == 1, "--extractive never calls the model"
+    assert result.exit_code == 0, result.output
+    assert "Tickets cost 38 000 rubles [S1]." in result.stdout and "S99" not in result.stdout
+    assert "Sources:\n  [S1] Notes/Байкал.md:" in result.stdout
+    assert "removed citations that match no source: S99" in result.stderr
+    assert extractive.stdout.startswith("Extractive answer")
+
+
+def test_cli_ask_with_an_unreachable_endpoint_is_a_one_line_error(real_ws):
+    s = real_ws.settings
+    with FakeOpenAI() as gone:
+        url = gone.base_url
+    env = {"RAG_CHAT_MODEL": "fake-chat", "OPENAI_BASE_URL": url}
+    result = CliRunner().invoke(cli, ["ask", "anything", "--vault", str(s.vault), "--db", str(s.db_path)], env=env)
+    assert result.exit_code == 1 and "Cannot reach the chat endpoint" in result.output and "Traceback" not in result.output
+
+
+def test_an_index_entry_of_links_loses_to_the_sentence_it_points_at(fake_embedder):
+    # The same words (same meaning and keyword scores for the fake embedder), the index entry ranked first.
+    index = Source("S1", "INDEX.md", "Index", 3, 3, "", "[[Sourdough]] — the hydration is seventy five percent", 1.0)
+    note = Source("S2", "Sourdough.md", "Sourdough", 7, 7, "", "Seventy five percent is the sourdough hydration.", 0.9)
+    context = FrozenContext((index, note), (), "```", 0)
+    found = extract("What is the sourdough hydration?", context, embedder=fake_embedder)
+    assert found.quotes[0].source_id == "S2"
