@@ -212,6 +212,7 @@ def ask_command(settings, question: str, extractive: bool, as_json: bool) -> Non
     chat = None if extractive else make_chat_model(settings)
     try:
         with Workspace.open(settings) as ws:
+            ws.refresh_if_stale()
             answer = ask(ws, question, chat=chat, on_text=None if as_json else lambda piece: click.echo(piece, nl=False))
     finally:
         if chat is not None:
