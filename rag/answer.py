@@ -16,6 +16,7 @@ import re
 from dataclasses import asdict, dataclass, replace
 from typing import Callable, Iterable
 
+from rag import stemming
 from rag.chat import ChatModel, Message
 from rag.citations import CitationFilter
 from rag.context import ContextLimits, FrozenContext, build_context
@@ -102,7 +103,8 @@ def ask(
 
 def search_query(question: str, turns: tuple[Turn, ...], *, chat: ChatModel | None) -> str:
     """The question itself, or for a follow-up a standalone query: rewritten by the chat model if there is one,
-    else the previous question joined to this one (so "and how much did it cost?" keeps its topic)."""
+    else — when it looks like a follow-up — the previous question joined to this one (so "and how much did it
+    cost?" keeps its topic, while an unrelated new question is searched on its own)."""
     if not turns:
         return question
     if chat is not None:
@@ -110,7 +112,24 @@ def search_query(question: str, turns: tuple[Turn, ...], *, chat: ChatModel | No
         lines = [line.strip() for line in reply.strip().splitlines() if line.strip()]
         if lines:
             return lines[0].strip("\"'«»“”")[:500]
-    return f"{turns[-1].question} {question}"
+    return f"{turns[-1].question} {question}" if looks_like_follow_up(question) else question
+
+
+# Words that point back at an earlier turn ("how much did *it* cost?", "а *там* что?").
+_ANAPHORA = frozenset(
+    "it its that this these those they them their there he she his her then also same "
+    "он она оно они его ее её их это этот эта эти тот та те там тогда туда оттуда тоже такой такая такие".split()
+)
+_CONTINUATIONS = ("and ", "but ", "what about", "how about", "also", "а ", "и ", "но ", "а что", "ещё", "еще", "тогда")
+
+
+def looks_like_follow_up(question: str) -> bool:
+    """Without a chat model to rewrite it, is this question a follow-up that needs the previous one's topic?
+    Yes if it is short, starts like a continuation, or points back with a pronoun; a full new question is not."""
+    words = stemming.words(question)
+    content = [w for w in words if w not in stemming.STOP_WORDS]
+    lowered = question.strip().lower()
+    return len(content) <= 2 or lowered.startswith(_CONTINUATIONS) or any(w in _ANAPHORA for w in words)
 
 
 def messages_for(question: str, context: FrozenContext, turns: tuple[Turn, ...] = ()) -> list[Message]:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from rag.answer import Turn, ask, messages_for
+from rag.answer import Turn, ask, messages_for, search_query
 from rag.chat import OpenAIChat
 from rag.citations import phantoms
 from rag.context import ContextLimits, build_context
@@ -212,3 +212,20 @@ def test_the_answer_json_has_the_documented_shape(ws, vault, srv, chat):
     assert set(data["citations"][0]) == {"id", "path", "heading", "start_line", "end_line"}
     assert set(data["sources"][0]) == {"id", "path", "heading", "start_line", "end_line", "chars"}
     assert {"path": "Notes/Sourdough.md", "reason": data["dropped_sources"][0]["reason"]} in data["dropped_sources"]
+
+
+@pytest.mark.parametrize(
+    "question, follow_up",
+    [
+        ("А сколько стоило жильё?", True),
+        ("and how much did it cost?", True),
+        ("Когда это было?", True),
+        ("why?", True),
+        ("What hydration do I use for whole wheat bread?", False),
+        ("Какой провайдер интернета выбрали для новой квартиры?", False),
+    ],
+)
+def test_without_a_model_only_follow_ups_carry_the_previous_question(question, follow_up):
+    turns = (Turn("Когда мы ездили на Байкал?", "В марте 2025 года [S1]."),)
+    query = search_query(question, turns, chat=None)
+    assert (query != question) is follow_up
