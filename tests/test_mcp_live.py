@@ -11,6 +11,7 @@ import pytest
 from rag.live import LiveWorkspace
 
 from .fakes import FakeEmbedder
+from .waiting import wait_for
 
 
 class Clock:
@@ -20,13 +21,6 @@ class Clock:
     def __call__(self) -> float:
         return self.now
 
-
-def wait_for(condition, timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not reached in time")
-        time.sleep(0.02)
 
 
 class GatedEmbedder(FakeEmbedder):

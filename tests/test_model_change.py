@@ -12,6 +12,7 @@ from rag import similar
 from rag.workspace import Workspace
 
 from .fakes import FakeEmbedder
+from .waiting import wait_for
 
 
 class NewModel(FakeEmbedder):
@@ -33,13 +34,6 @@ class NewModel(FakeEmbedder):
             self.gate.wait(30)
         return super().embed_passages(texts)
 
-
-def wait_for(condition, timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not reached in time")
-        time.sleep(0.02)
 
 
 def test_old_vectors_keep_serving_until_the_new_model_is_complete_then_switch(settings, fake_embedder):

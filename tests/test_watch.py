@@ -11,14 +11,8 @@ from rag.watch import Watcher
 from rag.workspace import Workspace
 
 from .test_sync import consistency
+from .waiting import wait_for
 
-
-def wait_for(condition, timeout: float = 15.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not reached in time")
-        time.sleep(0.02)
 
 
 class Recorder:
