@@ -19,7 +19,7 @@ def main() -> None:
     _counts(ctx)
     state = ctx.shared.indexer.progress()
     if st.button("Re-index now", icon=":material/sync:", type="primary", disabled=state.running,
-                 help="Reads new and changed notes, then embeds the passages that have no vector yet."):
+                 help="Reads new and changed notes, then embeds the passages and sentences that have no vector yet."):
         ctx.shared.indexer.start()
         st.rerun()
     st.fragment(run_every=0.5 if state.running else None)(_progress)(ctx)
@@ -30,7 +30,9 @@ def _counts(ctx: common.AppContext) -> None:
     notes, chunks, missing = st.columns(3)
     notes.metric("Notes", status["notes"])
     chunks.metric("Passages (chunks)", status["chunks"])
-    missing.metric("Vectors missing", status["vectors_missing"])
+    missing.metric("Vectors missing", status["vectors_missing"] + status["sentence_vectors_missing"],
+                   help=f"{status['vectors_missing']} passages and {status['sentence_vectors_missing']} of {status['sentences']} sentences "
+                        "have no vector yet; keyword search covers them meanwhile.")
     last = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(status["last_sync"])) if status["last_sync"] else "never"
     st.markdown(
         f"**Model** `{status['model']}`  \n**Last sync** {last}  \n**Vault** `{status['vault']}`  \n"
@@ -57,7 +59,8 @@ def _last_run(state: IndexProgress) -> None:
         return
     st.success(
         f"Last run: {r.files_added} added, {r.files_updated} updated, {r.files_removed} removed, {r.files_unchanged} unchanged; "
-        f"{r.chunks_embedded} passages embedded, {r.chunks_reused} reused, in {r.seconds:.1f} s.",
+        f"{r.chunks_embedded} passages and {r.sentences_embedded} sentences embedded, {r.chunks_reused} passages reused, "
+        f"in {r.seconds:.1f} s.",
         icon=":material/check_circle:",
     )
     if r.skipped:

@@ -170,7 +170,8 @@ def _generated(question, query, context: FrozenContext, turns, chat: ChatModel, 
 
 
 def _extractive(question, query, context: FrozenContext, workspace: Workspace, emit) -> Answer:
-    found = extract(question, context, embedder=workspace.embedder)
+    model = workspace.embedder.name
+    found = extract(question, context, embedder=workspace.embedder, stored=lambda keys: workspace.store.vectors_for_keys(model, keys))
     if found.not_found:
         return Answer(question, query, "extractive", _not_found_text(question, emit), (), context, (), not_found=True)
     quotes = "\n\n".join(f"> {q.text} [{q.source_id}]" for q in found.quotes)

@@ -55,7 +55,8 @@ def index(settings, as_json: bool) -> None:
         with _ProgressBars() as bars:
             report = ws.sync(progress=bars.update)
     if as_json:
-        keys = ("files_added", "files_updated", "files_removed", "files_unchanged", "chunks_total", "chunks_embedded", "chunks_reused", "seconds")
+        keys = ("files_added", "files_updated", "files_removed", "files_unchanged", "chunks_total", "chunks_embedded", "chunks_reused",
+                "sentences_embedded", "seconds")
         data = {k: getattr(report, k) for k in keys}
         data.update(vectors_missing=report.vectors_missing, skipped=report.to_json()["skipped"], embed_error=report.embed_error)
         click.echo(json.dumps(data, ensure_ascii=False))
@@ -63,7 +64,7 @@ def index(settings, as_json: bool) -> None:
         click.echo(
             f"{report.files_added} added, {report.files_updated} updated, {report.files_removed} removed, "
             f"{report.files_unchanged} unchanged; {report.chunks_total} chunks, {report.chunks_embedded} embedded, "
-            f"{report.chunks_reused} reused in {report.seconds:.1f}s."
+            f"{report.chunks_reused} reused, {report.sentences_embedded} sentences embedded in {report.seconds:.1f}s."
         )
     for path, reason in report.skipped:
         click.echo(f"skipped {path}: {reason}", err=True)
@@ -123,7 +124,8 @@ def status(settings, as_json: bool) -> None:
     click.echo(
         f"Vault:   {info['vault']}\nIndex:   {info['index']} ({info['index_bytes'] / 1e6:.1f} MB)\nModel:   {info['model']}\n"
         f"Notes:   {info['notes']}\nChunks:  {info['chunks']}\nVectors: {info['vectors_present']} present, "
-        f"{info['vectors_missing']} missing\nSynced:  {last}"
+        f"{info['vectors_missing']} missing\nSentences: {info['sentences']}, {info['sentence_vectors_missing']} without a vector\n"
+        f"Synced:  {last}"
     )
 
 
@@ -139,7 +141,7 @@ class _ProgressBars:
         bar = self._bars.get(stage)
         if bar is None:
             label = {"read": "Reading notes", "embed": "Embedding"}.get(stage, stage)
-            bar = self._bars[stage] = tqdm(total=total, desc=label, unit="chunk" if stage == "embed" else "note", file=sys.stderr, leave=False)
+            bar = self._bars[stage] = tqdm(total=total, desc=label, unit="text" if stage == "embed" else "note", file=sys.stderr, leave=False)
         bar.update(done - bar.n)
         if done >= total:
             bar.close()

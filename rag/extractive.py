@@ -15,17 +15,17 @@ Knows nothing about the index or chat models; the embedder is passed in.
 
 from __future__ import annotations
 
-import bisect
 import math
 import re
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
 from rag import stemming
-from rag.chunking import visible_text
+from rag.sentences import plain, split, vector_key
 from rag.citations import defang
 from rag.context import FrozenContext, Source
 from rag.embed import Embedder
@@ -40,17 +40,6 @@ LINK_PENALTY = 0.05  # an index entry or a line of [[links]] points elsewhere ra
 MIN_COSINE = 0.78  # with no keyword in common, a best sentence below this means the notes do not answer
 
 _WIKILINK = re.compile(r"!?\[\[[^\]]*\]\]")
-_EMPHASIS = re.compile(r"\*\*|__|`")
-_HEADING = re.compile(r"#{1,6}\s")
-_TABLE_RULE = re.compile(r"\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?")
-_LIST_MARK = re.compile(r"^(?:[-*+]\s+(?:\[[ xX]\]\s+)?|\d{1,3}[.)]\s+)")
-_QUOTE_MARK = re.compile(r"^(?:>\s?)+")
-_CALLOUT = re.compile(r"\[![\w-]+\][+-]?(?:\s|$)")
-_BOUNDARY = re.compile(r"(?<=[.!?…])[\"»”’')\]]*\s+(?=[\"«“(\[]?[A-ZА-ЯЁ0-9])")
-_ABBREVIATIONS = frozenset(
-    "mr mrs ms dr st prof sr jr vs etc e.g i.e no fig al approx ca cf gen gov sen rep col lt sgt "
-    "т е г гг им ул д см стр тыс млн млрд руб проф акад др пр св".split()
-)
 
 
 @dataclass(frozen=True)
@@ -76,14 +65,19 @@ class _Candidate:
     following: str  # the next sentence of the same paragraph ("" if none): often where the specifics are
 
 
-def extract(question: str, context: FrozenContext, *, embedder: Embedder | None = None) -> Extract:
-    """The best sentences of `context` for `question` (best first), or not_found if none answers it."""
+# vector key → stored vector, for the sentences the index already embedded (see `sentences.for_vectors`)
+StoredVectors = Callable[[list[str]], dict[str, np.ndarray]]
+
+
+def extract(question: str, context: FrozenContext, *, embedder: Embedder | None = None, stored: StoredVectors | None = None) -> Extract:
+    """The best sentences of `context` for `question` (best first), or not_found if none answers it. Sentence
+    vectors come from `stored` when the index has them (same embedder), else they are embedded here."""
     candidates = _dedupe([c for rank, s in enumerate(context.sources) for c in _candidates(s, rank)])
     if not candidates:
         return Extract((), not_found=True)
-    plain = [_plain(c.text) for c in candidates]
-    keyword = _keyword_scores(question, plain)
-    cosine = _cosines(question, plain, embedder) if embedder is not None else None
+    plain_texts = [plain(c.text) for c in candidates]
+    keyword = _keyword_scores(question, plain_texts)
+    cosine = _cosines(question, plain_texts, embedder, stored) if embedder is not None else None
     base = cosine if cosine is not None else np.zeros(len(candidates), np.float32)
     weight = KEYWORD_WEIGHT if cosine is not None else 1.0
     scores = [
@@ -114,101 +108,8 @@ def _pick(candidates: list[_Candidate], scores: list[float], order: list[int]) -
     return tuple(quotes)
 
 
-def sentences(text: str, first_line: int = 1) -> list[tuple[str, int]]:
-    """(sentence, 1-based line where it starts) for the prose of a Markdown passage starting at `first_line`.
-    Wrapped lines of a paragraph or list item are joined; a table row becomes "Header: cell; …"; headings, code,
-    table rules and callout markers are skipped."""
-    source = Source("S0", "", "", first_line, first_line, "", text, 0.0)
-    return [(c.text, c.line) for c in _candidates(source, 0)]
-
-
-def split_sentences(text: str) -> list[tuple[int, int]]:
-    """Spans of the sentences of one paragraph: cut at . ! ? … before a capital or digit, not after abbreviations."""
-    spans, start = [], 0
-    for m in _BOUNDARY.finditer(text):
-        before = text[start : m.start()].split()
-        word = before[-1].rstrip(".!?…\"»”’')]").lstrip("(\"«“*_").lower() if before else ""
-        if len(word) <= 1 or word in _ABBREVIATIONS or "." in word:
-            continue  # "U.S. Army", "т. е.", "Dr. Smith": not the end of a sentence
-        spans.append((start, m.start()))
-        start = m.end()
-    spans.append((start, len(text)))
-    return [(a, b) for a, b in spans if text[a:b].strip()]
-
-
-def _paragraphs(lines: list[str], first_line: int) -> list[tuple[str, list[tuple[int, int]]]]:
-    """(paragraph text, [(offset in text, line number)]) for each paragraph, list item and table row."""
-    out: list[tuple[str, list[tuple[int, int]]]] = []
-    parts: list[tuple[str, int]] = []
-    table: list[tuple[str, int]] = []
-    in_code = False
-
-    def flush() -> None:
-        if parts:
-            out.append(_join(parts))
-            parts.clear()
-        if table:
-            out.extend(_table_rows(table))
-            table.clear()
-
-    for number, raw in enumerate(lines, first_line):
-        line = _QUOTE_MARK.sub("", raw.strip()).strip()
-        if raw.strip().startswith(("```", "~~~")):
-            flush()
-            in_code = not in_code
-        elif in_code or not line or _HEADING.match(line) or _CALLOUT.match(line):
-            flush()
-        elif line.startswith("|"):
-            if parts:
-                out.append(_join(parts))
-                parts.clear()
-            table.append((line, number))
-        else:
-            body = _LIST_MARK.sub("", line, count=1)
-            if body != line or table:
-                flush()  # a list item (or the end of a table) starts a new unit
-            parts.append((body.strip(), number))
-    flush()
-    return out
-
-
-def _join(parts: list[tuple[str, int]]) -> tuple[str, list[tuple[int, int]]]:
-    text, starts = "", []
-    for piece, number in parts:
-        text += (" " if text else "")
-        starts.append((len(text), number))
-        text += piece
-    return text, starts
-
-
-def _table_rows(rows: list[tuple[str, int]]) -> list[tuple[str, list[tuple[int, int]]]]:
-    """Each data row as its own unit, cells labelled by the header when there is one."""
-    cells = [[c.strip() for c in row.strip().strip("|").split("|")] for row, _ in rows]
-    header = None
-    if len(rows) > 1 and _TABLE_RULE.fullmatch(rows[1][0]):
-        header, cells, rows = cells[0], cells[2:], rows[2:]
-    out = []
-    for row_cells, (row, number) in zip(cells, rows):
-        if _TABLE_RULE.fullmatch(row):
-            continue
-        if header:
-            text = "; ".join(f"{h}: {c}" if h else c for h, c in zip(header, row_cells) if c)
-        else:
-            text = " | ".join(c for c in row_cells if c)
-        if text:
-            out.append((text, [(0, number)]))
-    return out
-
-
 def _candidates(source: Source, rank: int) -> list[_Candidate]:
-    out = []
-    for para, starts in _paragraphs(source.text.split("\n"), source.start_line):
-        spans = [(a, b) for a, b in split_sentences(para) if any(ch.isalnum() for ch in para[a:b])]
-        for k, (a, b) in enumerate(spans):
-            line = starts[bisect.bisect_right([o for o, _ in starts], a) - 1][1]
-            following = para[spans[k + 1][0] : spans[k + 1][1]] if k + 1 < len(spans) else ""
-            out.append(_Candidate(source, rank, para[a:b], line, following))
-    return out
+    return [_Candidate(source, rank, s.text, s.line, s.following) for s in split(source.text, source.start_line)]
 
 
 def _dedupe(candidates: list[_Candidate]) -> list[_Candidate]:
@@ -229,11 +130,6 @@ def _mostly_links(text: str) -> bool:
     return text.startswith(("[[", "![[")) or linked * 2 >= len(text)
 
 
-def _plain(text: str) -> str:
-    """What a reader sees: wikilinks resolved, emphasis and code marks dropped (for scoring, not for quoting)."""
-    return _EMPHASIS.sub("", visible_text(text))
-
-
 def _keyword_scores(question: str, texts: list[str]) -> list[float]:
     """Σ idf of the question stems a sentence contains / Σ idf of all question stems (0..1)."""
     terms = stemming.query_terms(question)
@@ -244,8 +140,8 @@ def _keyword_scores(question: str, texts: list[str]) -> list[float]:
     return [sum(idf[t] for t in terms if t in s) / total for s in stems]
 
 
-def _cosines(question: str, texts: list[str], embedder: Embedder) -> np.ndarray:
-    return _CACHE.vectors(embedder, texts) @ _CACHE.query(embedder, question)
+def _cosines(question: str, texts: list[str], embedder: Embedder, stored: StoredVectors | None) -> np.ndarray:
+    return _CACHE.vectors(embedder, texts, stored) @ _CACHE.query(embedder, question)
 
 
 class _VectorCache:
@@ -265,9 +161,13 @@ class _VectorCache:
             self._items.move_to_end(key)
             return self._items[key]
 
-    def vectors(self, embedder: Embedder, texts: list[str]) -> np.ndarray:
+    def vectors(self, embedder: Embedder, texts: list[str], stored: StoredVectors | None = None) -> np.ndarray:
         with self._lock:  # held while embedding: the local model runs one batch at a time anyway
             missing = list(dict.fromkeys(t for t in texts if (embedder.name, "passage", t) not in self._items))
+            if missing and stored is not None:
+                found = stored([vector_key(t) for t in missing])
+                self._items.update(((embedder.name, "passage", t), found[vector_key(t)]) for t in missing if vector_key(t) in found)
+                missing = [t for t in missing if vector_key(t) not in found]
             if missing:
                 self._items.update(((embedder.name, "passage", t), v) for t, v in zip(missing, embedder.embed_passages(missing)))
             rows = [self._items[(embedder.name, "passage", t)] for t in texts]

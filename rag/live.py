@@ -229,7 +229,7 @@ class LiveWorkspace:
         return report
 
     def _backfill(self, ws: Workspace) -> None:
-        """Embed chunk texts that have no vector yet, a few at a time, until none is missing or we are stopped."""
+        """Embed chunk and sentence texts that have no vector yet, a few at a time, until none is missing or we are stopped."""
 
         def progress(stage: str, done: int, total: int) -> None:
             if self._stop.is_set():
@@ -237,9 +237,10 @@ class LiveWorkspace:
             self._status = Indexing("embedding", done, total)
 
         try:
-            done, self._embed_error = backfill(ws.store, ws.embedder, batch_size=EMBED_BATCH, progress=progress)
+            done = backfill(ws.store, ws.embedder, batch_size=EMBED_BATCH, progress=progress)
         except _Stopped:
             return
-        if done and self._embed_error is None:
+        self._embed_error = done.error
+        if (done.chunks or done.sentences) and done.error is None:
             with self._sync_lock:  # not while a text sync is half-way through moving chunks
                 ws.store.drop_orphan_vectors()

@@ -102,7 +102,7 @@ class Retriever:
         self.settings = settings
         self.store = store
         self.embedder = embedder
-        self.vectors = VectorIndex(store, embedder.name)
+        self.vectors = VectorIndex(store, embedder.name, sentence_weight=settings.sentence_weight if settings.sentence_vectors else 0.0)
         self._query_cache: dict[str, object] = {}
         self._cache_lock = threading.Lock()
 

@@ -55,6 +55,15 @@ MIGRATIONS = [
     """
     CREATE VIRTUAL TABLE chunks_vocab USING fts5vocab(chunks_fts, 'row');
     """,
+    # 3: sentence vectors: a chunk also scores by its best-matching sentence (see `retrieve.Retriever.dense_ranking`)
+    """
+    CREATE TABLE sentences (
+        chunk INTEGER NOT NULL REFERENCES chunks(rowid) ON DELETE CASCADE, line INTEGER NOT NULL,
+        text TEXT NOT NULL, vector_key TEXT NOT NULL
+    );
+    CREATE INDEX sentences_chunk ON sentences(chunk);
+    CREATE INDEX sentences_vector_key ON sentences(vector_key);
+    """,
 ]
 
 
@@ -189,8 +198,9 @@ class Store:
         rows = self._read("SELECT path, sha256, mtime, size FROM files")
         return {r[0]: FileState(*r) for r in rows}
 
-    def replace_file(self, state: FileState, info: FileInfo, chunks: list, stems: list[str]) -> None:
-        """Atomically replace one file's row, chunks and FTS rows."""
+    def replace_file(self, state: FileState, info: FileInfo, chunks: list, stems: list[str], sentences: list[list] | None = None) -> None:
+        """Atomically replace one file's row, chunks, FTS rows and (if given, one list per chunk) sentence rows
+        `(text, line, vector_key)`."""
         with self.transaction() as db:
             _delete_fts(db, "SELECT rowid FROM chunks WHERE path = ?", (state.path,))
             db.execute("DELETE FROM files WHERE path = ?", (state.path,))
@@ -208,6 +218,23 @@ class Store:
                      chunk.end_char, chunk.text, chunk.sha256, chunk.tokens, chunk.index_text, chunk.vector_key),
                 )
                 db.execute("INSERT INTO chunks_fts(rowid, stems) VALUES (?, ?)", (cur.lastrowid, stem_text))
+                if sentences:
+                    _insert_sentences(db, cur.lastrowid, sentences[ordinal])
+
+    def chunk_texts(self) -> list[tuple[int, str, int]]:
+        """(rowid, text, start line) of every chunk, for re-deriving sentence rows."""
+        return self._read("SELECT rowid, text, start_line FROM chunks ORDER BY rowid")
+
+    def replace_sentences(self, rows: list[tuple[int, list]]) -> None:
+        """Set the sentence rows of the given chunks: [(chunk rowid, [(text, line, vector_key)])]."""
+        with self.transaction() as db:
+            for rowid, sentences in rows:
+                db.execute("DELETE FROM sentences WHERE chunk = ?", (rowid,))
+                _insert_sentences(db, rowid, sentences)
+
+    def clear_sentences(self) -> None:
+        with self.transaction() as db:
+            db.execute("DELETE FROM sentences")
 
     def touch_file(self, path: str, mtime: float, size: int) -> None:
         """The file was rewritten with the same content: remember its new stat so the next check is a stat only."""
@@ -269,10 +296,20 @@ class Store:
         )
         return [r[0] for r in rows]
 
+    def missing_sentence_keys(self, model: str) -> list[str]:
+        """Distinct vector keys of sentences that have no vector for `model` yet (nor a chunk with the same text)."""
+        rows = self._read(
+            "SELECT vector_key FROM sentences WHERE vector_key NOT IN (SELECT vector_key FROM embeddings WHERE model = ?)"
+            " AND vector_key NOT IN (SELECT vector_key FROM chunks) GROUP BY vector_key ORDER BY MIN(rowid)",
+            (model,),
+        )
+        return [r[0] for r in rows]
+
     def index_texts(self, keys: list[str]) -> list[tuple[str, str]]:
-        """(vector_key, index_text) for the given keys that still have a chunk, in the order given."""
+        """(vector_key, text to embed) for the given chunk or sentence keys that still exist, in the order given."""
         marks = ",".join("?" * len(keys))
-        rows = dict(self._read(f"SELECT vector_key, MIN(index_text) FROM chunks WHERE vector_key IN ({marks}) GROUP BY vector_key", keys))
+        rows = dict(self._read(f"SELECT vector_key, MIN(text) FROM sentences WHERE vector_key IN ({marks}) GROUP BY vector_key", keys))
+        rows.update(self._read(f"SELECT vector_key, MIN(index_text) FROM chunks WHERE vector_key IN ({marks}) GROUP BY vector_key", keys))
         return [(k, rows[k]) for k in keys if k in rows]
 
     def known_vector_keys(self, model: str, keys: list[str]) -> set[str]:
@@ -281,6 +318,16 @@ class Store:
             part = keys[i : i + 500]
             marks = ",".join("?" * len(part))
             found.update(r[0] for r in self._read(f"SELECT vector_key FROM embeddings WHERE model = ? AND vector_key IN ({marks})", [model, *part]))
+        return found
+
+    def vectors_for_keys(self, model: str, keys: list[str]) -> dict[str, np.ndarray]:
+        """The stored `model` vectors of the given keys (those that have one)."""
+        found: dict[str, np.ndarray] = {}
+        for i in range(0, len(keys), 500):
+            part = keys[i : i + 500]
+            marks = ",".join("?" * len(part))
+            rows = self._read(f"SELECT vector_key, vector FROM embeddings WHERE model = ? AND vector_key IN ({marks})", [model, *part])
+            found.update((k, np.frombuffer(v, dtype=np.float32)) for k, v in rows)
         return found
 
     def count_missing_vectors(self, model: str) -> int:
@@ -302,13 +349,29 @@ class Store:
     def drop_orphan_vectors(self) -> int:
         """Vectors no chunk refers to any more (content deleted for good)."""
         with self.transaction(searchable=False) as db:
-            cur = db.execute("DELETE FROM embeddings WHERE vector_key NOT IN (SELECT vector_key FROM chunks)")
+            cur = db.execute(
+                "DELETE FROM embeddings WHERE vector_key NOT IN (SELECT vector_key FROM chunks)"
+                " AND vector_key NOT IN (SELECT vector_key FROM sentences)"
+            )
             return cur.rowcount
 
     def vectors(self, model: str) -> tuple[np.ndarray, np.ndarray]:
         """(chunk rowids int64, matrix float32 C-contiguous) for every chunk that has a `model` vector."""
         rows = self._read(
             "SELECT c.rowid, e.vector FROM chunks c JOIN embeddings e ON e.vector_key = c.vector_key AND e.model = ? ORDER BY c.rowid",
+            (model,),
+        )
+        if not rows:
+            return np.zeros(0, np.int64), np.zeros((0, 0), np.float32)
+        ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+        matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
+        return ids, matrix
+
+    def sentence_vectors(self, model: str) -> tuple[np.ndarray, np.ndarray]:
+        """(chunk rowid of each row int64, matrix float32) for every sentence with a `model` vector, by chunk rowid."""
+        rows = self._read(
+            "SELECT s.chunk, e.vector FROM sentences s JOIN embeddings e ON e.vector_key = s.vector_key AND e.model = ?"
+            " ORDER BY s.chunk",
             (model,),
         )
         if not rows:
@@ -324,11 +387,20 @@ class Store:
         with_vectors = self._read(
             "SELECT COUNT(*) FROM chunks c JOIN embeddings e ON e.vector_key = c.vector_key AND e.model = ?", (model,)
         )[0][0]
-        return {"notes": files, "chunks": chunks, "vectors_present": with_vectors, "vectors_missing": chunks - with_vectors}
+        sentences, sentence_vectors = self._read(
+            "SELECT (SELECT COUNT(*) FROM sentences), (SELECT COUNT(*) FROM sentences s JOIN embeddings e"
+            " ON e.vector_key = s.vector_key AND e.model = ?)", (model,),
+        )[0]
+        return {"notes": files, "chunks": chunks, "vectors_present": with_vectors, "vectors_missing": chunks - with_vectors,
+                "sentences": sentences, "sentence_vectors_missing": sentences - sentence_vectors}
 
 
 def _file_info(r) -> FileInfo:
     return FileInfo(r[0], r[1], r[2], tuple(json.loads(r[3])), tuple(json.loads(r[4])), r[5], r[6], r[7])
+
+
+def _insert_sentences(db: sqlite3.Connection, chunk: int, sentences: list) -> None:
+    db.executemany("INSERT INTO sentences(chunk, text, line, vector_key) VALUES (?,?,?,?)", [(chunk, *row) for row in sentences])
 
 
 def _delete_fts(db: sqlite3.Connection, select: str, params) -> None:

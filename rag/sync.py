@@ -11,9 +11,9 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import asdict, dataclass, field
-from typing import Callable
+from typing import Callable, NamedTuple
 
-from rag import stemming
+from rag import sentences, stemming
 from rag.chunking import chunk_note, note_title
 from rag.config import Settings
 from rag.embed import Embedder
@@ -36,6 +36,7 @@ class SyncReport:
     chunks_total: int = 0
     chunks_embedded: int = 0
     chunks_reused: int = 0
+    sentences_embedded: int = 0
     vectors_missing: int = 0
     seconds: float = 0.0
     skipped: tuple[tuple[str, str], ...] = field(default_factory=tuple)  # (path, reason)
@@ -66,6 +67,7 @@ def sync(settings: Settings, store: Store, embedder: Embedder, *, progress: Prog
     known = store.file_states()
     changed = [s for s in on_disk if _stat_changed(known.get(s.path), s)]
     tally.unchanged = len(on_disk) - len(changed)
+    _keep_sentence_rows_current(settings, store)
     for done, stat in enumerate(changed, 1):
         _sync_file(settings, store, embedder, stat, known.get(stat.path), tally)
         progress("read", done, len(changed))
@@ -73,7 +75,8 @@ def sync(settings: Settings, store: Store, embedder: Embedder, *, progress: Prog
     if gone:
         store.remove_files(gone)
         tally.removed += len(gone)
-    embedded, error = backfill(store, embedder, batch_size=settings.embed_batch_size, progress=progress) if embed else (0, None)
+    done = backfill(store, embedder, batch_size=settings.embed_batch_size, progress=progress) if embed else Backfilled(0, 0, None)
+    error = done.error
     if embed and error is None:
         store.drop_orphan_vectors()
     counts = store.counts(embedder.name)
@@ -82,8 +85,8 @@ def sync(settings: Settings, store: Store, embedder: Embedder, *, progress: Prog
     store.set_meta("last_sync", str(time.time()))
     return SyncReport(
         files_added=tally.added, files_updated=tally.updated, files_removed=tally.removed,
-        files_unchanged=tally.unchanged, chunks_total=counts["chunks"], chunks_embedded=embedded,
-        chunks_reused=tally.reused, vectors_missing=counts["vectors_missing"],
+        files_unchanged=tally.unchanged, chunks_total=counts["chunks"], chunks_embedded=done.chunks,
+        chunks_reused=tally.reused, sentences_embedded=done.sentences, vectors_missing=counts["vectors_missing"],
         seconds=round(time.perf_counter() - started, 3), skipped=tuple(tally.skipped), embed_error=error,
     )
 
@@ -111,7 +114,9 @@ def _sync_file(settings: Settings, store: Store, embedder: Embedder, stat: FileS
         stat.path, note.text, count_tokens=embedder.count_tokens, target=settings.chunk_target_tokens,
         hard=min(settings.chunk_hard_tokens, embedder.window), min_tokens=settings.chunk_min_tokens,
     )
-    store.replace_file(state, _file_info(settings, note.path, note.text, note.sha256), chunks, [stemming.index_text(c.index_text) for c in chunks])
+    stems = [stemming.index_text(c.index_text) for c in chunks]
+    units = [sentences.for_vectors(c.text, c.start_line) for c in chunks] if settings.sentence_vectors else None
+    store.replace_file(state, _file_info(settings, note.path, note.text, note.sha256), chunks, stems, units)
     tally.reused += len(store.known_vector_keys(embedder.name, [c.vector_key for c in chunks]))
     if old is None:
         tally.added += 1
@@ -127,12 +132,36 @@ def _file_info(settings: Settings, path: str, text: str, sha256: str) -> FileInf
     return FileInfo(path, sha256, note_title(path, text), fm.tags, fm.aliases, tier_of(path, settings), project, fm.error)
 
 
-def backfill(store: Store, embedder: Embedder, *, batch_size: int, progress: Progress | None = None) -> tuple[int, str | None]:
-    """Embed every chunk text that has no vector for this model, in bounded batches. Returns (count, error).
+def _keep_sentence_rows_current(settings: Settings, store: Store) -> None:
+    """Sentence rows follow the setting and the splitter's version: an index made before them, or by another
+    version, is re-split here from the stored chunk texts (vectors of unchanged sentences are reused)."""
+    wanted = sentences.VERSION if settings.sentence_vectors else "off"
+    if store.get_meta("sentences") == wanted:
+        return
+    if settings.sentence_vectors:
+        rows = store.chunk_texts()
+        for i in range(0, len(rows), 2000):
+            store.replace_sentences([(rowid, sentences.for_vectors(text, line)) for rowid, text, line in rows[i : i + 2000]])
+    else:
+        store.clear_sentences()
+    store.set_meta("sentences", wanted)
+
+
+class Backfilled(NamedTuple):
+    chunks: int  # chunk texts embedded
+    sentences: int  # sentence texts embedded
+    error: str | None
+
+
+def backfill(store: Store, embedder: Embedder, *, batch_size: int, progress: Progress | None = None) -> Backfilled:
+    """Embed every chunk text, then every sentence, that has no vector for this model, in bounded batches. Chunks
+    come first: they make a note findable by meaning, sentences then sharpen the ranking.
     `progress("embed", done, total)` runs before each batch and at the end; it may raise to stop early."""
     progress = progress or (lambda stage, done, total: None)
-    keys = store.missing_vector_keys(embedder.name)
-    done = 0
+    chunk_keys = store.missing_vector_keys(embedder.name)
+    keys = chunk_keys + store.missing_sentence_keys(embedder.name)
+    chunk_set = set(chunk_keys)
+    done = chunks_done = 0
     progress("embed", 0, len(keys))
     for i in range(0, len(keys), batch_size):
         # One batch at a time under a lock shared with other processes on this index (app, MCP server, CLI): what
@@ -147,10 +176,12 @@ def backfill(store: Store, embedder: Embedder, *, batch_size: int, progress: Pro
                     matrix = embedder.embed_passages([text for _, text in batch])
                 except EmbedderError as exc:
                     log.warning("Embedding stopped: %s", exc)
-                    return done, f"{exc} Keyword search works; run `python -m rag index` again to add the missing vectors."
+                    why = f"{exc} Keyword search works; run `python -m rag index` again to add the missing vectors."
+                    return Backfilled(chunks_done, done - chunks_done, why)
                 store.put_vectors(embedder.name, [key for key, _ in batch], matrix)
         done += len(batch)
+        chunks_done += sum(1 for key, _ in batch if key in chunk_set) if batch else 0
         progress("embed", min(i + batch_size, len(keys)), len(keys))
-    if keys and store.count_missing_vectors(embedder.name) == 0:
+    if chunk_keys and store.count_missing_vectors(embedder.name) == 0:
         store.set_meta("embed_model", embedder.name)  # complete: this model now serves (see `Workspace.retriever`)
-    return done, None
+    return Backfilled(chunks_done, done - chunks_done, None)

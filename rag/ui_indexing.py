@@ -41,7 +41,7 @@ class IndexProgress:
         if self.stage == "read":
             return f"Reading notes: {self.done} of {self.total}"
         if self.stage == "embed":
-            return f"Embedding passages for meaning search: {self.done} of {self.total}"
+            return f"Embedding passages, then sentences, for meaning search: {self.done} of {self.total}"
         return "Checking the vault for changes…"
 
 

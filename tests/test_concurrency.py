@@ -128,7 +128,7 @@ def test_two_processes_index_and_search_one_index_at_once(settings, vault, fake_
 def test_two_processes_embedding_one_index_never_embed_a_text_twice(settings, vault, fake_embedder, tmp_path):
     with Workspace.open(settings, create=True, embedder=fake_embedder) as ws:
         ws.sync(embed=False)
-        missing = ws.store.count_missing_vectors(fake_embedder.name)
+        missing = ws.store.count_missing_vectors(fake_embedder.name) + len(ws.store.missing_sentence_keys(fake_embedder.name))
     child = textwrap.dedent("""
         import sys, time
         from pathlib import Path
@@ -145,8 +145,9 @@ def test_two_processes_embedding_one_index_never_embed_a_text_twice(settings, va
         settings = load_settings(vault=Path(sys.argv[1]), db_path=Path(sys.argv[2]), env={})
         embedder = Slow()
         with Workspace.open(settings, embedder=embedder) as ws:
-            done, error = backfill(ws.store, embedder, batch_size=2)
-        assert error is None and done == len(embedder.embedded)
+            result = backfill(ws.store, embedder, batch_size=2)
+        done = result.chunks + result.sentences
+        assert result.error is None and done == len(embedder.embedded)
         print(done)
     """)
     env = {**os.environ, "PYTHONPATH": os.getcwd()}

@@ -14,11 +14,16 @@ from rag.citations import phantoms
 from rag.cli import cli
 from rag.config import load_settings
 from rag.context import FrozenContext, Source, build_context
-from rag.extractive import extract, sentences, split_sentences
+from rag.extractive import extract
+from rag.sentences import split, split_sentences
 from rag.workspace import Workspace
 
 from .conftest import FIXTURES
 from .openai_server import FakeOpenAI
+
+
+def sentences(text, first_line=1):
+    return [(s.text, s.line) for s in split(text, first_line)]
 
 
 def test_wrapped_lines_of_a_paragraph_are_one_text_and_each_sentence_keeps_its_first_line():

@@ -60,7 +60,8 @@ def _vectors(db) -> int:
     import sqlite3
 
     try:
-        return sqlite3.connect(db).execute("SELECT COUNT(*) FROM embeddings").fetchone()[0]
+        # chunk vectors only (sentence vectors come after them)
+        return sqlite3.connect(db).execute("SELECT COUNT(*) FROM embeddings WHERE vector_key IN (SELECT vector_key FROM chunks)").fetchone()[0]
     except sqlite3.Error:
         return 0
 

@@ -11,14 +11,18 @@ from rag.workspace import Workspace
 
 
 def consistency(db_path):
-    """Invariants of a healthy index: FTS rows = chunks, every chunk has a file row, no orphan vectors."""
+    """Invariants of a healthy index: FTS rows = chunks, every chunk has a file row, no orphan vectors or sentences."""
     db = sqlite3.connect(db_path)
     try:
         chunks = db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
         fts = db.execute("SELECT COUNT(*) FROM chunks_fts").fetchone()[0]
         fts_orphans = db.execute("SELECT COUNT(*) FROM chunks_fts WHERE rowid NOT IN (SELECT rowid FROM chunks)").fetchone()[0]
         no_file = db.execute("SELECT COUNT(*) FROM chunks WHERE path NOT IN (SELECT path FROM files)").fetchone()[0]
-        orphans = db.execute("SELECT COUNT(*) FROM embeddings WHERE vector_key NOT IN (SELECT vector_key FROM chunks)").fetchone()[0]
+        orphans = db.execute(
+            "SELECT COUNT(*) FROM embeddings WHERE vector_key NOT IN (SELECT vector_key FROM chunks)"
+            " AND vector_key NOT IN (SELECT vector_key FROM sentences)"
+        ).fetchone()[0]
+        orphans += db.execute("SELECT COUNT(*) FROM sentences WHERE chunk NOT IN (SELECT rowid FROM chunks)").fetchone()[0]
         paths = [r[0] for r in db.execute("SELECT path FROM files")]
     finally:
         db.close()
