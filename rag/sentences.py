@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from rag.chunking import visible_text
 
 # Bump when the splitting changes: the index re-splits every chunk (unchanged sentences keep their vectors).
-VERSION = "1"
+VERSION = "2"
 MIN_WORDS = 3  # shorter units ("Yes.", "See above.") say too little to be searched on their own
 
 _WIKILINK = re.compile(r"!?\[\[[^\]]*\]\]")
@@ -59,16 +59,29 @@ def plain(text: str) -> str:
 
 
 def for_vectors(text: str, first_line: int = 1) -> list[tuple[str, int, str]]:
-    """(plain sentence, line, vector key) worth a vector of its own in a chunk's text: at least MIN_WORDS words,
-    each distinct text once. Empty when the chunk holds fewer than two: its own vector already is that sentence."""
+    """(plain sentence, line, vector key) worth a vector of its own in a chunk's text: its headings (a heading
+    sums up its section; a note's title often reads like the question) and sentences, each of at least MIN_WORDS
+    words, each distinct text once. Empty when the chunk holds fewer than two: its own vector already is that."""
     units: dict[str, int] = {}
-    for s in split(text, first_line):
-        words = plain(s.text)
+    found = [(plain(h), line) for h, line in headings(text, first_line)] + [(plain(s.text), s.line) for s in split(text, first_line)]
+    for words, line in sorted(found, key=lambda x: x[1]):
         if len(re.findall(r"\w+", words)) >= MIN_WORDS:
-            units.setdefault(words, s.line)
+            units.setdefault(words, line)
     if len(units) < 2:
         return []
     return [(t, line, vector_key(t)) for t, line in units.items()]
+
+
+def headings(text: str, first_line: int = 1) -> list[tuple[str, int]]:
+    """(heading text, line) of the ATX headings outside code fences."""
+    out, in_code = [], False
+    for number, raw in enumerate(text.split("\n"), first_line):
+        line = raw.strip()
+        if line.startswith(("```", "~~~")):
+            in_code = not in_code
+        elif not in_code and _HEADING.match(line):
+            out.append((line.lstrip("#").strip(), number))
+    return out
 
 
 def vector_key(text: str) -> str:

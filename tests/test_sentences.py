@@ -29,13 +29,13 @@ def rows(db_path) -> list[tuple[str, str, int]]:
 # --- which sentences -------------------------------------------------------------------------------------------
 
 
-def test_each_sentence_of_three_words_or_more_gets_a_vector_with_its_line():
-    text = "# Title\n\nThe pump runs at night. It stops at six.\nOk.\n\n- Check the **valve** weekly\n"
+def test_each_heading_and_sentence_of_three_words_or_more_gets_a_vector_with_its_line():
+    text = "# Pump schedule notes\n\nThe pump runs at night. It stops at six.\nOk.\n\n## Valve\n\n- Check the **valve** weekly\n\n```\n# not a heading in code\n```\n"
     units = sentences.for_vectors(text, first_line=5)
     assert [(t, line) for t, line, _ in units] == [
-        ("The pump runs at night.", 7), ("It stops at six.", 7), ("Check the valve weekly", 10),
-    ]  # the heading, and "Ok." (too short), have none; emphasis is dropped as in extractive answers
-    assert units[0][2] == sentences.vector_key("The pump runs at night.")
+        ("Pump schedule notes", 5), ("The pump runs at night.", 7), ("It stops at six.", 7), ("Check the valve weekly", 12),
+    ]  # "Ok." and "Valve" are too short; emphasis is dropped as in extractive answers; code is not prose
+    assert units[1][2] == sentences.vector_key("The pump runs at night.")
 
 
 def test_a_chunk_of_one_sentence_or_repeats_of_one_needs_no_sentence_vector():
