@@ -133,7 +133,8 @@ def channel_runners(ws: Workspace) -> dict[str, Callable[[str], list[str]]]:
     return {
         "bm25": lambda q: paths([i for i, _ in r.keyword_ranking(q, n)]),
         "dense": lambda q: paths([i for i, _ in r.dense_ranking(q, n)]),
-        "hybrid": lambda q: [h.chunk.path for h in r.hybrid(q, n, candidates=n).hits],
+        # fused exactly as users get it (fusion_depth candidates per channel); Recall@100 counts their union
+        "hybrid": lambda q: [h.chunk.path for h in r.hybrid(q, n).hits],
     }
 
 

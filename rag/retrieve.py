@@ -141,7 +141,7 @@ class Retriever:
         return SearchResult(self._hits(ranking, dense=ranking), ("dense",) if notice is None else (), notice)
 
     def hybrid(self, query: str, k: int = 10, *, candidates: int | None = None) -> SearchResult:
-        n = max(candidates or self.settings.fusion_depth, k)
+        n = candidates or self.settings.fusion_depth  # per channel; k beyond the union of both gets what there is
         keyword = self.keyword_ranking(query, n)
         dense, notice = self._dense_or_notice(query, n)
         channels = ("bm25",) if notice else ("bm25", "dense")
