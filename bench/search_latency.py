@@ -1,7 +1,10 @@
 """Dense top-10 latency through the real code path vs a bare numpy (and faiss) flat search on the same vectors,
 plus a full hybrid query (FTS5 + dense + fusion, query embedding excluded) on a 100k-chunk index.
 
-    python bench/search_latency.py [--sizes 10000,100000,1000000] [--queries 50] [--json]
+    python bench/search_latency.py [--sizes 10000,100000,1000000] [--sentences 0] [--queries 50] [--json]
+
+With `--sentences K` every chunk also has K sentence vectors (real notes: 5–7), and the baseline is a flat search
+over all (1 + K) · n vectors: ours adds the per-chunk best-sentence maximum and the score combination.
 
 Synthetic unit vectors (384 dims) and synthetic chunk texts, written through the real Store API. Each size
 reports the median over the queries; `ratio` = ours / numpy, measured in the same process on the very matrix our
@@ -62,18 +65,21 @@ class QueryOnly:
         return self.vector
 
 
-def build_store(path: Path, n: int, rng: np.random.Generator, *, per_file: int = 1000) -> Store:
-    """n chunks in files of `per_file` chunks, one transaction per file (1M chunks take a few minutes)."""
+def build_store(path: Path, n: int, rng: np.random.Generator, *, sentences: int = 0, per_file: int = 1000) -> Store:
+    """n chunks (each with `sentences` sentence rows) in files of `per_file` chunks, one transaction per file (1M
+    chunks take a few minutes)."""
     store = Store.open(path, create=True)
     for start in range(0, n, per_file):
         count = min(per_file, n - start)
         rel = f"f{start // per_file}.md"
         chunks = [_chunk(rel, start + i, rng) for i in range(count)]
         stems = [stemming.index_text(c.index_text) for c in chunks]
-        store.replace_file(FileState(rel, "x", 0.0, 0), FileInfo(rel, "x", None, (), (), 2, None), chunks, stems)
-        vectors = rng.standard_normal((count, DIM), dtype=np.float32)
+        units = [[(f"s{j}", 1, f"{c.vector_key}s{j}") for j in range(sentences)] for c in chunks]
+        store.replace_file(FileState(rel, "x", 0.0, 0), FileInfo(rel, "x", None, (), (), 2, None), chunks, stems, units)
+        keys = [c.vector_key for c in chunks] + [key for rows in units for _, _, key in rows]
+        vectors = rng.standard_normal((len(keys), DIM), dtype=np.float32)
         vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-        store.put_vectors(MODEL, [c.vector_key for c in chunks], vectors)
+        store.put_vectors(MODEL, keys, vectors)
     return store
 
 
@@ -105,14 +111,16 @@ def numpy_top10(matrix: np.ndarray, q: np.ndarray) -> np.ndarray:
     return best[np.argsort(-scores[best])]
 
 
-def bench_size(n: int, queries: np.ndarray, rng) -> dict:
+def bench_size(n: int, queries: np.ndarray, rng, sentences: int = 0) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
-        store = build_store(Path(tmp) / "index.db", n, rng)
-        index = VectorIndex(store, MODEL)
+        store = build_store(Path(tmp) / "index.db", n, rng, sentences=sentences)
+        index = VectorIndex(store, MODEL, sentence_weight=1.0 if sentences else 0.0)
         started = time.perf_counter()
         index.search(queries[0], 10)  # load and cache the matrix once, as a running app has
         load_s = time.perf_counter() - started
         matrix = index._matrix  # the very matrix our search scans: same memory, same layout
+        if sentences:  # the same vectors in one flat matrix
+            matrix = np.vstack([matrix, index._sentences.matrix])
         ours, numpy_ms = paired_median_ms([lambda q: index.search(q, 10), lambda q: numpy_top10(matrix, q)], queries)
         row = {"ours_ms": ours, "numpy_ms": numpy_ms, "ratio": round(ours / numpy_ms, 3), "matrix_load_s": round(load_s, 2)}
         faiss_ms = _faiss(matrix, queries, ours_fn=lambda q: index.search(q, 10))
@@ -120,7 +128,7 @@ def bench_size(n: int, queries: np.ndarray, rng) -> dict:
             row.update(faiss_ms=faiss_ms[1], ours_vs_faiss_ms=faiss_ms[0], ratio_faiss=round(faiss_ms[0] / faiss_ms[1], 3))
         hybrid = None
         if n == 100_000:
-            settings = load_settings(vault=Path(tmp), db_path=Path(tmp) / "index.db", env={})
+            settings = load_settings(vault=Path(tmp), db_path=Path(tmp) / "index.db", env={}, sentence_vectors=sentences > 0)
             retriever = Retriever(settings, store, QueryOnly(queries[0]))
             texts = [" ".join(words(rng, 4)) for _ in range(len(queries))]
             hybrid = median_ms(lambda t: retriever.hybrid(t, 10), texts)
@@ -144,15 +152,16 @@ def _faiss(matrix: np.ndarray, queries: np.ndarray, *, ours_fn) -> list[float] |
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", default="10000,100000,1000000")
+    parser.add_argument("--sentences", type=int, default=0, help="sentence vectors per chunk")
     parser.add_argument("--queries", type=int, default=50)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     rng = np.random.default_rng(0)
     queries = rng.standard_normal((args.queries, DIM), dtype=np.float32)
     queries /= np.linalg.norm(queries, axis=1, keepdims=True)
-    result: dict = {"dense": {}, "hybrid_100k_ms": None, "load_avg_start": os.getloadavg()}
+    result: dict = {"sentences_per_chunk": args.sentences, "dense": {}, "hybrid_100k_ms": None, "load_avg_start": os.getloadavg()}
     for n in (int(s) for s in args.sizes.split(",")):
-        out = bench_size(n, queries, rng)
+        out = bench_size(n, queries, rng, args.sentences)
         result["dense"][str(n)] = out["row"]
         if out["hybrid_ms"] is not None:
             result["hybrid_100k_ms"] = out["hybrid_ms"]

@@ -58,8 +58,8 @@ def plain(text: str) -> str:
     return _EMPHASIS.sub("", visible_text(text))
 
 
-def for_vectors(text: str, first_line: int = 1) -> list[tuple[str, int, str]]:
-    """(plain sentence, line, vector key) worth a vector of its own in a chunk's text: its headings (a heading
+def for_vectors(text: str, first_line: int = 1) -> list[tuple[str, int, str, str | None]]:
+    """(plain sentence, line, vector key, script) worth a vector of its own in a chunk's text: its headings (a heading
     sums up its section; a note's title often reads like the question) and sentences, each of at least MIN_WORDS
     words, each distinct text once. Empty when the chunk holds fewer than two: its own vector already is that."""
     units: dict[str, int] = {}
@@ -69,7 +69,7 @@ def for_vectors(text: str, first_line: int = 1) -> list[tuple[str, int, str]]:
             units.setdefault(words, line)
     if len(units) < 2:
         return []
-    return [(t, line, vector_key(t)) for t, line in units.items()]
+    return [(t, line, vector_key(t), script(t)) for t, line in units.items()]
 
 
 def headings(text: str, first_line: int = 1) -> list[tuple[str, int]]:
@@ -82,6 +82,19 @@ def headings(text: str, first_line: int = 1) -> list[tuple[str, int]]:
         elif not in_code and _HEADING.match(line):
             out.append((line.lstrip("#").strip(), number))
     return out
+
+
+_LATIN = re.compile(r"[A-Za-z]")
+_CYRILLIC = re.compile(r"[А-Яа-яЁё]")
+
+
+def script(text: str) -> str | None:
+    """"cyrillic" or "latin" by the majority of letters, None without letters. Embeddings of one script share an
+    offset (the model's language direction) that `vectors` removes when a vault mixes both."""
+    latin, cyrillic = len(_LATIN.findall(text)), len(_CYRILLIC.findall(text))
+    if not latin and not cyrillic:
+        return None
+    return "cyrillic" if cyrillic > latin else "latin"
 
 
 def vector_key(text: str) -> str:

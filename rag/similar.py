@@ -14,6 +14,7 @@ import numpy as np
 
 from rag.errors import IndexMissing, NoteError
 from rag.store import Store
+from rag.vectors import align_scripts
 
 DUPLICATE_THRESHOLD = 0.98
 _BLOCK = 1024  # rows of the note-by-note similarity matrix computed at once (bounded memory for big vaults)
@@ -58,8 +59,9 @@ def indexed_model(store: Store) -> str:
 
 
 def note_vectors(store: Store, model: str) -> NoteVectors:
-    """The mean of each note's normalised chunk vectors for `model`, normalised again."""
-    rowids, matrix = store.vectors(model)
+    """The mean of each note's normalised chunk vectors for `model` (languages aligned as in search), normalised again."""
+    rowids, matrix, scripts = store.vectors(model, with_scripts=True)
+    matrix = align_scripts(matrix, scripts)
     if len(rowids) == 0:
         return NoteVectors((), np.zeros((0, 0), np.float32))
     chunks = store.chunks_by_rowid([int(r) for r in rowids])

@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from rag.errors import IndexCorrupt, IndexForeign, IndexMissing, RagError
+from rag.sentences import script
 
 try:
     import fcntl
@@ -64,7 +65,13 @@ MIGRATIONS = [
     CREATE INDEX sentences_chunk ON sentences(chunk);
     CREATE INDEX sentences_vector_key ON sentences(vector_key);
     """,
+    # 4: the script (latin / cyrillic) of chunks and sentences, to align languages in a mixed vault (see `vectors`)
+    """
+    ALTER TABLE chunks ADD COLUMN script TEXT;
+    ALTER TABLE sentences ADD COLUMN script TEXT;
+    """,
 ]
+SCRIPT_CODES = {None: 0, "latin": 1, "cyrillic": 2}
 
 
 @dataclass(frozen=True)
@@ -200,7 +207,7 @@ class Store:
 
     def replace_file(self, state: FileState, info: FileInfo, chunks: list, stems: list[str], sentences: list[list] | None = None) -> None:
         """Atomically replace one file's row, chunks, FTS rows and (if given, one list per chunk) sentence rows
-        `(text, line, vector_key)`."""
+        `(text, line, vector_key, script)`."""
         with self.transaction() as db:
             _delete_fts(db, "SELECT rowid FROM chunks WHERE path = ?", (state.path,))
             db.execute("DELETE FROM files WHERE path = ?", (state.path,))
@@ -213,9 +220,10 @@ class Store:
             for ordinal, (chunk, stem_text) in enumerate(zip(chunks, stems)):
                 cur = db.execute(
                     "INSERT INTO chunks(id, path, ordinal, heading_path, start_line, end_line, start_char, end_char, text,"
-                    " sha256, tokens, index_text, vector_key) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    " sha256, tokens, index_text, vector_key, script) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                     (chunk.id, state.path, ordinal, chunk.heading_path, chunk.start_line, chunk.end_line, chunk.start_char,
-                     chunk.end_char, chunk.text, chunk.sha256, chunk.tokens, chunk.index_text, chunk.vector_key),
+                     chunk.end_char, chunk.text, chunk.sha256, chunk.tokens, chunk.index_text, chunk.vector_key,
+                     script(chunk.text)),
                 )
                 db.execute("INSERT INTO chunks_fts(rowid, stems) VALUES (?, ?)", (cur.lastrowid, stem_text))
                 if sentences:
@@ -225,16 +233,14 @@ class Store:
         """(rowid, text, start line) of every chunk, for re-deriving sentence rows."""
         return self._read("SELECT rowid, text, start_line FROM chunks ORDER BY rowid")
 
-    def replace_sentences(self, rows: list[tuple[int, list]]) -> None:
-        """Set the sentence rows of the given chunks: [(chunk rowid, [(text, line, vector_key)])]."""
+    def replace_sentences(self, rows: list[tuple[int, str | None, list]]) -> None:
+        """Set the script and sentence rows of the given chunks: [(chunk rowid, script, [(text, line, vector_key,
+        script)])]."""
         with self.transaction() as db:
-            for rowid, sentences in rows:
+            for rowid, chunk_script, sentences in rows:
+                db.execute("UPDATE chunks SET script = ? WHERE rowid = ?", (chunk_script, rowid))
                 db.execute("DELETE FROM sentences WHERE chunk = ?", (rowid,))
                 _insert_sentences(db, rowid, sentences)
-
-    def clear_sentences(self) -> None:
-        with self.transaction() as db:
-            db.execute("DELETE FROM sentences")
 
     def touch_file(self, path: str, mtime: float, size: int) -> None:
         """The file was rewritten with the same content: remember its new stat so the next check is a stat only."""
@@ -355,30 +361,26 @@ class Store:
             )
             return cur.rowcount
 
-    def vectors(self, model: str) -> tuple[np.ndarray, np.ndarray]:
-        """(chunk rowids int64, matrix float32 C-contiguous) for every chunk that has a `model` vector."""
+    def vectors(self, model: str, *, with_scripts: bool = False):
+        """(chunk rowids int64, matrix float32 C-contiguous) for every chunk that has a `model` vector; with
+        `with_scripts`, also each row's script code (`SCRIPT_CODES`, int8)."""
         rows = self._read(
-            "SELECT c.rowid, e.vector FROM chunks c JOIN embeddings e ON e.vector_key = c.vector_key AND e.model = ? ORDER BY c.rowid",
+            "SELECT c.rowid, e.vector, c.script FROM chunks c JOIN embeddings e ON e.vector_key = c.vector_key AND e.model = ?"
+            " ORDER BY c.rowid",
             (model,),
         )
-        if not rows:
-            return np.zeros(0, np.int64), np.zeros((0, 0), np.float32)
-        ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-        matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
-        return ids, matrix
+        ids, matrix, scripts = _unpack(rows)
+        return (ids, matrix, scripts) if with_scripts else (ids, matrix)
 
-    def sentence_vectors(self, model: str) -> tuple[np.ndarray, np.ndarray]:
-        """(chunk rowid of each row int64, matrix float32) for every sentence with a `model` vector, by chunk rowid."""
+    def sentence_vectors(self, model: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(chunk rowid of each row int64, matrix float32, script codes int8) for every sentence with a `model`
+        vector, ordered by chunk rowid."""
         rows = self._read(
-            "SELECT s.chunk, e.vector FROM sentences s JOIN embeddings e ON e.vector_key = s.vector_key AND e.model = ?"
+            "SELECT s.chunk, e.vector, s.script FROM sentences s JOIN embeddings e ON e.vector_key = s.vector_key AND e.model = ?"
             " ORDER BY s.chunk",
             (model,),
         )
-        if not rows:
-            return np.zeros(0, np.int64), np.zeros((0, 0), np.float32)
-        ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-        matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
-        return ids, matrix
+        return _unpack(rows)
 
     # --- status -----------------------------------------------------------------------------------------------
 
@@ -400,7 +402,17 @@ def _file_info(r) -> FileInfo:
 
 
 def _insert_sentences(db: sqlite3.Connection, chunk: int, sentences: list) -> None:
-    db.executemany("INSERT INTO sentences(chunk, text, line, vector_key) VALUES (?,?,?,?)", [(chunk, *row) for row in sentences])
+    db.executemany("INSERT INTO sentences(chunk, text, line, vector_key, script) VALUES (?,?,?,?,?)", [(chunk, *row) for row in sentences])
+
+
+def _unpack(rows: list[tuple]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(ids, vectors, script codes) from rows of (id, vector blob, script)."""
+    if not rows:
+        return np.zeros(0, np.int64), np.zeros((0, 0), np.float32), np.zeros(0, np.int8)
+    ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+    matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
+    scripts = np.fromiter((SCRIPT_CODES.get(r[2], 0) for r in rows), dtype=np.int8, count=len(rows))
+    return ids, matrix, scripts
 
 
 def _delete_fts(db: sqlite3.Connection, select: str, params) -> None:

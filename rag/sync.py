@@ -133,17 +133,17 @@ def _file_info(settings: Settings, path: str, text: str, sha256: str) -> FileInf
 
 
 def _keep_sentence_rows_current(settings: Settings, store: Store) -> None:
-    """Sentence rows follow the setting and the splitter's version: an index made before them, or by another
-    version, is re-split here from the stored chunk texts (vectors of unchanged sentences are reused)."""
-    wanted = sentences.VERSION if settings.sentence_vectors else "off"
+    """Sentence rows and scripts follow the setting and the splitter's version: an index made before them, or by
+    another version, is re-derived here from the stored chunk texts (vectors of unchanged sentences are reused)."""
+    wanted = sentences.VERSION if settings.sentence_vectors else f"off-{sentences.VERSION}"
     if store.get_meta("sentences") == wanted:
         return
-    if settings.sentence_vectors:
-        rows = store.chunk_texts()
-        for i in range(0, len(rows), 2000):
-            store.replace_sentences([(rowid, sentences.for_vectors(text, line)) for rowid, text, line in rows[i : i + 2000]])
-    else:
-        store.clear_sentences()
+    rows = store.chunk_texts()
+    for i in range(0, len(rows), 2000):
+        store.replace_sentences([
+            (rowid, sentences.script(text), sentences.for_vectors(text, line) if settings.sentence_vectors else [])
+            for rowid, text, line in rows[i : i + 2000]
+        ])
     store.set_meta("sentences", wanted)
 
 

@@ -32,7 +32,7 @@ def rows(db_path) -> list[tuple[str, str, int]]:
 def test_each_heading_and_sentence_of_three_words_or_more_gets_a_vector_with_its_line():
     text = "# Pump schedule notes\n\nThe pump runs at night. It stops at six.\nOk.\n\n## Valve\n\n- Check the **valve** weekly\n\n```\n# not a heading in code\n```\n"
     units = sentences.for_vectors(text, first_line=5)
-    assert [(t, line) for t, line, _ in units] == [
+    assert [(t, line) for t, line, _, _ in units] == [
         ("Pump schedule notes", 5), ("The pump runs at night.", 7), ("It stops at six.", 7), ("Check the valve weekly", 12),
     ]  # "Ok." and "Valve" are too short; emphasis is dropped as in extractive answers; code is not prose
     assert units[1][2] == sentences.vector_key("The pump runs at night.")
@@ -128,9 +128,9 @@ def test_a_chunk_scores_by_its_own_cosine_and_its_best_sentence(tmp_path):
         c.tokens, c.vector_key = 1, key
         store.replace_file(FileState(path, path, 0.0, 1), FileInfo(path, path, None, (), (), 2, None), [c], [""], [units])
 
-    add("a.md", "ka", [("s1", 1, "ka1"), ("s2", 1, "ka2")])
+    add("a.md", "ka", [("s1", 1, "ka1", "latin"), ("s2", 1, "ka2", "latin")])
     add("b.md", "kb", [])
-    add("c.md", "kc", [("s3", 1, "kc1"), ("s4", 1, "kc2")])  # its chunk has no vector: its sentences are ignored
+    add("c.md", "kc", [("s3", 1, "kc1", "latin"), ("s4", 1, "kc2", "latin")])  # its chunk has no vector: its sentences are ignored
     query = _unit(1, 0, 0)
     vectors = {"ka": _unit(0.5, 1, 0), "ka1": _unit(0, 1, 0), "ka2": _unit(1, 0.2, 0), "kb": _unit(1, 1.2, 0), "kc1": _unit(1, 0, 0)}
     store.put_vectors("m", list(vectors), np.vstack(list(vectors.values())))
@@ -177,5 +177,19 @@ def test_extractive_answers_read_the_indexed_sentence_vectors_instead_of_embeddi
         fake_embedder.embedded.clear()
         answer = ask(ws, "What hydration do I keep for white bread?")
     assert "72% hydration for white bread" in answer.text
-    stored = {t for _, t, _ in rows(with_sentences.db_path)}
+    stored = {t for _, t, _ in rows(with_sentences.db_path)}  # (path, text, line)
     assert fake_embedder.embedded and not stored & set(fake_embedder.embedded)  # only sentences the index has no vector for
+
+
+def test_the_setting_comes_from_env_or_rag_toml_and_a_bad_value_names_the_setting(tmp_path):
+    from rag.config import load_settings
+    from rag.errors import ConfigError
+
+    assert load_settings(vault=tmp_path, env={"RAG_SENTENCE_VECTORS": "0"}).sentence_vectors is False
+    assert load_settings(vault=tmp_path, env={"RAG_SENTENCE_VECTORS": "yes"}).sentence_vectors is True
+    toml = tmp_path / "rag.toml"
+    toml.write_text("sentence_vectors = false\nsentence_weight = 2.0\n", encoding="utf-8")
+    from_file = load_settings(vault=tmp_path, config_file=toml, env={})
+    assert (from_file.sentence_vectors, from_file.sentence_weight) == (False, 2.0)
+    with pytest.raises(ConfigError, match="sentence_vectors must be true or false"):
+        load_settings(vault=tmp_path, env={"RAG_SENTENCE_VECTORS": "maybe"})
