@@ -15,8 +15,9 @@ from dataclasses import dataclass
 
 from rag.chunking import visible_text
 
-# Bump when the splitting changes: the index re-splits every chunk (unchanged sentences keep their vectors).
-VERSION = "2"
+# Bump when the splitting (or the script rule) changes: the index re-derives every chunk's sentences and script
+# (unchanged sentences keep their vectors).
+VERSION = "3"
 MIN_WORDS = 3  # shorter units ("Yes.", "See above.") say too little to be searched on their own
 
 _WIKILINK = re.compile(r"!?\[\[[^\]]*\]\]")
