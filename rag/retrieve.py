@@ -17,7 +17,7 @@ import math
 import threading
 from dataclasses import dataclass
 
-from rag import stemming
+from rag import sentences, stemming
 from rag.config import Settings
 from rag.embed import Embedder
 from rag.errors import EmbedderError
@@ -55,6 +55,9 @@ def rrf(rankings: list[list[int]], k: int, weights: list[float] | None = None) -
 LONE_Z = 2.0
 # 1.5 measured best across the dev sets: 2 over-damps SciFact (0.684 vs 0.686), 1 lets cross-lingual noise in.
 KEYWORD_WEIGHT_POWER = 1.5
+# Below this share of the query visible to BM25 (an English question over Russian notes matching only "2015" or a
+# stray English word), its matches are accidents: the keyword channel is left out of the fusion.
+KEYWORD_MIN_COVERAGE = 0.5
 
 
 def zscore_fusion(
@@ -86,13 +89,15 @@ def zscore_fusion(
 
 
 def keyword_weight(terms: list[str], total: int, frequencies: dict[str, int]) -> float:
-    """How much BM25 can say about a query: (IDF-weighted share of its terms present in the index) ** 1.5."""
+    """How much BM25 can say about a query: coverage ** 1.5, where coverage is the IDF-weighted share of its terms
+    present in the index; 0 when coverage is under KEYWORD_MIN_COVERAGE."""
     if not terms or not total:
         return 0.0
     idf = {t: math.log((total + 1) / (frequencies.get(t, 0) + 0.5)) for t in terms}
     whole = sum(idf.values())
     present = sum(v for t, v in idf.items() if frequencies.get(t, 0) > 0)
-    return (present / whole) ** KEYWORD_WEIGHT_POWER if whole > 0 else 0.0
+    coverage = present / whole if whole > 0 else 0.0
+    return coverage**KEYWORD_WEIGHT_POWER if coverage >= KEYWORD_MIN_COVERAGE else 0.0
 
 
 class Retriever:
@@ -156,12 +161,25 @@ class Retriever:
         else:
             terms = stemming.query_terms(query)
             weight = keyword_weight(terms, *self.store.document_frequencies(terms))
+            # Keywords cannot match a passage in another script than the question: there BM25's silence is no
+            # evidence (neutral, not its lowest score), and when meaning's best passage is one, BM25 is left out —
+            # its same-language matches would bury the answer (measured in a mixed vault, bench/mixed_language.py).
+            other = self._other_script(query, dense)
+            if dense[0][0] in other:
+                weight = 0.0
             alpha = self.settings.fusion_alpha
             no_vector = self.vectors.missing([r for r, _ in keyword])
-            fused = zscore_fusion([keyword, dense], [alpha * weight, 1 - alpha], unscorable=[set(), no_vector])
+            fused = zscore_fusion([keyword, dense], [alpha * weight, 1 - alpha], unscorable=[other, no_vector])
         return sorted(fused.items(), key=lambda x: -x[1])
 
     # --- helpers ----------------------------------------------------------------------------------------------
+
+    def _other_script(self, query: str, ranking) -> set[int]:
+        """The ranked chunks written in another script than the query (none if the query has no letters)."""
+        mine = sentences.script(query)
+        if mine is None:
+            return set()
+        return {r for r, s in self.store.scripts([r for r, _ in ranking]).items() if s is not None and s != mine}
 
     def _dense_or_notice(self, query: str, n: int) -> tuple[list[tuple[int, float]], str | None]:
         try:

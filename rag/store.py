@@ -266,6 +266,14 @@ class Store:
         rows = self._read(f"SELECT {_CHUNK_COLUMNS} FROM chunks c JOIN files f ON f.path = c.path WHERE c.path = ? ORDER BY c.ordinal", (path,))
         return [StoredChunk(*r) for r in rows]
 
+    def scripts(self, rowids: list[int]) -> dict[int, str | None]:
+        """The script ("latin", "cyrillic" or None) of each given chunk."""
+        out: dict[int, str | None] = {}
+        for i in range(0, len(rowids), 500):
+            part = rowids[i : i + 500]
+            out.update(self._read(f"SELECT rowid, script FROM chunks WHERE rowid IN ({','.join('?' * len(part))})", part))
+        return out
+
     def file_info(self, path: str) -> FileInfo | None:
         rows = self._read("SELECT path, sha256, title, tags, aliases, tier, project, frontmatter_error FROM files WHERE path = ?", (path,))
         return _file_info(rows[0]) if rows else None

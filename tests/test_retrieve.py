@@ -49,7 +49,10 @@ def test_a_note_without_vectors_yet_still_ranks_by_its_keyword_match(workspace, 
 
 def test_keyword_weight_is_low_when_the_query_words_are_not_in_the_index():
     assert keyword_weight(["hydrat", "bread"], 100, {"hydrat": 3, "bread": 10}) == 1.0
-    assert keyword_weight(["столиц", "2015"], 100, {"2015": 40}) < 0.1
+    assert keyword_weight(["столиц", "2015"], 100, {"2015": 40}) == 0.0  # under half of the query visible: left out
+    assert keyword_weight(["hydrat", "bread", "wheat"], 100, {"hydrat": 3, "bread": 10}) == pytest.approx(
+        ((math.log(101 / 3.5) + math.log(101 / 10.5)) / (math.log(101 / 3.5) + math.log(101 / 10.5) + math.log(101 / 0.5))) ** 1.5
+    )
     assert keyword_weight([], 100, {}) == 0.0
 
 
@@ -65,6 +68,21 @@ def test_a_cross_language_question_is_not_drowned_by_accidental_keyword_matches(
         from rag.retrieve import Retriever
 
         assert Retriever(settings_rrf, ws.store, real_embedder).hybrid(question, k=3).hits[0].chunk.path == "Notes/Numbers.md"  # plain RRF is drowned
+
+
+def test_when_meaning_finds_the_answer_in_the_other_language_same_language_keyword_matches_do_not_bury_it(settings, vault, real_embedder):
+    # Most of the question's words are in an English note, so BM25 can see the query (high coverage) and ranks it
+    # first; the answer is in the Russian note only.
+    (vault / "Notes" / "Trips.md").write_text(
+        "# Trips\n\nHow many days of leave do I take for a trip? Island trips take days of planning.\n", encoding="utf-8")
+    with Workspace.open(settings, create=True, embedder=real_embedder) as ws:
+        ws.sync()
+        question = "How many days did the trip to Olkhon island take?"
+        assert ws.retriever.keyword(question).hits[0].chunk.path == "Notes/Trips.md"
+        assert ws.retriever.dense(question).hits[0].chunk.path == "Notes/Байкал.md"
+        terms = stemming.query_terms(question)
+        assert keyword_weight(terms, *ws.store.document_frequencies(terms)) > 0.5  # coverage alone would trust BM25
+        assert ws.retriever.hybrid(question, k=3).hits[0].chunk.path == "Notes/Байкал.md"
 
 
 def test_rrf_weights_scale_each_channel():
