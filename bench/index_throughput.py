@@ -1,9 +1,9 @@
-"""Indexing throughput vs the embedder's own throughput on the same chunk texts, in the same process.
+"""Indexing throughput vs the embedder's own throughput on the same texts (chunks, then sentences), in the same process.
 
     python bench/index_throughput.py [VAULT] [--json]      # VAULT defaults to ../shared/eval-data/qa/xquad/vault-ru
 
 Runs the real default embedder (`LocalEmbedder`, loaded once, outside the timings): the embedder alone on the
-chunk texts that indexing embeds (same order, same batch size as `sync.backfill`), then a full index of the vault
+chunk and sentence texts that indexing embeds (same order, same batch size as `sync.backfill`), then a full index of the vault
 from scratch (walk, read, chunk with the model's token counts, SQLite, FTS5, embedding, bookkeeping), then the
 embedder alone again. The baseline is the mean of the two embedder-alone runs, so a load change during the run
 hits both sides. `ratio` = indexing chunks/s ÷ embedder chunks/s (target ≥ 0.9). Because the two embedder-alone
@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sqlite3
 import sys
 import tempfile
 import time
@@ -72,9 +71,9 @@ def main() -> None:
         started = time.perf_counter()
         sync(load_settings(vault=args.vault, db_path=Path(tmp) / "probe.db", env={}), probe, embedder, embed=False)
         text_only_s = time.perf_counter() - started
+        chunk_keys = probe.missing_vector_keys(embedder.name)  # chunks first, then sentences, as `sync.backfill`
+        texts = [text for _, text in probe.index_texts(chunk_keys + probe.missing_sentence_keys(embedder.name))]
         probe.close()
-        with sqlite3.connect(Path(tmp) / "probe.db") as db:
-            texts = [r[0] for r in db.execute("SELECT MIN(index_text) FROM chunks GROUP BY vector_key ORDER BY MIN(rowid)")]
         embedder.embed_passages(texts[:batch])  # warm-up: first-call allocations belong to neither side
         before = embed_alone(embedder, texts, batch)
         store = Store.open(settings.db_path, create=True)
@@ -85,9 +84,10 @@ def main() -> None:
         store.close()
         after = embed_alone(embedder, texts, batch)
     embed_s = (before + after) / 2
-    assert report.chunks_embedded == len(texts), (report.chunks_embedded, len(texts))
+    assert report.chunks_embedded + report.sentences_embedded == len(texts), (report, len(texts))
     result = {
         "vault": str(args.vault), "notes": report.files_added, "chunks": report.chunks_total, "texts_embedded": len(texts),
+        "sentences_embedded": report.sentences_embedded,
         "index_s": round(index_s, 2), "embedder_alone_s": round(embed_s, 2), "text_only_index_s": round(text_only_s, 2),
         "embedder_alone_runs_s": [round(before, 2), round(after, 2)],
         "index_chunks_per_s": round(len(texts) / index_s, 2), "embedder_chunks_per_s": round(len(texts) / embed_s, 2),

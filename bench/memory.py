@@ -60,10 +60,10 @@ def build(db: Path, n: int, sentences: int, per_file: int = 50) -> None:
         for i in range(start, min(n, start + per_file)):
             text = " ".join(rng.choice(WORDS, 80)) + f" item{i}"
             chunks.append(Chunk(f"c{i}", rel, "Note › Part", 1, 5, 0, len(text), text, f"s{i}", 120, text, f"k{i}"))
-        units = [[(f"sentence {j} of {c.id}", 1, f"{c.vector_key}s{j}") for j in range(sentences)] for c in chunks]
+        units = [[(f"sentence {j} of {c.id}", 1, f"{c.vector_key}s{j}", "latin") for j in range(sentences)] for c in chunks]
         store.replace_file(FileState(rel, "x", 0.0, 0), FileInfo(rel, "x", None, (), (), 1, None), chunks,
                            [stemming.index_text(c.index_text) for c in chunks], units)
-        keys = [c.vector_key for c in chunks] + [key for rows in units for _, _, key in rows]
+        keys = [c.vector_key for c in chunks] + [row[2] for rows in units for row in rows]
         vectors = rng.standard_normal((len(keys), 384)).astype(np.float32)
         store.put_vectors(model, keys, vectors / np.linalg.norm(vectors, axis=1, keepdims=True))
     store.set_meta("sentences", splitter.VERSION if sentences else "off")

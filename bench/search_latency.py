@@ -74,9 +74,9 @@ def build_store(path: Path, n: int, rng: np.random.Generator, *, sentences: int 
         rel = f"f{start // per_file}.md"
         chunks = [_chunk(rel, start + i, rng) for i in range(count)]
         stems = [stemming.index_text(c.index_text) for c in chunks]
-        units = [[(f"s{j}", 1, f"{c.vector_key}s{j}") for j in range(sentences)] for c in chunks]
+        units = [[(f"s{j}", 1, f"{c.vector_key}s{j}", "latin") for j in range(sentences)] for c in chunks]
         store.replace_file(FileState(rel, "x", 0.0, 0), FileInfo(rel, "x", None, (), (), 2, None), chunks, stems, units)
-        keys = [c.vector_key for c in chunks] + [key for rows in units for _, _, key in rows]
+        keys = [c.vector_key for c in chunks] + [row[2] for rows in units for row in rows]
         vectors = rng.standard_normal((len(keys), DIM), dtype=np.float32)
         vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
         store.put_vectors(MODEL, keys, vectors)
