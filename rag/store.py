@@ -1,8 +1,7 @@
-"""The index: one SQLite file (WAL) with files, chunks, an FTS5 table of stems, vectors and meta.
+"""The index: one SQLite file (WAL) with files, chunks, an FTS5 table of stems, sentences, vectors and meta.
 
-The only module that touches sqlite3. The index is disposable: everything in it can be rebuilt from the vault.
-Schema changes are numbered migrations tracked in `PRAGMA user_version`; `PRAGMA application_id` marks the file
-as ours so a foreign SQLite file is never modified.
+With `schema` (its tables and migrations), the only module that touches sqlite3. The index is disposable:
+everything in it can be rebuilt from the vault.
 """
 
 from __future__ import annotations
@@ -18,7 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from rag.errors import IndexCorrupt, IndexForeign, IndexMissing, RagError
+from rag import schema
+from rag.errors import IndexCorrupt, IndexMissing, RagError
 from rag.sentences import script
 
 try:
@@ -28,49 +28,6 @@ except ImportError:  # Windows: no embedding lock; SQLite's own locking still ke
 
 log = logging.getLogger(__name__)
 
-APPLICATION_ID = 0x52414756  # "RAGV"
-MIGRATIONS = [
-    """
-    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-    CREATE TABLE files (
-        path TEXT PRIMARY KEY, sha256 TEXT NOT NULL, mtime REAL NOT NULL, size INTEGER NOT NULL,
-        title TEXT, tags TEXT NOT NULL DEFAULT '[]', aliases TEXT NOT NULL DEFAULT '[]',
-        tier INTEGER NOT NULL DEFAULT 2, project TEXT, frontmatter_error TEXT, indexed_at REAL NOT NULL
-    );
-    CREATE TABLE chunks (
-        rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE,
-        path TEXT NOT NULL REFERENCES files(path) ON DELETE CASCADE, ordinal INTEGER NOT NULL,
-        heading_path TEXT NOT NULL, start_line INTEGER NOT NULL, end_line INTEGER NOT NULL,
-        start_char INTEGER NOT NULL, end_char INTEGER NOT NULL, text TEXT NOT NULL, sha256 TEXT NOT NULL,
-        tokens INTEGER NOT NULL, index_text TEXT NOT NULL, vector_key TEXT NOT NULL
-    );
-    CREATE INDEX chunks_path ON chunks(path, ordinal);
-    CREATE INDEX chunks_vector_key ON chunks(vector_key);
-    CREATE VIRTUAL TABLE chunks_fts USING fts5(stems, tokenize = 'unicode61 remove_diacritics 2');
-    CREATE TABLE embeddings (
-        vector_key TEXT NOT NULL, model TEXT NOT NULL, dim INTEGER NOT NULL, vector BLOB NOT NULL,
-        PRIMARY KEY (vector_key, model)
-    ) WITHOUT ROWID;
-    """,
-    # 2: document frequencies of stems, to tell how much the keyword channel can say about a query
-    """
-    CREATE VIRTUAL TABLE chunks_vocab USING fts5vocab(chunks_fts, 'row');
-    """,
-    # 3: sentence vectors: a chunk also scores by its best-matching sentence (see `retrieve.Retriever.dense_ranking`)
-    """
-    CREATE TABLE sentences (
-        chunk INTEGER NOT NULL REFERENCES chunks(rowid) ON DELETE CASCADE, line INTEGER NOT NULL,
-        text TEXT NOT NULL, vector_key TEXT NOT NULL
-    );
-    CREATE INDEX sentences_chunk ON sentences(chunk);
-    CREATE INDEX sentences_vector_key ON sentences(vector_key);
-    """,
-    # 4: the script (latin / cyrillic) of chunks and sentences, to align languages in a mixed vault (see `vectors`)
-    """
-    ALTER TABLE chunks ADD COLUMN script TEXT;
-    ALTER TABLE sentences ADD COLUMN script TEXT;
-    """,
-]
 SCRIPT_CODES = {None: 0, "latin": 1, "cyrillic": 2}
 
 
@@ -131,11 +88,11 @@ class Store:
             path.parent.mkdir(parents=True, exist_ok=True)
         try:
             conn = sqlite3.connect(path, timeout=30, check_same_thread=False, isolation_level=None)
-            _check_identity(conn, path)
+            schema.check_identity(conn, path)
             conn.execute("PRAGMA journal_mode = WAL")
             conn.execute("PRAGMA synchronous = NORMAL")
             conn.execute("PRAGMA foreign_keys = ON")
-            _migrate(conn)
+            schema.migrate(conn)
         except sqlite3.DatabaseError as exc:
             raise IndexCorrupt(
                 f"The index {path} is damaged ({exc}). Run `python -m rag index` to move it aside and rebuild it."
@@ -425,40 +382,6 @@ def _unpack(rows: list[tuple]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def _delete_fts(db: sqlite3.Connection, select: str, params) -> None:
     db.execute(f"DELETE FROM chunks_fts WHERE rowid IN ({select})", params)
-
-
-def _check_identity(conn: sqlite3.Connection, path: Path) -> None:
-    app_id = conn.execute("PRAGMA application_id").fetchone()[0]
-    if app_id == APPLICATION_ID:
-        return
-    tables = conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0]
-    if app_id != 0 or tables:
-        conn.close()
-        raise IndexForeign(
-            f"{path} is an SQLite file of another program, not an index of Ask your vault. "
-            "Point --db (or RAG_DB) at another file; this one is left untouched."
-        )
-
-
-def _migrate(conn: sqlite3.Connection) -> None:
-    version = conn.execute("PRAGMA user_version").fetchone()[0]
-    if version > len(MIGRATIONS):
-        raise IndexCorrupt(f"The index was written by a newer version (schema {version}). Upgrade, or delete it to rebuild.")
-    for number in range(version, len(MIGRATIONS)):
-        conn.execute("BEGIN IMMEDIATE")
-        _run_script(conn, MIGRATIONS[number])
-        if number == 0:
-            conn.execute("INSERT INTO meta(key, value) VALUES ('generation', '0')")
-            conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-        conn.execute(f"PRAGMA user_version = {number + 1}")
-        conn.execute("COMMIT")
-
-
-def _run_script(conn: sqlite3.Connection, script: str) -> None:
-    """Statements one by one inside the caller's transaction (executescript would commit first)."""
-    for statement in script.split(";"):
-        if statement.strip():
-            conn.execute(statement)
 
 
 @contextlib.contextmanager

@@ -7,7 +7,8 @@ import sqlite3
 import pytest
 
 from rag.errors import IndexCorrupt, IndexForeign, IndexMissing
-from rag.store import MIGRATIONS, Store
+from rag.schema import MIGRATIONS
+from rag.store import Store
 from rag.workspace import Workspace
 
 

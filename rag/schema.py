@@ -1,0 +1,87 @@
+"""The index's SQLite schema: numbered migrations tracked in `PRAGMA user_version`, and `PRAGMA application_id`,
+which marks a file as ours so a foreign SQLite file is never modified. Used by `store` when it opens a file."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from rag.errors import IndexCorrupt, IndexForeign
+
+APPLICATION_ID = 0x52414756  # "RAGV"
+MIGRATIONS = [
+    """
+    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    CREATE TABLE files (
+        path TEXT PRIMARY KEY, sha256 TEXT NOT NULL, mtime REAL NOT NULL, size INTEGER NOT NULL,
+        title TEXT, tags TEXT NOT NULL DEFAULT '[]', aliases TEXT NOT NULL DEFAULT '[]',
+        tier INTEGER NOT NULL DEFAULT 2, project TEXT, frontmatter_error TEXT, indexed_at REAL NOT NULL
+    );
+    CREATE TABLE chunks (
+        rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE,
+        path TEXT NOT NULL REFERENCES files(path) ON DELETE CASCADE, ordinal INTEGER NOT NULL,
+        heading_path TEXT NOT NULL, start_line INTEGER NOT NULL, end_line INTEGER NOT NULL,
+        start_char INTEGER NOT NULL, end_char INTEGER NOT NULL, text TEXT NOT NULL, sha256 TEXT NOT NULL,
+        tokens INTEGER NOT NULL, index_text TEXT NOT NULL, vector_key TEXT NOT NULL
+    );
+    CREATE INDEX chunks_path ON chunks(path, ordinal);
+    CREATE INDEX chunks_vector_key ON chunks(vector_key);
+    CREATE VIRTUAL TABLE chunks_fts USING fts5(stems, tokenize = 'unicode61 remove_diacritics 2');
+    CREATE TABLE embeddings (
+        vector_key TEXT NOT NULL, model TEXT NOT NULL, dim INTEGER NOT NULL, vector BLOB NOT NULL,
+        PRIMARY KEY (vector_key, model)
+    ) WITHOUT ROWID;
+    """,
+    # 2: document frequencies of stems, to tell how much the keyword channel can say about a query
+    """
+    CREATE VIRTUAL TABLE chunks_vocab USING fts5vocab(chunks_fts, 'row');
+    """,
+    # 3: sentence vectors: a chunk also scores by its best-matching sentence (see `retrieve.Retriever.dense_ranking`)
+    """
+    CREATE TABLE sentences (
+        chunk INTEGER NOT NULL REFERENCES chunks(rowid) ON DELETE CASCADE, line INTEGER NOT NULL,
+        text TEXT NOT NULL, vector_key TEXT NOT NULL
+    );
+    CREATE INDEX sentences_chunk ON sentences(chunk);
+    CREATE INDEX sentences_vector_key ON sentences(vector_key);
+    """,
+    # 4: the script (latin / cyrillic) of chunks and sentences, to align languages in a mixed vault (see `vectors`)
+    """
+    ALTER TABLE chunks ADD COLUMN script TEXT;
+    ALTER TABLE sentences ADD COLUMN script TEXT;
+    """,
+]
+
+
+def check_identity(conn: sqlite3.Connection, path: Path) -> None:
+    app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+    if app_id == APPLICATION_ID:
+        return
+    tables = conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0]
+    if app_id != 0 or tables:
+        conn.close()
+        raise IndexForeign(
+            f"{path} is an SQLite file of another program, not an index of Ask your vault. "
+            "Point --db (or RAG_DB) at another file; this one is left untouched."
+        )
+
+
+def migrate(conn: sqlite3.Connection) -> None:
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    if version > len(MIGRATIONS):
+        raise IndexCorrupt(f"The index was written by a newer version (schema {version}). Upgrade, or delete it to rebuild.")
+    for number in range(version, len(MIGRATIONS)):
+        conn.execute("BEGIN IMMEDIATE")
+        _run_script(conn, MIGRATIONS[number])
+        if number == 0:
+            conn.execute("INSERT INTO meta(key, value) VALUES ('generation', '0')")
+            conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+        conn.execute(f"PRAGMA user_version = {number + 1}")
+        conn.execute("COMMIT")
+
+
+def _run_script(conn: sqlite3.Connection, script: str) -> None:
+    """Statements one by one inside the caller's transaction (executescript would commit first)."""
+    for statement in script.split(";"):
+        if statement.strip():
+            conn.execute(statement)
