@@ -8,6 +8,7 @@ completes. Text is keyword-searchable as soon as its transaction commits; vector
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from dataclasses import asdict, dataclass, field
@@ -65,12 +66,16 @@ def sync(settings: Settings, store: Store, embedder: Embedder, *, progress: Prog
     tally = _Tally()
     on_disk = walk(settings)
     known = store.file_states()
-    changed = [s for s in on_disk if _stat_changed(known.get(s.path), s)]
+    rules, previous = _rules(settings, embedder), store.get_meta("rules")
+    redo = previous is not None and previous != rules  # chunk sizes, tiers or projects changed: redo every note
+    changed = on_disk if redo else [s for s in on_disk if _stat_changed(known.get(s.path), s)]
     tally.unchanged = len(on_disk) - len(changed)
     _keep_sentence_rows_current(settings, store)
     for done, stat in enumerate(changed, 1):
-        _sync_file(settings, store, embedder, stat, known.get(stat.path), tally)
+        _sync_file(settings, store, embedder, stat, known.get(stat.path), tally, redo=redo)
         progress("read", done, len(changed))
+    if previous != rules:
+        store.set_meta("rules", rules)
     gone = sorted(set(known) - {s.path for s in on_disk})
     if gone:
         store.remove_files(gone)
@@ -95,7 +100,17 @@ def _stat_changed(state: FileState | None, stat: FileStat) -> bool:
     return state is None or state.mtime != stat.mtime or state.size != stat.size
 
 
-def _sync_file(settings: Settings, store: Store, embedder: Embedder, stat: FileStat, old: FileState | None, tally: _Tally) -> None:
+def _rules(settings: Settings, embedder: Embedder) -> str:
+    """The settings a note's chunks and file row are derived from, besides its text."""
+    return json.dumps([
+        settings.chunk_target_tokens, settings.chunk_hard_tokens, settings.chunk_min_tokens, embedder.window,
+        settings.tier1_folders, settings.tier1_files, settings.projects_folder, sorted(settings.project_aliases.items()),
+    ], ensure_ascii=False)
+
+
+def _sync_file(
+    settings: Settings, store: Store, embedder: Embedder, stat: FileStat, old: FileState | None, tally: _Tally, *, redo: bool = False
+) -> None:
     try:
         note = read_note(settings.vault, stat.path)
     except NoteError as exc:
@@ -106,7 +121,7 @@ def _sync_file(settings: Settings, store: Store, embedder: Embedder, stat: FileS
             tally.removed += 1
         return
     state = FileState(stat.path, note.sha256, note.mtime, note.size)
-    if old is not None and old.sha256 == note.sha256:
+    if old is not None and old.sha256 == note.sha256 and not redo:
         store.touch_file(stat.path, note.mtime, note.size)
         tally.unchanged += 1
         return

@@ -47,6 +47,20 @@ def test_unchanged_notes_are_not_re_read_or_re_embedded(workspace, fake_embedder
     assert fake_embedder.embedded == []
 
 
+def test_changed_chunk_sizes_or_tier_rules_redo_every_note_and_reuse_unchanged_vectors(settings, fake_embedder):
+    with Workspace.open(settings, create=True, embedder=fake_embedder) as ws:
+        first = ws.sync()
+        assert ws.store.file_info("Notes/Sourdough.md").tier == 1
+    bigger = settings.replace(chunk_target_tokens=150, chunk_min_tokens=50, tier1_folders=("Memory",))
+    with Workspace.open(bigger, embedder=fake_embedder) as ws:
+        report = ws.sync()
+        assert report.files_updated == 11 and report.chunks_total < first.chunks_total  # re-chunked with the new sizes
+        assert report.chunks_reused > 0  # chunks whose text did not change keep their vectors
+        assert ws.store.file_info("Notes/Sourdough.md").tier == 2 and ws.store.file_info("Memory/Preferences.md").tier == 1
+        again = ws.sync()
+    assert (again.files_unchanged, again.files_updated) == (11, 0)
+
+
 def test_editing_one_paragraph_embeds_exactly_one_chunk(workspace, vault, fake_embedder):
     workspace.sync()
     note = vault / "Notes" / "Sourdough.md"
