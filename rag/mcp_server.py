@@ -302,10 +302,10 @@ def build_server(live: LiveWorkspace) -> MCPServer:
 
     server = MCPServer("ask-your-vault", instructions=INSTRUCTIONS, log_level="WARNING", lifespan=lifespan)
     tools = VaultTools(live)
-    for name, annotations in TOOLS.items():
+    for name, hints in TOOLS.items():
         method = getattr(tools, name)
         description = " ".join(method.__doc__.split())  # one paragraph, without the source's indentation
-        server.add_tool(method, name=name, description=description, annotations=annotations, structured_output=True)
+        server.add_tool(method, name=name, description=description, annotations=hints, structured_output=True)
     return server
 
 

@@ -20,7 +20,6 @@ from rag.chunking import visible_text
 VERSION = "3"
 MIN_WORDS = 3  # shorter units ("Yes.", "See above.") say too little to be searched on their own
 
-_WIKILINK = re.compile(r"!?\[\[[^\]]*\]\]")
 _EMPHASIS = re.compile(r"\*\*|__|`")
 _HEADING = re.compile(r"#{1,6}\s")
 _TABLE_RULE = re.compile(r"\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?")

@@ -11,7 +11,6 @@ import pytest
 
 from rag import sentences
 from rag.store import FileInfo, FileState, Store
-from rag.sync import sync
 from rag.vectors import VectorIndex
 from rag.workspace import Workspace
 

@@ -145,8 +145,6 @@ def test_when_the_embedder_fails_text_is_searchable_and_vectors_come_next_run(wo
 
 
 def test_an_interrupted_sync_is_completed_by_the_next_run(workspace, settings, fake_embedder):
-    calls = {"n": 0}
-
     def crash_after_three_files(stage, done, total):
         if stage == "read" and done == 3:
             raise KeyboardInterrupt
