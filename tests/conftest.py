@@ -34,6 +34,14 @@ def settings(vault, tmp_path):
 
 
 @pytest.fixture
+def new_vault(tmp_path) -> Path:
+    """An empty vault folder, for importers to write into."""
+    path = tmp_path / "vault"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
 def fake_embedder() -> FakeEmbedder:
     return FakeEmbedder()
 

@@ -15,13 +15,6 @@ EXPORT = Path(__file__).parent / "fixtures" / "exports" / "chatgpt" / "conversat
 NOTE = "Conversations/chatgpt/General/2025-01-15 Arithmetic and bread.md"
 
 
-@pytest.fixture
-def new_vault(tmp_path) -> Path:
-    path = tmp_path / "vault"
-    path.mkdir()
-    return path
-
-
 def _note(vault: Path) -> str:
     return (vault / NOTE).read_text(encoding="utf-8")
 

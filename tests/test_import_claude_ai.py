@@ -17,13 +17,6 @@ LEGACY = EXPORTS / "claude_ai_2024" / "conversations.json"
 BLOCKS = EXPORTS / "claude_ai_2025"
 
 
-@pytest.fixture
-def new_vault(tmp_path) -> Path:
-    path = tmp_path / "new_vault"
-    path.mkdir()
-    return path
-
-
 def _note(new_vault: Path, rel: str) -> str:
     return (new_vault / rel).read_text(encoding="utf-8")
 

@@ -15,13 +15,6 @@ SESSION = "5e551011-0000-4000-8000-000000000001"
 MAIN_NOTE = "Conversations/claude-code/bakery-wt-fix/2026-01-15 Почему тесты падают Run them please.md"
 
 
-@pytest.fixture
-def new_vault(tmp_path) -> Path:
-    path = tmp_path / "vault"
-    path.mkdir()
-    return path
-
-
 def _main(vault: Path) -> str:
     return (vault / MAIN_NOTE).read_text(encoding="utf-8")
 

@@ -18,13 +18,6 @@ HELPER = "Conversations/claude-ai/General/2024-03-05 Sorting helper.md"
 INDEX = "Conversations/claude-ai/INDEX.md"
 
 
-@pytest.fixture
-def new_vault(tmp_path) -> Path:
-    path = tmp_path / "vault"
-    path.mkdir()
-    return path
-
-
 def _export(tmp_path: Path, change) -> Path:
     data = json.loads(LEGACY.read_text(encoding="utf-8"))
     change(data)
