@@ -179,7 +179,7 @@ class Retriever:
         mine = sentences.script(query)
         if mine is None:
             return set()
-        return {r for r, s in self.store.scripts([r for r, _ in ranking]).items() if s is not None and s != mine}
+        return {r for r, s in self.vectors.scripts([r for r, _ in ranking]).items() if s is not None and s != mine}
 
     def _dense_or_notice(self, query: str, n: int) -> tuple[list[tuple[int, float]], str | None]:
         try:

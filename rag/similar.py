@@ -60,7 +60,7 @@ def indexed_model(store: Store) -> str:
 
 def note_vectors(store: Store, model: str) -> NoteVectors:
     """The mean of each note's normalised chunk vectors for `model` (languages aligned as in search), normalised again."""
-    rowids, matrix, scripts = store.vectors(model, with_scripts=True)
+    rowids, matrix, scripts = store.vectors(model)
     matrix = align_scripts(matrix, scripts)
     if len(rowids) == 0:
         return NoteVectors((), np.zeros((0, 0), np.float32))

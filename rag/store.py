@@ -223,14 +223,6 @@ class Store:
         rows = self._read(f"SELECT {_CHUNK_COLUMNS} FROM chunks c JOIN files f ON f.path = c.path WHERE c.path = ? ORDER BY c.ordinal", (path,))
         return [StoredChunk(*r) for r in rows]
 
-    def scripts(self, rowids: list[int]) -> dict[int, str | None]:
-        """The script ("latin", "cyrillic" or None) of each given chunk."""
-        out: dict[int, str | None] = {}
-        for i in range(0, len(rowids), 500):
-            part = rowids[i : i + 500]
-            out.update(self._read(f"SELECT rowid, script FROM chunks WHERE rowid IN ({','.join('?' * len(part))})", part))
-        return out
-
     def file_info(self, path: str) -> FileInfo | None:
         rows = self._read("SELECT path, sha256, title, tags, aliases, tier, project, frontmatter_error FROM files WHERE path = ?", (path,))
         return _file_info(rows[0]) if rows else None
@@ -326,16 +318,15 @@ class Store:
             )
             return cur.rowcount
 
-    def vectors(self, model: str, *, with_scripts: bool = False):
-        """(chunk rowids int64, matrix float32 C-contiguous) for every chunk that has a `model` vector; with
-        `with_scripts`, also each row's script code (`SCRIPT_CODES`, int8)."""
+    def vectors(self, model: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(chunk rowids int64, matrix float32 C-contiguous, script codes int8 — see `SCRIPT_CODES`) for every chunk
+        that has a `model` vector, ordered by rowid."""
         rows = self._read(
             "SELECT c.rowid, e.vector, c.script FROM chunks c JOIN embeddings e ON e.vector_key = c.vector_key AND e.model = ?"
             " ORDER BY c.rowid",
             (model,),
         )
-        ids, matrix, scripts = _unpack(rows)
-        return (ids, matrix, scripts) if with_scripts else (ids, matrix)
+        return _unpack(rows)
 
     def sentence_vectors(self, model: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(chunk rowid of each row int64, matrix float32, script codes int8) for every sentence with a `model`

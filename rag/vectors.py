@@ -4,8 +4,9 @@ A chunk scores by its own vector and, when it has sentence vectors, by its best 
 (cosine + w · best sentence cosine) / (1 + w). A question usually matches one sentence of a passage, and that
 match survives a change of language much better than the whole passage's (measured on XQuAD, see README).
 In a vault that mixes Latin and Cyrillic texts, each script's offset is removed from its vectors first
-(`script_offsets`), so the language of a passage stops deciding its rank. The matrices are loaded from the store once and reloaded only when the store's generation changes, so a query
-costs one matrix-vector product per matrix and an argpartition. Knows nothing about text or models.
+(`script_offsets`), so the language of a passage stops deciding its rank. The matrices are loaded from the store
+once and reloaded only when the store's generation changes, so a query costs one matrix-vector product per matrix
+and an argpartition. Knows nothing about text or models.
 """
 
 from __future__ import annotations
@@ -76,9 +77,19 @@ class _Sentences:
     matrix: np.ndarray  # one row per sentence, grouped by chunk
     starts: np.ndarray  # first row of each group
     chunk_rows: np.ndarray  # the chunk-matrix row each group belongs to
+    offsets: dict[int, np.ndarray]  # per script code, removed from the rows (see `script_offsets`)
 
 
-_NO_SENTENCES = _Sentences(np.zeros((0, 0), np.float32), np.zeros(0, np.int64), np.zeros(0, np.int64))
+_NO_SENTENCES = _Sentences(np.zeros((0, 0), np.float32), np.zeros(0, np.int64), np.zeros(0, np.int64), {})
+
+
+def _rows_of(ids: np.ndarray, rowids: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """(position in the sorted `ids`, found?) of each rowid."""
+    wanted = np.asarray(rowids, dtype=np.int64)
+    if len(ids) == 0:
+        return np.zeros(len(wanted), np.int64), np.zeros(len(wanted), bool)
+    pos = np.minimum(np.searchsorted(ids, wanted), len(ids) - 1)
+    return pos, ids[pos] == wanted
 
 
 class VectorIndex:
@@ -89,12 +100,12 @@ class VectorIndex:
         self._model = model
         self._weight = sentence_weight
         self._sentences = _NO_SENTENCES
-        self._sentence_offsets: dict[int, np.ndarray] = {}
         self._lock = threading.Lock()  # one reload at a time
         self._rw = RWLock()  # a search never sees ids and matrix from different loads; a waiting reload goes first
         self._generation = -1
         self._ids = np.zeros(0, np.int64)
         self._matrix = np.zeros((0, 0), np.float32)
+        self._scripts = np.zeros(0, np.int8)  # script code of each chunk row
 
     def __len__(self) -> int:
         self._refresh()
@@ -119,20 +130,25 @@ class VectorIndex:
     def align_sentences(self, texts: list[str], vectors: np.ndarray) -> np.ndarray:
         """Sentence vectors of `texts` aligned the way this index aligns its own (for extractive answers)."""
         self._refresh()
-        offsets = self._sentence_offsets
-        scripts = np.array([SCRIPT_CODES[script(t)] for t in texts], np.int8) if offsets else None
-        return remove_offsets(vectors, scripts, offsets) if offsets else vectors
+        offsets = self._sentences.offsets
+        if not offsets:
+            return vectors
+        return remove_offsets(vectors, np.array([SCRIPT_CODES[script(t)] for t in texts], np.int8), offsets)
 
     def missing(self, rowids: list[int]) -> set[int]:
         """The given chunk rowids that have no vector (yet) in this index."""
         with self._rw.read():
             ids = self._ids  # sorted: the store returns vectors ordered by rowid
-        if not rowids:
-            return set()
-        wanted = np.asarray(rowids, dtype=np.int64)
-        pos = np.minimum(np.searchsorted(ids, wanted), max(len(ids) - 1, 0))
-        found = (ids[pos] == wanted) if len(ids) else np.zeros(len(wanted), bool)
-        return {int(r) for r, ok in zip(wanted, found) if not ok}
+        _, found = _rows_of(ids, rowids)
+        return {int(r) for r, ok in zip(rowids, found) if not ok}
+
+    def scripts(self, rowids: list[int]) -> dict[int, str | None]:
+        """The script of each given chunk that has a vector here (read from memory: a search needs it every time)."""
+        with self._rw.read():
+            ids, codes = self._ids, self._scripts
+        pos, found = _rows_of(ids, rowids)
+        names = {code: name for name, code in SCRIPT_CODES.items()}
+        return {int(r): names[int(codes[p])] for r, p, ok in zip(rowids, pos, found) if ok}
 
     def _refresh(self) -> None:
         generation = self._store.generation()
@@ -140,24 +156,23 @@ class VectorIndex:
             return
         with self._lock:
             if generation != self._generation:
-                ids, matrix, scripts = self._store.vectors(self._model, with_scripts=True)  # the slow part, while searches go on
+                ids, matrix, scripts = self._store.vectors(self._model)  # the slow part, while searches go on
                 matrix = align_scripts(matrix, scripts)
                 sentences = self._load_sentences(ids) if self._weight > 0 else _NO_SENTENCES
                 with self._rw.write():
-                    self._ids, self._matrix, self._sentences = ids, matrix, sentences
+                    self._ids, self._matrix, self._scripts, self._sentences = ids, matrix, scripts, sentences
                 self._generation = generation
 
     def _load_sentences(self, ids: np.ndarray) -> _Sentences:
         owners, matrix, scripts = self._store.sentence_vectors(self._model)  # ordered by chunk rowid, like `ids`
         if len(owners) == 0 or len(ids) == 0:
             return _NO_SENTENCES
-        self._sentence_offsets = script_offsets(matrix, scripts)
-        matrix = remove_offsets(matrix, scripts, self._sentence_offsets)
-        pos = np.minimum(np.searchsorted(ids, owners), len(ids) - 1)
-        keep = ids[pos] == owners  # a sentence whose chunk has no vector yet cannot be scored
+        offsets = script_offsets(matrix, scripts)
+        matrix = remove_offsets(matrix, scripts, offsets)
+        pos, keep = _rows_of(ids, owners)  # a sentence whose chunk has no vector yet cannot be scored
         if not keep.all():
             owners, pos, matrix = owners[keep], pos[keep], matrix[keep]
         if len(owners) == 0:
             return _NO_SENTENCES
         starts = np.flatnonzero(np.r_[True, owners[1:] != owners[:-1]])
-        return _Sentences(np.ascontiguousarray(matrix), starts, pos[starts])
+        return _Sentences(np.ascontiguousarray(matrix), starts, pos[starts], offsets)

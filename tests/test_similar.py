@@ -27,7 +27,7 @@ def test_a_note_vector_is_the_normalised_mean_of_its_chunk_vectors(indexed):
     vectors = note_vectors(store, model)
     chunks = store.chunks_of("Notes/Sourdough.md")
     assert len(chunks) > 1
-    rowids, matrix = store.vectors(model)
+    rowids, matrix, _ = store.vectors(model)
     mine = matrix[np.isin(rowids, [c.rowid for c in chunks])]
     expected = mine.mean(axis=0) / np.linalg.norm(mine.mean(axis=0))
     assert np.allclose(vectors.matrix[vectors.row("Notes/Sourdough.md")], expected, atol=1e-6)
