@@ -172,9 +172,10 @@ class _VectorCache:
         with self._lock:  # held while embedding: the local model runs one batch at a time anyway
             missing = list(dict.fromkeys(t for t in texts if (embedder.name, "passage", t) not in self._items))
             if missing and stored is not None:
-                found = stored([vector_key(t) for t in missing])
-                self._items.update(((embedder.name, "passage", t), found[vector_key(t)]) for t in missing if vector_key(t) in found)
-                missing = [t for t in missing if vector_key(t) not in found]
+                keys = {t: vector_key(t) for t in missing}
+                found = stored(list(keys.values()))
+                self._items.update(((embedder.name, "passage", t), found[k]) for t, k in keys.items() if k in found)
+                missing = [t for t, k in keys.items() if k not in found]
             if missing:
                 self._items.update(((embedder.name, "passage", t), v) for t, v in zip(missing, embedder.embed_passages(missing)))
             rows = [self._items[(embedder.name, "passage", t)] for t in texts]

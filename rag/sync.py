@@ -195,7 +195,7 @@ def backfill(store: Store, embedder: Embedder, *, batch_size: int, progress: Pro
                     return Backfilled(chunks_done, done - chunks_done, why)
                 store.put_vectors(embedder.name, [key for key, _ in batch], matrix)
         done += len(batch)
-        chunks_done += sum(1 for key, _ in batch if key in chunk_set) if batch else 0
+        chunks_done += sum(1 for key, _ in batch if key in chunk_set)
         progress("embed", min(i + batch_size, len(keys)), len(keys))
     if chunk_keys and store.count_missing_vectors(embedder.name) == 0:
         store.set_meta("embed_model", embedder.name)  # complete: this model now serves (see `Workspace.retriever`)
