@@ -142,6 +142,15 @@ class Store:
         with self._lock, _translate(self.path):
             return self._conn.execute(sql, params).fetchall()
 
+    def _read_in(self, sql: str, values: list, *leading) -> list[tuple]:
+        """`sql` with `IN ({marks})` run over `values` in parts of 500 (SQLite's bound-parameter limit), after the
+        `leading` parameters."""
+        rows: list[tuple] = []
+        for i in range(0, len(values), 500):
+            part = values[i : i + 500]
+            rows.extend(self._read(sql.format(marks=",".join("?" * len(part))), [*leading, *part]))
+        return rows
+
     # --- meta -------------------------------------------------------------------------------------------------
 
     def get_meta(self, key: str, default: str | None = None) -> str | None:
@@ -211,13 +220,8 @@ class Store:
                 db.execute("DELETE FROM files WHERE path = ?", (path,))
 
     def chunks_by_rowid(self, rowids: list[int]) -> dict[int, StoredChunk]:
-        out: dict[int, StoredChunk] = {}
-        for i in range(0, len(rowids), 500):
-            part = rowids[i : i + 500]
-            marks = ",".join("?" * len(part))
-            rows = self._read(f"SELECT {_CHUNK_COLUMNS} FROM chunks c JOIN files f ON f.path = c.path WHERE c.rowid IN ({marks})", part)
-            out.update((r[0], StoredChunk(*r)) for r in rows)
-        return out
+        rows = self._read_in(f"SELECT {_CHUNK_COLUMNS} FROM chunks c JOIN files f ON f.path = c.path WHERE c.rowid IN ({{marks}})", rowids)
+        return {r[0]: StoredChunk(*r) for r in rows}
 
     def chunks_of(self, path: str) -> list[StoredChunk]:
         rows = self._read(f"SELECT {_CHUNK_COLUMNS} FROM chunks c JOIN files f ON f.path = c.path WHERE c.path = ? ORDER BY c.ordinal", (path,))
@@ -276,22 +280,12 @@ class Store:
         return [(k, rows[k]) for k in keys if k in rows]
 
     def known_vector_keys(self, model: str, keys: list[str]) -> set[str]:
-        found: set[str] = set()
-        for i in range(0, len(keys), 500):
-            part = keys[i : i + 500]
-            marks = ",".join("?" * len(part))
-            found.update(r[0] for r in self._read(f"SELECT vector_key FROM embeddings WHERE model = ? AND vector_key IN ({marks})", [model, *part]))
-        return found
+        return {r[0] for r in self._read_in("SELECT vector_key FROM embeddings WHERE model = ? AND vector_key IN ({marks})", keys, model)}
 
     def vectors_for_keys(self, model: str, keys: list[str]) -> dict[str, np.ndarray]:
         """The stored `model` vectors of the given keys (those that have one)."""
-        found: dict[str, np.ndarray] = {}
-        for i in range(0, len(keys), 500):
-            part = keys[i : i + 500]
-            marks = ",".join("?" * len(part))
-            rows = self._read(f"SELECT vector_key, vector FROM embeddings WHERE model = ? AND vector_key IN ({marks})", [model, *part])
-            found.update((k, np.frombuffer(v, dtype=np.float32)) for k, v in rows)
-        return found
+        rows = self._read_in("SELECT vector_key, vector FROM embeddings WHERE model = ? AND vector_key IN ({marks})", keys, model)
+        return {k: np.frombuffer(v, dtype=np.float32) for k, v in rows}
 
     def count_missing_vectors(self, model: str) -> int:
         """Distinct chunk keys minus those with a `model` vector: two scans, no per-chunk probe (see above)."""
