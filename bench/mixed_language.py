@@ -23,6 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from rag import evaluate, vectors  # noqa: E402
 from rag.config import load_settings  # noqa: E402
+from rag.errors import RagError  # noqa: E402
 from rag.workspace import Workspace  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -67,7 +68,10 @@ def main() -> None:
     args = parser.parse_args()
     if args.no_align:
         vectors.MIN_SCRIPT_ROWS = 10**12  # no script is ever big enough: nothing is aligned
-    folders = write_datasets(args.data, args.out, args.split)
+    try:
+        folders = write_datasets(args.data, args.out, args.split)
+    except RagError as exc:
+        sys.exit(f"{exc} (--data is the folder holding xquad-en/ and xquad-ru/)")
     variant = "sentences" if not args.no_sentences else "chunks"
     db = args.out / f"index-{variant}.db"
     vault = args.out / f"vault-{variant}"
