@@ -1,15 +1,16 @@
 """Retrieval in a vault that mixes English and Russian notes, through the real pipeline (`rag eval retrieval`).
 
     python bench/mixed_language.py [--data ../shared/eval-data/retrieval] [--out /tmp/rag-mixed] [--split 24]
-                                   [--no-align] [--no-sentences] [--json]
+                                   [--no-align] [--no-shift] [--no-sentences] [--json]
 
 XQuAD is parallel: the same 240 paragraphs (48 articles) and questions in both languages. The mixed vault holds the
 English paragraphs of articles 0..split-1 and the Russian paragraphs of the others. Every English and Russian
 question is asked: "same" questions are answered by a paragraph in their own language, "cross" ones only by a
 paragraph in the other language. Two datasets sharing one corpus (and one kept index under --out) are written and
 evaluated with the normal harness, so chunking, sentence vectors, language alignment and fusion are what users get.
-`--no-align` turns the language alignment off (in this process) and `--no-sentences` the sentence vectors, to see
-what each contributes; each variant keeps its own index.
+`--no-align` turns the language alignment off (in this process), `--no-shift` the move of questions towards the
+passages' language centre, and `--no-sentences` the sentence vectors, to see what each contributes; each
+sentence-vector variant keeps its own index.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from rag import evaluate, vectors  # noqa: E402
+from rag import evaluate, languages  # noqa: E402
 from rag.config import load_settings  # noqa: E402
 from rag.errors import RagError  # noqa: E402
 from rag.workspace import Workspace  # noqa: E402
@@ -63,11 +64,14 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path("/tmp/rag-mixed"))
     parser.add_argument("--split", type=int, default=24)
     parser.add_argument("--no-align", action="store_true")
+    parser.add_argument("--no-shift", action="store_true")
     parser.add_argument("--no-sentences", action="store_true")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if args.no_align:
-        vectors.MIN_SCRIPT_ROWS = 10**12  # no script is ever big enough: nothing is aligned
+        languages.MIN_SCRIPT_ROWS = 10**12  # no script is ever big enough: nothing is aligned
+    if args.no_shift:
+        languages.QUERY_SHIFT = 0.0
     try:
         folders = write_datasets(args.data, args.out, args.split)
     except RagError as exc:
@@ -75,7 +79,7 @@ def main() -> None:
     variant = "sentences" if not args.no_sentences else "chunks"
     db = args.out / f"index-{variant}.db"
     vault = args.out / f"vault-{variant}"
-    result = {"split": args.split, "align": not args.no_align, "sentence_vectors": not args.no_sentences}
+    result = {"split": args.split, "align": not args.no_align, "shift": not args.no_shift, "sentence_vectors": not args.no_sentences}
     for kind, folder in folders.items():
         dataset = evaluate.load_dataset(folder)
         mapping = evaluate.write_vault(dataset, vault)

@@ -67,7 +67,7 @@ class _Candidate:
 
 # vector key → stored vector, for the sentences the index already embedded (see `sentences.for_vectors`)
 StoredVectors = Callable[[list[str]], dict[str, np.ndarray]]
-# (texts, their vectors) → vectors as the index compares them (languages aligned, see `vectors.script_offsets`)
+# (texts, their vectors) → vectors as the index compares them (languages aligned, see `languages.script_offsets`)
 Align = Callable[[list[str], np.ndarray], np.ndarray]
 
 

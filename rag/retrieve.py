@@ -121,7 +121,7 @@ class Retriever:
         """Raises EmbedderError if the query cannot be embedded."""
         if len(self.vectors) == 0:
             return []
-        return self.vectors.search(self._query_vector(query), n)
+        return self.vectors.search(self._query_vector(query), n, question=query)
 
     def _query_vector(self, query: str):
         """Query embeddings are cached: UIs re-run the same search often (Streamlit reruns on every click)."""

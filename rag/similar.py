@@ -14,7 +14,7 @@ import numpy as np
 
 from rag.errors import IndexMissing, NoteError
 from rag.store import Store
-from rag.vectors import align_scripts
+from rag.languages import align_scripts
 
 DUPLICATE_THRESHOLD = 0.98
 _BLOCK = 1024  # rows of the note-by-note similarity matrix computed at once (bounded memory for big vaults)

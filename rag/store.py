@@ -157,8 +157,9 @@ class Store:
         rows = self._read("SELECT value FROM meta WHERE key = ?", (key,))
         return rows[0][0] if rows else default
 
-    def set_meta(self, key: str, value: str) -> None:
-        with self.transaction(searchable=False) as db:
+    def set_meta(self, key: str, value: str, *, searchable: bool = False) -> None:
+        """`searchable` when search reads the value (it reloads its caches then)."""
+        with self.transaction(searchable=searchable) as db:
             db.execute("INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", (key, value))
 
     def generation(self) -> int:

@@ -14,7 +14,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Callable, NamedTuple
 
-from rag import sentences, stemming
+from rag import languages, sentences, stemming
 from rag.chunking import chunk_note, note_title
 from rag.config import Settings
 from rag.embed import Embedder
@@ -166,11 +166,13 @@ class Backfilled(NamedTuple):
     chunks: int  # chunk texts embedded
     sentences: int  # sentence texts embedded
     error: str | None
+    reference: int = 0  # language reference texts embedded (once per model, see rag/languages.py)
 
 
 def backfill(store: Store, embedder: Embedder, *, batch_size: int, progress: Progress | None = None) -> Backfilled:
     """Embed every chunk text, then every sentence, that has no vector for this model, in bounded batches. Chunks
-    come first: they make a note findable by meaning, sentences then sharpen the ranking.
+    come first: they make a note findable by meaning, sentences then sharpen the ranking. Last, once per model,
+    the language reference (rag/languages.py, a hundred short sentences).
     `progress("embed", done, total)` runs before each batch and at the end; it may raise to stop early."""
     progress = progress or (lambda stage, done, total: None)
     chunk_keys = store.missing_vector_keys(embedder.name)
@@ -197,6 +199,12 @@ def backfill(store: Store, embedder: Embedder, *, batch_size: int, progress: Pro
         done += len(batch)
         chunks_done += sum(1 for key, _ in batch if key in chunk_set)
         progress("embed", min(i + batch_size, len(keys)), len(keys))
+    try:
+        with store.embedding_lock():
+            reference = languages.embed_reference(store, embedder)
+    except EmbedderError as exc:
+        log.warning("Embedding stopped: %s", exc)
+        return Backfilled(chunks_done, done - chunks_done, f"{exc} Run `python -m rag index` again to finish.")
     if chunk_keys and store.count_missing_vectors(embedder.name) == 0:
         store.set_meta("embed_model", embedder.name)  # complete: this model now serves (see `Workspace.retriever`)
-    return Backfilled(chunks_done, done - chunks_done, None)
+    return Backfilled(chunks_done, done - chunks_done, None, reference)

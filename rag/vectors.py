@@ -3,10 +3,10 @@
 A chunk scores by its own vector and, when it has sentence vectors, by its best sentence too:
 (cosine + w · best sentence cosine) / (1 + w). A question usually matches one sentence of a passage, and that
 match survives a change of language much better than the whole passage's (measured on XQuAD, see README).
-In a vault that mixes Latin and Cyrillic texts, each script's offset is removed from its vectors first
-(`script_offsets`), so the language of a passage stops deciding its rank. The matrices are loaded from the store
+Languages are evened out first (rag/languages.py): in a vault that mixes Latin and Cyrillic texts each script's
+offset is removed from its vectors, and a question is moved towards the passages' language centre. The matrices are loaded from the store
 once and reloaded only when the store's generation changes, so a query costs one matrix-vector product per matrix
-and an argpartition. Knows nothing about text or models.
+and an argpartition. Knows nothing about models.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from rag.languages import query_shifts, reference_means, remove_offsets, script_offsets, shift_query
 from rag.rwlock import RWLock
 from rag.sentences import script
 from rag.store import SCRIPT_CODES, Store
@@ -39,45 +40,12 @@ def best_of(scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     return order, scores[order]
 
 
-MIN_SCRIPT_ROWS = 20  # fewer texts in a script than this: their mean is more topic than language, left alone
-
-
-def script_offsets(matrix: np.ndarray, scripts: np.ndarray) -> dict[int, np.ndarray]:
-    """Per script code, its offset from the common centre (mean of the script's vectors − mean of all), when a vault
-    mixes Latin and Cyrillic texts; {} with one script, or a minority under MIN_SCRIPT_ROWS.
-
-    The model places same-language texts closer together whatever they say, so in a mixed vault a question finds
-    passages of its own language first. Subtracting each script's offset moves both languages onto a common centre.
-    Measured on XQuAD articles split between English and Russian (bench/mixed_language.py, see README).
-    """
-    groups = [code for code in (1, 2) if int(np.count_nonzero(scripts == code)) >= MIN_SCRIPT_ROWS]
-    if len(groups) < 2:
-        return {}
-    overall = matrix.mean(axis=0)
-    return {code: matrix[scripts == code].mean(axis=0) - overall for code in groups}
-
-
-def remove_offsets(matrix: np.ndarray, scripts: np.ndarray, offsets: dict[int, np.ndarray]) -> np.ndarray:
-    """A renormalised copy of `matrix` with each row's script offset removed (`matrix` itself if there is none)."""
-    if not offsets:
-        return matrix
-    aligned = np.array(matrix, dtype=np.float32)  # the stored matrix is read-only
-    for code, offset in offsets.items():
-        aligned[scripts == code] -= offset
-    aligned /= np.maximum(np.linalg.norm(aligned, axis=1, keepdims=True), 1e-12)
-    return aligned
-
-
-def align_scripts(matrix: np.ndarray, scripts: np.ndarray) -> np.ndarray:
-    return remove_offsets(matrix, scripts, script_offsets(matrix, scripts))
-
-
 @dataclass(frozen=True)
 class _Sentences:
     matrix: np.ndarray  # one row per sentence, grouped by chunk
     starts: np.ndarray  # first row of each group
     chunk_rows: np.ndarray  # the chunk-matrix row each group belongs to
-    offsets: dict[int, np.ndarray]  # per script code, removed from the rows (see `script_offsets`)
+    offsets: dict[int, np.ndarray]  # per script code, removed from the rows (see `languages.script_offsets`)
 
 
 _NO_SENTENCES = _Sentences(np.zeros((0, 0), np.float32), np.zeros(0, np.int64), np.zeros(0, np.int64), {})
@@ -106,19 +74,23 @@ class VectorIndex:
         self._ids = np.zeros(0, np.int64)
         self._matrix = np.zeros((0, 0), np.float32)
         self._scripts = np.zeros(0, np.int8)  # script code of each chunk row
+        self._shifts: dict[int, np.ndarray] = {}  # per question script code (see `languages.query_shifts`)
 
     def __len__(self) -> int:
         self._refresh()
         return len(self._ids)
 
-    def search(self, query: np.ndarray, k: int) -> list[tuple[int, float]]:
-        """(chunk rowid, cosine) best first."""
+    def search(self, query: np.ndarray, k: int, *, question: str | None = None) -> list[tuple[int, float]]:
+        """(chunk rowid, cosine) best first. With the `question`'s text, its vector is moved towards the language
+        of the passages (see `languages.query_shifts`)."""
         self._refresh()
         with self._rw.read():
-            ids, matrix, sentences = self._ids, self._matrix, self._sentences
+            ids, matrix, sentences, shifts = self._ids, self._matrix, self._sentences, self._shifts
             if matrix.shape[0] == 0 or matrix.shape[1] != query.shape[0]:
                 return []
             query = query.astype(np.float32, copy=False)
+            if question is not None:
+                query = shift_query(query, question, shifts)
             scores = matrix @ query
             if len(sentences.starts):
                 best = scores.copy()  # a chunk without sentence vectors is its own best sentence
@@ -157,10 +129,13 @@ class VectorIndex:
         with self._lock:
             if generation != self._generation:
                 ids, matrix, scripts = self._store.vectors(self._model)  # the slow part, while searches go on
-                matrix = align_scripts(matrix, scripts)
+                offsets = script_offsets(matrix, scripts)
+                matrix = remove_offsets(matrix, scripts, offsets)
+                shifts = query_shifts(scripts, offsets, reference_means(self._store, self._model))
                 sentences = self._load_sentences(ids) if self._weight > 0 else _NO_SENTENCES
                 with self._rw.write():
                     self._ids, self._matrix, self._scripts, self._sentences = ids, matrix, scripts, sentences
+                    self._shifts = shifts
                 self._generation = generation
 
     def _load_sentences(self, ids: np.ndarray) -> _Sentences:

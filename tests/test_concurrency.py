@@ -10,6 +10,7 @@ import textwrap
 import threading
 import time
 
+from rag.languages import reference_texts
 from rag.rwlock import RWLock
 from rag.workspace import Workspace
 
@@ -147,17 +148,19 @@ def test_two_processes_embedding_one_index_never_embed_a_text_twice(settings, va
         with Workspace.open(settings, embedder=embedder) as ws:
             result = backfill(ws.store, embedder, batch_size=2)
         done = result.chunks + result.sentences
-        assert result.error is None and done == len(embedder.embedded)
-        print(done)
+        assert result.error is None and done + result.reference == len(embedder.embedded)
+        print(done, result.reference)
     """)
     env = {**os.environ, "PYTHONPATH": os.getcwd()}
     procs = [subprocess.Popen([sys.executable, "-c", child, str(vault), str(settings.db_path)], stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True, env=env) for _ in range(2)]
-    counts = []
+    counts, references = [], []
     for p in procs:
         out, err = p.communicate(timeout=120)
         assert p.returncode == 0, err
-        counts.append(int(out))
+        counts.append(int(out.split()[0]))
+        references.append(int(out.split()[1]))
     assert sum(counts) == missing, counts  # each text embedded by exactly one of them
+    assert sorted(references) == [0, sum(map(len, reference_texts().values()))]  # and the language reference once
     with Workspace.open(settings, embedder=fake_embedder) as ws:
         assert ws.store.count_missing_vectors(fake_embedder.name) == 0

@@ -1,6 +1,7 @@
-"""Mixed-language vaults: each script's offset is removed from its vectors, so a question finds passages in the
-other language. A synthetic matrix for the rule itself; the demo vault (English + Russian notes, cross-language
-questions) with the real default embedder for what a person sees."""
+"""English and Russian together: in a mixed vault each script's offset is removed from its vectors, and a question
+moves towards the passages' language, so a question finds passages in the other language. Synthetic matrices for
+the rules themselves; the demo vault (English + Russian notes, cross-language questions) and a small Russian vault
+asked in English, with the real default embedder, for what a person sees."""
 
 from __future__ import annotations
 
@@ -11,9 +12,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rag import sentences
+from rag import languages, sentences
 from rag.config import load_settings
-from rag.vectors import MIN_SCRIPT_ROWS, align_scripts
+from rag.languages import MIN_SCRIPT_ROWS, QUERY_SHIFT, align_scripts, query_shifts, reference_means, reference_texts, shift_query
+from rag.store import SCRIPT_CODES
 from rag.workspace import Workspace
 
 DEMO = Path(__file__).resolve().parent.parent / "examples"
@@ -85,3 +87,76 @@ def test_a_cross_language_question_gets_an_extractive_answer_from_the_other_lang
     answer = ask(demo, "Which internet provider did we choose for the new flat, and how fast is it?")
     assert not answer.not_found and "500" in answer.text
     assert any(c.path == "Projects/Переезд/Notes/Чеклист переезда.md" for c in answer.citations)
+
+
+# --- questions move towards the passages' language -------------------------------------------------------------
+
+
+def test_the_reference_is_the_same_sentences_in_both_languages():
+    texts = reference_texts()
+    latin, cyrillic = texts[SCRIPT_CODES["latin"]], texts[SCRIPT_CODES["cyrillic"]]
+    assert len(latin) == len(cyrillic) >= 40
+    assert all(sentences.script(t) == "latin" for t in latin) and all(sentences.script(t) == "cyrillic" for t in cyrillic)
+    numbers = [(re.findall(r"\d+", en), re.findall(r"\d+", ru)) for en, ru in zip(latin, cyrillic)]
+    assert all(en == ru for en, ru in numbers)  # a cheap check that the halves stay in step
+
+
+def test_which_way_a_question_moves():
+    rng = np.random.default_rng(2)
+    ref = {code: rng.standard_normal(8).astype(np.float32) for code in (1, 2)}
+    russian, english, mixed = np.full(30, 2, np.int8), np.full(30, 1, np.int8), np.array([1] * 25 + [2] * 25, np.int8)
+    shifts = query_shifts(russian, {}, ref)  # a Russian vault: English questions move towards Russian
+    assert set(shifts) == {1} and np.allclose(shifts[1], ref[2] - ref[1])
+    assert set(query_shifts(english, {}, ref)) == {2}
+    assert query_shifts(russian, {}, {}) == {}  # the reference is not embedded yet: nothing moves
+    assert query_shifts(np.zeros(30, np.int8), {}, ref) == {}  # no letters, no language
+    offsets = {1: ref[1], 2: ref[2]}  # a mixed, aligned vault: each question leaves its own language's offset
+    assert all(np.allclose(query_shifts(mixed, offsets, ref)[c], -offsets[c]) for c in (1, 2))
+    query = _nz(rng.standard_normal((1, 8)))[0].astype(np.float32)
+    moved = shift_query(query, "How long does the dough rise?", shifts)
+    expected = query + QUERY_SHIFT * shifts[1]
+    assert np.allclose(moved, expected / np.linalg.norm(expected), atol=1e-6)
+    assert shift_query(query, "Сколько поднимается тесто?", shifts) is query  # already in the vault's language
+    assert shift_query(query, "2026-05-02", shifts) is query
+
+
+RUSSIAN_NOTES = {
+    "Хлеб.md": "# Закваска\n\nТесто для ржаного хлеба я оставляю подниматься на ночь, около двенадцати часов, в холодильнике.\n",
+    "Велосипед.md": "# Ремонт велосипеда\n\nПоменял цепь и задний тормоз, теперь передачи переключаются без щелчков.\n",
+    "Теплица.md": "# Теплица\n\nПомидоры посадили в середине мая, поливаем через день тёплой водой.\n",
+    "Пианино.md": "# Пианино\n\nУчительница задала к пятнице выучить прелюдию Шопена до минор.\n",
+    "Роутер.md": "# Домашняя сеть\n\nРоутер стоит в коридоре, пароль от вайфая записан на обороте.\n",
+    "Кот.md": "# Ветеринар\n\nКоту сделали прививку от бешенства, следующая через год.\n",
+    "Meeting.md": "# Weekly meeting\n\nWe discussed the marketing budget for the next quarter and agreed to hire a designer.\n",
+}
+QUESTIONS = [  # (English, Russian, the note)
+    ("How long does the rye bread dough rise?", "Сколько поднимается тесто для ржаного хлеба?", "Хлеб.md"),
+    ("When did we plant the tomatoes?", "Когда посадили помидоры?", "Теплица.md"),
+    ("What did the piano teacher assign?", "Что задала учительница по пианино?", "Пианино.md"),
+    ("Where is the router?", "Где стоит роутер?", "Роутер.md"),
+    ("What vaccine did the cat get?", "Какую прививку сделали коту?", "Кот.md"),
+    ("What was repaired on the bike?", "Что починили в велосипеде?", "Велосипед.md"),
+]
+
+
+def test_an_english_question_to_a_russian_vault_scores_its_answer_like_a_russian_one(tmp_path, real_embedder, monkeypatch):
+    (tmp_path / "vault").mkdir()
+    for name, text in RUSSIAN_NOTES.items():
+        (tmp_path / "vault" / name).write_text(text, encoding="utf-8")
+    settings = load_settings(vault=tmp_path / "vault", db_path=tmp_path / "index.db", env={})
+    with Workspace.open(settings, create=True, embedder=real_embedder) as ws:
+        ws.sync()
+        assert reference_means(ws.store, real_embedder.name).keys() == {1, 2}  # embedded once with the vault
+
+        def score(question: str, note: str) -> float:
+            hits = ws.retriever.dense(question, 10).hits
+            assert hits[0].chunk.path == note, (question, [h.chunk.path for h in hits])
+            return hits[0].score
+
+        moved = {en: score(en, note) for en, _, note in QUESTIONS}
+        russian = {en: score(ru, note) for en, ru, note in QUESTIONS}
+        monkeypatch.setattr(languages, "QUERY_SHIFT", 0.0)
+        unmoved = {en: score(en, note) for en, _, note in QUESTIONS}
+    # the same answer, a higher score, closer to what the question asked in Russian gets
+    assert all(moved[q] > unmoved[q] + 0.01 for q in moved), (moved, unmoved)
+    assert sum(abs(russian[q] - moved[q]) for q in moved) < sum(abs(russian[q] - unmoved[q]) for q in moved)

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from rag import sentences
+from rag.languages import reference_texts
 from rag.store import FileInfo, FileState, Store
 from rag.vectors import VectorIndex
 from rag.workspace import Workspace
@@ -55,9 +56,10 @@ def test_first_sync_embeds_chunks_then_sentences(with_sentences, fake_embedder):
         report = ws.sync()
         counts = ws.store.counts(fake_embedder.name)
     assert report.chunks_embedded == report.chunks_total and report.sentences_embedded > 0
-    assert len(fake_embedder.embedded) == report.chunks_embedded + report.sentences_embedded
-    first_sentence = len(fake_embedder.embedded) - report.sentences_embedded
-    assert all(not t.startswith(("# ", "About me\n")) for t in fake_embedder.embedded[first_sentence:])  # chunks first
+    reference = sum(map(len, reference_texts().values()))  # the language reference comes last
+    assert len(fake_embedder.embedded) == report.chunks_embedded + report.sentences_embedded + reference
+    sentences = fake_embedder.embedded[report.chunks_embedded : report.chunks_embedded + report.sentences_embedded]
+    assert all(not t.startswith(("# ", "About me\n")) for t in sentences)  # chunks first
     assert counts["sentences"] >= report.sentences_embedded and counts["sentence_vectors_missing"] == 0
     assert ("Notes/Sourdough.md", "I keep the dough at 72% hydration for white bread and 80% for whole wheat.", 14) in rows(with_sentences.db_path)
 

@@ -1,0 +1,107 @@
+"""Where English and Russian sit in the embedding space, and the two corrections search makes for it.
+
+The model places texts of one language closer together whatever they say: every vector carries a language offset.
+- In a vault that mixes Latin and Cyrillic texts, each script's offset from the common centre is removed from its
+  vectors (`script_offsets`, `remove_offsets`), so the language of a passage stops deciding its rank.
+- A question is moved half way (QUERY_SHIFT) from its language's centre towards the centre of the passages it is
+  compared with (`query_shifts`): in a mixed vault, the common centre (the vault's own offsets); in a vault written
+  in the other language, that language, with the offset between the two taken from `language_reference.md`
+  (the same sentences in both languages), embedded once per model (`embed_reference`).
+Both measured on XQuAD (cross-language sets, and bench/mixed_language.py); see README, "Retrieval quality".
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from rag.embed import Embedder
+from rag.sentences import script
+from rag.store import SCRIPT_CODES, Store
+
+MIN_SCRIPT_ROWS = 20  # fewer texts in a script than this: their mean is more topic than language, left alone
+QUERY_SHIFT = 0.5  # how far a question moves: all the way (1.0) overshoots, measured on both cross-language sets
+REFERENCE = Path(__file__).with_name("language_reference.md")
+LANGUAGES = (SCRIPT_CODES["latin"], SCRIPT_CODES["cyrillic"])
+
+
+def script_offsets(matrix: np.ndarray, scripts: np.ndarray) -> dict[int, np.ndarray]:
+    """Per script code, its offset from the common centre (mean of the script's vectors − mean of all), when a vault
+    mixes Latin and Cyrillic texts; {} with one script, or a minority under MIN_SCRIPT_ROWS."""
+    groups = [code for code in LANGUAGES if int(np.count_nonzero(scripts == code)) >= MIN_SCRIPT_ROWS]
+    if len(groups) < 2:
+        return {}
+    overall = matrix.mean(axis=0)
+    return {code: matrix[scripts == code].mean(axis=0) - overall for code in groups}
+
+
+def remove_offsets(matrix: np.ndarray, scripts: np.ndarray, offsets: dict[int, np.ndarray]) -> np.ndarray:
+    """A renormalised copy of `matrix` with each row's script offset removed (`matrix` itself if there is none)."""
+    if not offsets:
+        return matrix
+    aligned = np.array(matrix, dtype=np.float32)  # the stored matrix is read-only
+    for code, offset in offsets.items():
+        aligned[scripts == code] -= offset
+    aligned /= np.maximum(np.linalg.norm(aligned, axis=1, keepdims=True), 1e-12)
+    return aligned
+
+
+def align_scripts(matrix: np.ndarray, scripts: np.ndarray) -> np.ndarray:
+    return remove_offsets(matrix, scripts, script_offsets(matrix, scripts))
+
+
+def query_shifts(scripts: np.ndarray, offsets: dict[int, np.ndarray], reference: dict[int, np.ndarray]) -> dict[int, np.ndarray]:
+    """Per question script code, the direction that moves a question of that script to the passages' centre, for
+    a matrix whose rows have `scripts` and had `offsets` removed. {} when no question needs moving."""
+    if offsets:  # mixed and aligned: the passages sit on the common centre, each language is off by its offset
+        return {code: -offset for code, offset in offsets.items()}
+    counts = {code: int(np.count_nonzero(scripts == code)) for code in LANGUAGES}
+    vault = max(counts, key=counts.get)
+    if counts[vault] == 0 or set(reference) != set(LANGUAGES):
+        return {}
+    return {code: reference[vault] - reference[code] for code in LANGUAGES if code != vault}
+
+
+def shift_query(query: np.ndarray, question: str, shifts: dict[int, np.ndarray]) -> np.ndarray:
+    """The question's vector moved QUERY_SHIFT of the way along its script's shift, renormalised."""
+    shift = shifts.get(SCRIPT_CODES[script(question)])
+    if shift is None or QUERY_SHIFT == 0:
+        return query
+    moved = query + QUERY_SHIFT * shift
+    return (moved / max(float(np.linalg.norm(moved)), 1e-12)).astype(np.float32)
+
+
+# --- the reference --------------------------------------------------------------------------------------------
+
+
+def reference_texts() -> dict[int, list[str]]:
+    """The reference sentences by script code (the lines under the file's second-level headings)."""
+    lines = [line.strip() for line in REFERENCE.read_text(encoding="utf-8").splitlines()]
+    body = lines[next(i for i, line in enumerate(lines) if line.startswith("## ")) :]  # the preamble is not reference
+    texts = [line for line in body if line and not line.startswith("#") and script(line) is not None]
+    return {code: [t for t in texts if SCRIPT_CODES[script(t)] == code] for code in LANGUAGES}
+
+
+def _meta_key(model: str) -> str:
+    return f"language_means:{model}"
+
+
+def reference_means(store: Store, model: str) -> dict[int, np.ndarray]:
+    """Per script code, the mean vector of the reference sentences for `model`; {} until `embed_reference` ran."""
+    stored = store.get_meta(_meta_key(model))
+    if not stored:
+        return {}
+    return {int(code): np.asarray(mean, np.float32) for code, mean in json.loads(stored).items()}
+
+
+def embed_reference(store: Store, embedder: Embedder) -> int:
+    """Embed the reference once per model and keep the means in the index; the number of texts embedded (0 when
+    they are known). Raises EmbedderError like any embedding."""
+    if store.get_meta(_meta_key(embedder.name)):
+        return 0
+    texts = reference_texts()
+    means = {code: embedder.embed_passages(texts[code]).mean(axis=0) for code in LANGUAGES}
+    store.set_meta(_meta_key(embedder.name), json.dumps({code: mean.tolist() for code, mean in means.items()}), searchable=True)
+    return sum(len(texts[code]) for code in LANGUAGES)
