@@ -171,10 +171,10 @@ def _generated(question, query, context: FrozenContext, turns, chat: ChatModel, 
 
 def _extractive(question, query, context: FrozenContext, workspace: Workspace, emit) -> Answer:
     model = workspace.embedder.name
-    # the index's language alignment applies when its vectors are this embedder's (not while a new model backfills)
-    align = workspace.retriever.vectors.align_sentences if workspace.retriever.embedder is workspace.embedder else None
+    # the index's language geometry applies when its vectors are this embedder's (not while a new model backfills)
+    languages = workspace.retriever.vectors if workspace.retriever.embedder is workspace.embedder else None
     found = extract(question, context, embedder=workspace.embedder,
-                    stored=lambda keys: workspace.store.vectors_for_keys(model, keys), align=align)
+                    stored=lambda keys: workspace.store.vectors_for_keys(model, keys), languages=languages)
     if found.not_found:
         return Answer(question, query, "extractive", _not_found_text(question, emit), (), context, (), not_found=True)
     quotes = "\n\n".join(f"> {q.text} [{q.source_id}]" for q in found.quotes)

@@ -20,7 +20,7 @@ import re
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Protocol
 
 import numpy as np
 
@@ -67,23 +67,29 @@ class _Candidate:
 
 # vector key → stored vector, for the sentences the index already embedded (see `sentences.for_vectors`)
 StoredVectors = Callable[[list[str]], dict[str, np.ndarray]]
-# (texts, their vectors) → vectors as the index compares them (languages aligned, see `languages.script_offsets`)
-Align = Callable[[list[str], np.ndarray], np.ndarray]
+
+
+class Languages(Protocol):
+    """How the index evens out languages (rag/languages.py); `vectors.VectorIndex` is one."""
+
+    def align_sentences(self, texts: list[str], vectors: np.ndarray) -> np.ndarray: ...
+
+    def move_question(self, vector: np.ndarray, question: str) -> np.ndarray: ...
 
 
 def extract(
     question: str, context: FrozenContext, *, embedder: Embedder | None = None, stored: StoredVectors | None = None,
-    align: Align | None = None,
+    languages: Languages | None = None,
 ) -> Extract:
     """The best sentences of `context` for `question` (best first), or not_found if none answers it. Sentence
-    vectors come from `stored` when the index has them (same embedder), else they are embedded here; `align`
-    treats them as the index does."""
+    vectors come from `stored` when the index has them (same embedder), else they are embedded here; with
+    `languages`, sentences and question are compared as the index compares them."""
     candidates = _dedupe([c for rank, s in enumerate(context.sources) for c in _candidates(s, rank)])
     if not candidates:
         return Extract((), not_found=True)
     plain_texts = [plain(c.text) for c in candidates]
     keyword = _keyword_scores(question, plain_texts)
-    cosine = _cosines(question, plain_texts, embedder, stored, align) if embedder is not None else None
+    cosine = _cosines(question, plain_texts, embedder, stored, languages) if embedder is not None else None
     base = cosine if cosine is not None else np.zeros(len(candidates), np.float32)
     weight = KEYWORD_WEIGHT if cosine is not None else 1.0
     scores = [
@@ -146,9 +152,11 @@ def _keyword_scores(question: str, texts: list[str]) -> list[float]:
     return [sum(idf[t] for t in terms if t in s) / total for s in stems]
 
 
-def _cosines(question: str, texts: list[str], embedder: Embedder, stored: StoredVectors | None, align: Align | None) -> np.ndarray:
-    vectors = _CACHE.vectors(embedder, texts, stored)
-    return (align(texts, vectors) if align else vectors) @ _CACHE.query(embedder, question)
+def _cosines(question: str, texts: list[str], embedder: Embedder, stored: StoredVectors | None, languages: Languages | None) -> np.ndarray:
+    vectors, query = _CACHE.vectors(embedder, texts, stored), _CACHE.query(embedder, question)
+    if languages is None:
+        return vectors @ query
+    return languages.align_sentences(texts, vectors) @ languages.move_question(query, question)
 
 
 class _VectorCache:

@@ -107,6 +107,13 @@ class VectorIndex:
             return vectors
         return remove_offsets(vectors, np.array([SCRIPT_CODES[script(t)] for t in texts], np.int8), offsets)
 
+    def move_question(self, vector: np.ndarray, question: str) -> np.ndarray:
+        """A question's vector moved towards the passages' language, as `search(question=…)` moves it."""
+        self._refresh()
+        with self._rw.read():
+            shifts = self._shifts
+        return shift_query(vector.astype(np.float32, copy=False), question, shifts)
+
     def missing(self, rowids: list[int]) -> set[int]:
         """The given chunk rowids that have no vector (yet) in this index."""
         with self._rw.read():

@@ -145,3 +145,29 @@ def test_an_index_entry_of_links_loses_to_the_sentence_it_points_at(fake_embedde
     context = FrozenContext((index, note), (), "```", 0)
     found = extract("What is the sourdough hydration?", context, embedder=fake_embedder)
     assert found.quotes[0].source_id == "S2"
+
+
+def test_sentences_and_question_are_compared_as_the_index_compares_them(fake_embedder):
+    """`languages` (the index's VectorIndex in answers) transforms both sides before the cosine."""
+    bread = Source("S1", "Bread.md", "Bread", 3, 3, "", "Rye dough rests overnight in the fridge.", 1.0)
+    cat = Source("S2", "Cat.md", "Cat", 5, 5, "", "The vet gave the cat a rabies shot.", 1.0)
+    context = FrozenContext((bread, cat), (), "```", 0)
+
+    class TowardsTheCat:
+        def __init__(self):
+            self.calls = []
+
+        def align_sentences(self, texts, vectors):
+            self.calls.append(("sentences", tuple(texts)))
+            return vectors
+
+        def move_question(self, vector, question):
+            self.calls.append(("question", question))
+            return fake_embedder.embed_query("The vet gave the cat a rabies shot.")
+
+    languages = TowardsTheCat()
+    question = "What happened at the clinic?"  # no word in common with either note: meaning alone decides
+    assert extract(question, context, embedder=fake_embedder).not_found
+    found = extract(question, context, embedder=fake_embedder, languages=languages)
+    assert [q.source_id for q in found.quotes] == ["S2"]
+    assert languages.calls == [("sentences", ("Rye dough rests overnight in the fridge.", "The vet gave the cat a rabies shot.")), ("question", question)]
