@@ -4,9 +4,9 @@ A chunk scores by its own vector and, when it has sentence vectors, by its best 
 (cosine + w · best sentence cosine) / (1 + w). A question usually matches one sentence of a passage, and that
 match survives a change of language much better than the whole passage's (measured on XQuAD, see README).
 Languages are evened out first (rag/languages.py): in a vault that mixes Latin and Cyrillic texts each script's
-offset is removed from its vectors, and a question is moved towards the passages' language centre. The matrices are loaded from the store
-once and reloaded only when the store's generation changes, so a query costs one matrix-vector product per matrix
-and an argpartition. Knows nothing about models.
+offset is removed from its vectors, and a question is moved towards the passages' language. The matrices are
+loaded from the store once and reloaded only when the store's generation changes, so a query costs one
+matrix-vector product per matrix and an argpartition. Never embeds anything itself.
 """
 
 from __future__ import annotations
