@@ -18,8 +18,8 @@ from pathlib import Path
 import numpy as np
 
 from rag.embed import Embedder
-from rag.sentences import script
-from rag.store import SCRIPT_CODES, Store
+from rag.sentences import SCRIPT_CODES, script
+from rag.store import Store
 
 MIN_SCRIPT_ROWS = 20  # fewer texts in a script than this: their mean is more topic than language, left alone
 QUERY_SHIFT = 0.5  # how far a question moves: all the way (1.0) overshoots, measured on both cross-language sets

@@ -88,6 +88,9 @@ _LATIN = re.compile(r"[A-Za-z]")
 _CYRILLIC = re.compile(r"[А-Яа-яЁё]")
 
 
+SCRIPT_CODES = {None: 0, "latin": 1, "cyrillic": 2}  # `script()` as stored in the index
+
+
 def script(text: str) -> str | None:
     """"cyrillic" or "latin" by the majority of letters, None without letters. Embeddings of one script share an
     offset (the model's language direction) that `vectors` removes when a vault mixes both."""

@@ -18,8 +18,8 @@ import numpy as np
 
 from rag.languages import query_shifts, reference_means, remove_offsets, script_offsets, shift_query
 from rag.rwlock import RWLock
-from rag.sentences import script
-from rag.store import SCRIPT_CODES, Store
+from rag.sentences import SCRIPT_CODES, script
+from rag.store import Store
 
 
 def top_k(matrix: np.ndarray, query: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:

@@ -15,7 +15,7 @@ import pytest
 from rag import languages, sentences
 from rag.config import load_settings
 from rag.languages import MIN_SCRIPT_ROWS, QUERY_SHIFT, align_scripts, query_shifts, reference_means, reference_texts, shift_query
-from rag.store import SCRIPT_CODES
+from rag.sentences import SCRIPT_CODES
 from rag.workspace import Workspace
 
 DEMO = Path(__file__).resolve().parent.parent / "examples"
