@@ -96,6 +96,11 @@ def reference_means(store: Store, model: str) -> dict[int, np.ndarray]:
     return {int(code): np.asarray(mean, np.float32) for code, mean in json.loads(stored).items()}
 
 
+def reference_pending(store: Store, model: str) -> int:
+    """How many reference texts `embed_reference` would embed for `model` (0 once it ran)."""
+    return 0 if store.get_meta(_meta_key(model)) else sum(map(len, reference_texts().values()))
+
+
 def embed_reference(store: Store, embedder: Embedder) -> int:
     """Embed the reference once per model and keep the means in the index; the number of texts embedded (0 when
     they are known). Raises EmbedderError like any embedding."""

@@ -178,8 +178,9 @@ def backfill(store: Store, embedder: Embedder, *, batch_size: int, progress: Pro
     chunk_keys = store.missing_vector_keys(embedder.name)
     keys = chunk_keys + store.missing_sentence_keys(embedder.name)
     chunk_set = set(chunk_keys)
+    total = len(keys) + languages.reference_pending(store, embedder.name)
     done = chunks_done = 0
-    progress("embed", 0, len(keys))
+    progress("embed", 0, total)
     for i in range(0, len(keys), batch_size):
         # One batch at a time under a lock shared with other processes on this index (app, MCP server, CLI): what
         # another one embedded meanwhile is skipped, so no text is embedded twice and both make progress.
@@ -198,13 +199,14 @@ def backfill(store: Store, embedder: Embedder, *, batch_size: int, progress: Pro
                 store.put_vectors(embedder.name, [key for key, _ in batch], matrix)
         done += len(batch)
         chunks_done += sum(1 for key, _ in batch if key in chunk_set)
-        progress("embed", min(i + batch_size, len(keys)), len(keys))
+        progress("embed", min(i + batch_size, len(keys)), total)
     try:
         with store.embedding_lock():
             reference = languages.embed_reference(store, embedder)
     except EmbedderError as exc:
         log.warning("Embedding stopped: %s", exc)
         return Backfilled(chunks_done, done - chunks_done, f"{exc} Run `python -m rag index` again to finish.")
+    progress("embed", total, total)
     if chunk_keys and store.count_missing_vectors(embedder.name) == 0:
         store.set_meta("embed_model", embedder.name)  # complete: this model now serves (see `Workspace.retriever`)
     return Backfilled(chunks_done, done - chunks_done, None, reference)
