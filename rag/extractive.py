@@ -97,8 +97,7 @@ def extract(
         for i, c in enumerate(candidates)
     ]
     order = sorted(range(len(candidates)), key=lambda i: -scores[i])
-    best = order[0]
-    if keyword[best] == 0 and max(keyword) == 0 and (cosine is None or float(cosine.max()) < MIN_COSINE):
+    if max(keyword) == 0 and (cosine is None or float(cosine.max()) < MIN_COSINE):
         return Extract((), not_found=True)
     return Extract(_pick(candidates, scores, order), not_found=False)
 

@@ -93,7 +93,7 @@ SCRIPT_CODES = {None: 0, "latin": 1, "cyrillic": 2}  # `script()` as stored in t
 
 def script(text: str) -> str | None:
     """"cyrillic" or "latin" by the majority of letters, None without letters. Embeddings of one script share an
-    offset (the model's language direction) that `vectors` removes when a vault mixes both."""
+    offset (the model's language direction) that `languages` evens out."""
     latin, cyrillic = len(_LATIN.findall(text)), len(_CYRILLIC.findall(text))
     if not latin and not cyrillic:
         return None
