@@ -29,6 +29,7 @@ sys.path.insert(0, str(ROOT))
 
 from rag import evaluate  # noqa: E402
 from rag.embed import LocalEmbedder  # noqa: E402
+from rag.errors import RagError  # noqa: E402
 
 DEPTH = 100
 RRF_K = 60
@@ -73,7 +74,10 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     started = time.perf_counter()
-    data = evaluate.load_dataset(args.dataset)
+    try:
+        data = evaluate.load_dataset(args.dataset)
+    except RagError as exc:
+        sys.exit(str(exc))
     ids = [d["id"] for d in data.corpus]
     texts = [f"{d.get('title', '')}\n{d['text']}".strip() for d in data.corpus]
 
