@@ -86,7 +86,7 @@ def sync(settings: Settings, store: Store, embedder: Embedder, *, progress: Prog
         store.drop_orphan_vectors()
     counts = store.counts(embedder.name)
     if counts["vectors_missing"] == 0:
-        _serve(store, embedder.name)
+        store.set_meta("embed_model", embedder.name)  # the serving model switches only once its vectors are complete
     store.set_meta("last_sync", str(time.time()))
     return SyncReport(
         files_added=tally.added, files_updated=tally.updated, files_removed=tally.removed,
@@ -208,12 +208,5 @@ def backfill(store: Store, embedder: Embedder, *, batch_size: int, progress: Pro
         return Backfilled(chunks_done, done - chunks_done, f"{exc} Run `python -m rag index` again to finish.")
     progress("embed", total, total)
     if chunk_keys and store.count_missing_vectors(embedder.name) == 0:
-        _serve(store, embedder.name)
+        store.set_meta("embed_model", embedder.name)  # complete: this model now serves (see `Workspace.retriever`)
     return Backfilled(chunks_done, done - chunks_done, None, reference)
-
-
-def _serve(store: Store, model: str) -> None:
-    """`model`'s vectors are complete: it now serves meaning search (see `Workspace.retriever`). Written once, not on
-    every sync."""
-    if store.get_meta("embed_model") != model:
-        store.set_meta("embed_model", model)
