@@ -8,10 +8,10 @@ from dataclasses import dataclass
 import streamlit as st
 
 from app_pages import common
-from rag.answer import Answer, Turn, ask
+from rag.answer import CHECKING, GENERATING, Answer, Turn, ask
 from rag.chat import make_chat_model
 from rag.errors import RagError
-from rag.ui_render import answer_markdown, escape_markdown, why_found
+from rag.ui_render import answer_markdown, claim_notes, escape_markdown, why_found
 from rag.ui_stream import StreamedCall
 
 DEMO_QUESTIONS = (
@@ -81,11 +81,12 @@ def _answer(ctx: common.AppContext, question: str, turns: list[ChatTurn]) -> Non
         except RagError as exc:
             common.fail(exc)
         history = [Turn(t.answer.question, t.answer.text) for t in turns]
-        call = StreamedCall(lambda emit: ask(ctx.workspace, question, history=history, chat=chat, on_text=emit))
         slot = st.empty()
         with slot.container():
             waiting = st.empty()
             waiting.caption(":material/search: Searching your notes…")
+            call = StreamedCall(lambda emit, stage: ask(ctx.workspace, question, history=history, chat=chat, on_text=emit, on_stage=stage),
+                                on_stage=lambda name: _show_stage(waiting, name))
             st.write_stream(_after_first(call, waiting))
         try:
             answer = call.result()
@@ -99,6 +100,17 @@ def _answer(ctx: common.AppContext, question: str, turns: list[ChatTurn]) -> Non
         turns.append(turn)
         with slot.container():
             _show_answer(ctx, len(turns) - 1, turn)
+
+
+_STAGES = {
+    GENERATING: ":material/hourglass_top: Found passages in your notes; waiting for the model…",
+    CHECKING: ":material/fact_check: Checking every sentence against your notes…",
+}
+
+
+def _show_stage(waiting, name: str) -> None:
+    if name in _STAGES:
+        waiting.caption(_STAGES[name])
 
 
 def _after_first(pieces, waiting):
@@ -122,15 +134,20 @@ def _show_answer(ctx: common.AppContext, i: int, turn: ChatTurn) -> None:
         st.badge("Extractive", icon=":material/format_quote:", color="gray")
     else:
         st.badge(f"Model · {turn.model or 'chat'}", icon=":material/smart_toy:", color="blue")
-    if a.not_found:
-        # The program's own not-found text says so already; a model's uncited reply gets the verdict on top.
-        header = "**Not found in your notes.** " if a.mode != "extractive" and a.context.sources else ""
-        st.warning(header + escape_markdown(a.text), icon=":material/search_off:")
-        st.caption("Try other words, or look on the Search page; nothing was made up from general knowledge.")
+    if a.not_found and a.mode == "llm" and a.claims:
+        st.warning("**Not found in your notes.** No sentence of the model's answer below is supported by them.", icon=":material/search_off:")
+        st.markdown(answer_markdown(a.text, a.context.ids, turn=i, claims=a.claims))
+    elif a.not_found:
+        st.warning(("**Not found in your notes.** " if a.mode != "extractive" and a.context.sources else "") + escape_markdown(a.text),
+                   icon=":material/search_off:")
+        st.caption("Try other words, or look on the Search page.")
     else:
-        st.markdown(answer_markdown(a.text, a.context.ids, turn=i))
+        st.markdown(answer_markdown(a.text, a.context.ids, turn=i, claims=a.claims))
+    _claim_list(a)
     if a.notice:
         st.info(a.notice, icon=":material/info:")
+    if a.truncated:
+        st.caption(":orange[:material/content_cut: The model stopped at its length limit (max_answer_tokens); the answer may be cut short.]")
     if a.removed_citations:
         st.caption(f":orange[:material/link_off: Removed citations that matched no source: {', '.join(a.removed_citations)}]")
     if a.context.dropped:
@@ -141,13 +158,33 @@ def _show_answer(ctx: common.AppContext, i: int, turn: ChatTurn) -> None:
         st.caption(f"{first}answer in {turn.total:.1f} s")
 
 
+_NOTE_LABELS = {
+    "unsupported": ":red[:material/report: **Not in your notes**]",
+    "misattributed": ":orange[:material/swap_horiz: **Re-cited**]",
+    "uncited": ":blue[:material/add_link: **Citation added**]",
+}
+
+
+def _claim_list(a: Answer) -> None:
+    """What the check changed or could not find, each with its reason ("S1 says 136, not 56")."""
+    notes = claim_notes(a.claims)
+    if not notes or a.mode != "llm":
+        return
+    counts = a.grounding()
+    st.caption(f"Checked against your notes: {counts['supported'] + counts['misattributed'] + counts['uncited']} of {len(a.claims)} "
+               "sentences supported.")
+    for status, text, reason in notes:
+        st.markdown(f"- {_NOTE_LABELS[status]} · {escape_markdown(text)} · :gray[{escape_markdown(reason)}]")
+
+
 def _sources_panel(ctx: common.AppContext, i: int, a: Answer) -> None:
+    supporting = {s for c in a.claims if c.status != "unsupported" for s in c.sources}
     cited = {c.id for c in a.citations}
     label = f"Sources ({len(a.context.sources)})" if a.context.sources else "Sources (none matched)"
     with st.expander(label, icon=":material/library_books:"):
         for s in a.context.sources:
             text, button = st.columns([5, 1], vertical_alignment="center")
-            mark = "**cited**" if s.id in cited else "not cited"
+            mark = "**supports the answer**" if s.id in supporting else "cited, but does not say it" if s.id in cited else "not cited"
             text.markdown(f"**[{s.id}]** {escape_markdown(s.path)} › {escape_markdown(s.heading)} · lines {s.start_line}–{s.end_line}  \n"
                           f":gray[found by {why_found(s.bm25_rank, s.dense_rank)} · {mark}]")
             if button.button("Show", key=f"src-{i}-{s.id}", help="Show the passage"):

@@ -1,10 +1,12 @@
-"""One question → an `Answer`: retrieve → frozen context → prompt → streamed reply → citations checked.
+"""One question → an `Answer`: retrieve → frozen context → prompt → streamed reply → citations and claims checked.
 
-With a chat model, the reply streams through a citation filter: every `[Sx]` is checked against the frozen
-context, unknown ids are removed before the person sees them and reported, valid ones become citations with path,
-heading and lines. Without one (the offline default, or on request), the answer is extractive: the best sentences
-of the context, quoted with their ids. A follow-up question is first rewritten into a standalone search query
-from the last few turns, then retrieval runs afresh.
+With a chat model, the reply streams through a citation filter: every citation is checked against the frozen
+context, unknown ids are removed before the person sees them and reported. Once the reply is complete, each of its
+claims is checked against the passages (`grounding`): misattributed citations are corrected, missing ones added,
+unsupported claims marked with the reason; an answer with no supported claim is "not found". Without a chat model
+(the offline default, or on request), the answer is extractive: the best sentences of the context, quoted with their
+ids (each a supported claim by construction). A follow-up question is first rewritten into a standalone search
+query from the last few turns, then retrieval runs afresh.
 
 The index is read only while retrieving (the hits are plain values once returned); building the context reads the
 note files, and streaming touches neither, so indexing can go on during a long answer.
@@ -18,17 +20,21 @@ from typing import Callable, Iterable
 
 from rag import stemming
 from rag.chat import ChatModel, Message
-from rag.citations import CitationFilter
+from rag.citations import CitationFilter, clean
 from rag.context import ContextLimits, FrozenContext, build_context
 from rag.errors import ChatError
 from rag.extractive import Quote, extract
+from rag.grounding import STATUSES, CheckedClaim, check
 from rag.prompts import LANGUAGE_NAMES, language_of, render
+from rag.text_vectors import TextVectors
 from rag.tokens import count_tokens
 from rag.workspace import Workspace
 
 MESSAGE_OVERHEAD_TOKENS = 8  # per chat message (role, separators), plus a margin for the per-context fence
 TURN_CHARS = 600  # of each earlier answer kept for query rewriting and as background
 _CITATION = re.compile(r"\s*\[S\d+\]")
+# What `ask` is doing, for `on_stage`: the app says "searching your notes", then "waiting for the model" …
+SEARCHING, GENERATING, CHECKING = "searching", "generating", "checking"
 
 
 @dataclass(frozen=True)
@@ -58,6 +64,16 @@ class Answer:
     not_found: bool
     quotes: tuple[Quote, ...] = ()  # extractive answers: the quoted sentences with their lines
     notice: str | None = None  # a retrieval channel was unavailable
+    claims: tuple[CheckedClaim, ...] = ()  # each claim of the answer with its status against the sources
+    abstained: bool = False  # the answer itself says the notes do not hold the answer
+    truncated: bool = False  # the model stopped at max_answer_tokens
+
+    def grounding(self) -> dict[str, int]:
+        """How many claims are supported, misattributed (re-cited), uncited (cited now) and unsupported."""
+        counts = dict.fromkeys(STATUSES, 0)
+        for c in self.claims:
+            counts[c.status] += 1
+        return counts
 
     def to_json(self) -> dict:
         return {
@@ -72,6 +88,9 @@ class Answer:
             "removed_citations": list(self.removed_citations),
             "dropped_sources": [{"path": d.path, "reason": d.reason} for d in self.context.dropped],
             "not_found": self.not_found,
+            "claims": [c.to_json() for c in self.claims],
+            "grounding": self.grounding(),
+            "truncated": self.truncated,
         }
 
 
@@ -82,23 +101,35 @@ def ask(
     history: Iterable[Turn] = (),
     chat: ChatModel | None = None,
     on_text: Callable[[str], None] | None = None,
+    on_stage: Callable[[str], None] | None = None,
 ) -> Answer:
     """Answer `question` from the vault. With `chat`, the model writes the answer; without, it is extractive.
-    `on_text` receives the answer as it streams (already citation-checked); the returned Answer holds it all."""
+    `on_text` receives the answer as it streams (already citation-checked); the returned Answer holds it all, with
+    its claims checked. `on_stage` hears SEARCHING, GENERATING (the model is writing) and CHECKING."""
     settings = workspace.settings
+    stage = on_stage or (lambda name: None)
+    stage(SEARCHING)
     turns = tuple(history)[-settings.history_turns :] if settings.history_turns > 0 else ()
     query = search_query(question, turns, chat=chat)
     # The only index read: the store's lock is held per query inside, and the hits come back as frozen values.
     result = workspace.retriever.hybrid(query, settings.answer_candidates, candidates=max(100, settings.answer_candidates))
     limits = ContextLimits.from_settings(settings)
-    budget = None if chat is None else _source_budget(question, turns, chat.context_tokens - settings.answer_reserve_tokens)
+    budget = None if chat is None else _source_budget(question, turns, chat.context_tokens - settings.max_answer_tokens)
     context = build_context(result.hits, vault=settings.vault, limits=limits, max_tokens=budget)
     emit = on_text or (lambda text: None)
     if chat is None:
         answer = _extractive(question, query, context, workspace, emit)
     else:
-        answer = _generated(question, query, context, turns, chat, emit)
+        answer = _generated(question, query, context, turns, chat, emit, stage=stage, vectors=text_vectors(workspace))
     return answer if result.notice is None else replace(answer, notice=result.notice)
+
+
+def text_vectors(workspace: Workspace) -> TextVectors:
+    """Sentence vectors as the index has them: its stored vectors, and its language handling when its vectors are
+    this embedder's (not while a new model backfills)."""
+    model = workspace.embedder.name
+    languages = workspace.retriever.vectors if workspace.retriever.embedder is workspace.embedder else None
+    return TextVectors(workspace.embedder, stored=lambda keys: workspace.store.vectors_for_keys(model, keys), languages=languages)
 
 
 def search_query(question: str, turns: tuple[Turn, ...], *, chat: ChatModel | None) -> str:
@@ -153,36 +184,54 @@ def _source_budget(question: str, turns: tuple[Turn, ...], window: int) -> int:
     return budget
 
 
-def _generated(question, query, context: FrozenContext, turns, chat: ChatModel, emit) -> Answer:
+def _generated(question, query, context: FrozenContext, turns, chat: ChatModel, emit, *, stage, vectors: TextVectors) -> Answer:
     if not context.sources:  # nothing to answer from: the model is not asked, so it cannot answer from memory
         return Answer(question, query, "llm", _not_found_text(question, emit), (), context, (), not_found=True)
+    stage(GENERATING)
     stream = CitationFilter(context.ids)
-    for delta in chat.stream(messages_for(question, context, turns)):
-        piece = stream.feed(delta)
+    reply = chat.stream(messages_for(question, context, turns))
+    truncated = False
+    while True:
+        try:
+            piece = stream.feed(next(reply))
+        except StopIteration as end:
+            truncated = bool(end.value)
+            break
         if piece:
             emit(piece)
     tail = stream.tail()
     if tail:
         emit(tail)
     cleaned = stream.finish()
-    citations = tuple(_citation(context, i) for i in cleaned.cited)
-    return Answer(question, query, "llm", cleaned.text.strip(), citations, context, cleaned.removed, not_found=not citations)
+    stage(CHECKING)
+    grounded = check(cleaned.text.strip(), context, question=question, vectors=vectors)
+    citations = tuple(_citation(context, i) for i in clean(grounded.text, context.ids).cited)  # as now shown
+    return Answer(question, query, "llm", grounded.text, citations, context, cleaned.removed, not_found=not grounded.grounded,
+                  claims=grounded.claims, abstained=grounded.abstains, truncated=truncated)
 
 
 def _extractive(question, query, context: FrozenContext, workspace: Workspace, emit) -> Answer:
-    model = workspace.embedder.name
-    # the index's language geometry applies when its vectors are this embedder's (not while a new model backfills)
-    languages = workspace.retriever.vectors if workspace.retriever.embedder is workspace.embedder else None
-    found = extract(question, context, embedder=workspace.embedder,
-                    stored=lambda keys: workspace.store.vectors_for_keys(model, keys), languages=languages)
+    vectors = text_vectors(workspace)
+    found = extract(question, context, embedder=workspace.embedder, stored=vectors.stored, languages=vectors.languages)
     if found.not_found:
         return Answer(question, query, "extractive", _not_found_text(question, emit), (), context, (), not_found=True)
-    quotes = "\n\n".join(f"> {q.text} [{q.source_id}]" for q in found.quotes)
-    text = render(f"extractive.{language_of(question)}", quotes=quotes).strip()
+    lines = [f"> {q.text} [{q.source_id}]" for q in found.quotes]
+    text = render(f"extractive.{language_of(question)}", quotes="\n\n".join(lines)).strip()
     emit(text)
     cited = dict.fromkeys(q.source_id for q in found.quotes)
     citations = tuple(_citation(context, i) for i in cited)
-    return Answer(question, query, "extractive", text, citations, context, (), not_found=False, quotes=found.quotes)
+    return Answer(question, query, "extractive", text, citations, context, (), not_found=False, quotes=found.quotes,
+                  claims=_quoted_claims(text, lines, found.quotes))
+
+
+def _quoted_claims(text: str, lines: list[str], quotes: tuple[Quote, ...]) -> tuple[CheckedClaim, ...]:
+    """Each quote is a claim its own source supports: it is that source's text."""
+    out, at = [], 0
+    for line, q in zip(lines, quotes):
+        start = text.index(line, at) + 2  # after "> "
+        at = start + len(line) - 2
+        out.append(CheckedClaim(q.text, start, at, (q.source_id,), "supported", (q.source_id,)))
+    return tuple(out)
 
 
 def _not_found_text(question: str, emit) -> str:

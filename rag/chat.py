@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from typing import Iterator, Protocol
+from typing import Generator, Protocol
 
 from rag.config import Settings
 from rag.errors import ChatError, ConfigError
@@ -24,8 +24,9 @@ class ChatModel(Protocol):
     name: str
     context_tokens: int  # the model's window: prompt and answer together
 
-    def stream(self, messages: list[Message]) -> Iterator[str]:
-        """Text deltas of the reply, as they arrive. Raises ChatError."""
+    def stream(self, messages: list[Message]) -> Generator[str, None, bool]:
+        """Text deltas of the reply, as they arrive; the generator returns True if the reply was cut at the answer's
+        token limit (`reason = yield from chat.stream(…)`). Raises ChatError."""
         ...
 
     def complete(self, messages: list[Message]) -> str:
@@ -52,6 +53,10 @@ class OpenAIChat:
         self.name = f"{settings.chat_model}@{self.base_url}"
         self.context_tokens = settings.chat_context_tokens
         self.timeout = settings.request_timeout
+        # Sent with every request: temperature 0 (and a seed, if set) gives the same answer to the same question.
+        self._generation = {"temperature": settings.temperature, "max_tokens": settings.max_answer_tokens}
+        if settings.seed is not None:
+            self._generation["seed"] = settings.seed
         self._client = openai.OpenAI(
             base_url=self.base_url,
             api_key=settings.openai_api_key or "not-needed",
@@ -59,17 +64,22 @@ class OpenAIChat:
             max_retries=settings.max_retries,
         )
 
-    def stream(self, messages: list[Message]) -> Iterator[str]:
+    def stream(self, messages: list[Message]) -> Generator[str, None, bool]:
+        truncated = False
         with self._errors():
-            response = self._client.chat.completions.create(model=self.model, messages=messages, stream=True)
+            response = self._client.chat.completions.create(model=self.model, messages=messages, stream=True, **self._generation)
             with response:
                 for chunk in response:
-                    if chunk.choices and chunk.choices[0].delta.content:
+                    if not chunk.choices:
+                        continue
+                    if chunk.choices[0].delta.content:
                         yield chunk.choices[0].delta.content
+                    truncated = truncated or chunk.choices[0].finish_reason == "length"
+        return truncated
 
     def complete(self, messages: list[Message]) -> str:
         with self._errors():
-            response = self._client.chat.completions.create(model=self.model, messages=messages)
+            response = self._client.chat.completions.create(model=self.model, messages=messages, **self._generation)
         if not response.choices:
             raise ChatError(f"The chat endpoint {self.base_url} returned no choices. Check that it serves {self.model!r}.")
         return response.choices[0].message.content or ""

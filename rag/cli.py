@@ -138,12 +138,16 @@ def status(settings, as_json: bool) -> None:
 @_common
 @click.argument("question")
 @click.option("--extractive", is_flag=True, help="Quote the best sentences from your notes instead of asking the chat model.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object: answer, citations, sources, removed citations.")
-def ask_command(settings, question: str, extractive: bool, as_json: bool) -> None:
-    """Answer QUESTION from your notes with citations (extractive when no chat model is configured)."""
+@click.option("--max-chars", type=click.IntRange(min=200), help="Cap on the sources' text sent to the model (default 12000; RAG_CONTEXT_MAX_CHARS).")
+@click.option("--max-notes", type=click.IntRange(min=1), help="Cap on the notes the sources come from (default 6; RAG_CONTEXT_MAX_NOTES).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object: answer, citations, sources, claims and their grounding.")
+def ask_command(settings, question: str, extractive: bool, max_chars: int | None, max_notes: int | None, as_json: bool) -> None:
+    """Answer QUESTION from your notes with citations (extractive when no chat model is configured). Every claim of a
+    model's answer is checked against the passage it cites; what the notes do not support is listed."""
     from rag.answer import ask
     from rag.chat import make_chat_model
 
+    settings = settings.replace(**{k: v for k, v in (("context_max_chars", max_chars), ("context_max_notes", max_notes)) if v})
     chat = None if extractive else make_chat_model(settings)
     try:
         with Workspace.open(settings) as ws:
@@ -158,14 +162,35 @@ def ask_command(settings, question: str, extractive: bool, as_json: bool) -> Non
         click.echo(json.dumps(answer.to_json(), ensure_ascii=False, indent=2))
         return
     click.echo()
+    for line in _grounding_lines(answer):
+        click.echo(line)
     if answer.citations:
         click.echo("\nSources:")
     for c in answer.citations:
         click.echo(f"  [{c.id}] {c.path}:{c.start_line}-{c.end_line}  {c.heading}")
 
 
+def _grounding_lines(answer) -> list[str]:
+    """After a model's streamed answer: the verdict, then each claim that is not simply supported, with why."""
+    if answer.mode != "llm" or not answer.claims:
+        return []
+    counts = answer.grounding()
+    lines = ["", "Checked against your notes: " + ", ".join(f"{n} {status}" for status, n in counts.items() if n) + "."]
+    if answer.not_found and answer.context.sources:
+        lines.append("Not found in your notes: no claim of this answer is supported by them.")
+    marks = {"misattributed": "re-cited", "uncited": "citation added", "unsupported": "NOT IN YOUR NOTES"}
+    for c in answer.claims:
+        if c.status != "supported":
+            lines.append(f"  {marks[c.status]}: {c.text}  ({c.reason})")
+    if answer.citations and any(c.status in ("misattributed", "uncited") for c in answer.claims):
+        lines.append("Corrected answer: " + answer.text)
+    return lines
+
+
 def _answer_notes(answer) -> list[str]:
     notes = [answer.notice] if answer.notice else []
+    if answer.truncated:
+        notes.append("the model stopped at max_answer_tokens; the answer may be cut short (raise RAG_MAX_ANSWER_TOKENS)")
     if answer.removed_citations:
         notes.append(f"removed citations that match no source: {', '.join(answer.removed_citations)}")
     notes.extend(f"left out {d.path}:{d.start_line}-{d.end_line}: {d.reason}" for d in answer.context.dropped)

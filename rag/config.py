@@ -60,7 +60,11 @@ class Settings:
     context_max_notes: int = 6
     context_max_chars: int = 12_000
     chat_context_tokens: int = 8192  # the chat model's context window (prompt + answer), in tokens
-    answer_reserve_tokens: int = 1024  # kept free in the window for the answer itself
+    # Generation: deterministic by default (the same question gives the same answer); the answer's length is capped
+    # and that much of the window is kept free for it.
+    temperature: float = 0.0
+    max_answer_tokens: int = 600
+    seed: int | None = None
     answer_candidates: int = 30  # ranked hits the context builder may choose from
     history_turns: int = 3  # earlier turns of a conversation used to rewrite a follow-up question
     # Live sync: readers re-check the vault at most this often; the watcher waits this long after the last event
@@ -73,10 +77,11 @@ class Settings:
 
 _INT_FIELDS = {"fusion_depth", "chunk_target_tokens", "chunk_hard_tokens", "chunk_min_tokens", "rrf_k", "embed_batch_size", "max_retries",
                "context_max_chunks_per_note", "context_max_notes", "context_max_chars", "chat_context_tokens",
-               "answer_reserve_tokens", "answer_candidates", "history_turns"}
+               "max_answer_tokens", "seed", "answer_candidates", "history_turns"}
 _BOOL_FIELDS = {"sentence_vectors"}
 _BOOLEANS = {"1": True, "true": True, "yes": True, "on": True, "0": False, "false": False, "no": False, "off": False}
-_FLOAT_FIELDS = {"fusion_alpha", "tier1_boost", "sentence_weight", "request_timeout", "check_interval", "watch_debounce"}
+_FLOAT_FIELDS = {"fusion_alpha", "tier1_boost", "sentence_weight", "request_timeout", "check_interval", "watch_debounce",
+                 "temperature"}
 _ENV = {
     "RAG_VAULT": "vault",
     "RAG_DB": "db_path",
@@ -90,6 +95,13 @@ _ENV = {
     "RAG_SENTENCE_VECTORS": "sentence_vectors",
     "RAG_CHECK_INTERVAL": "check_interval",
     "RAG_CHAT_CONTEXT_TOKENS": "chat_context_tokens",
+    "RAG_REQUEST_TIMEOUT": "request_timeout",
+    "RAG_TEMPERATURE": "temperature",
+    "RAG_MAX_ANSWER_TOKENS": "max_answer_tokens",
+    "RAG_SEED": "seed",
+    "RAG_CONTEXT_MAX_CHARS": "context_max_chars",
+    "RAG_CONTEXT_MAX_NOTES": "context_max_notes",
+    "RAG_CONTEXT_MAX_CHUNKS_PER_NOTE": "context_max_chunks_per_note",
 }
 
 
@@ -170,4 +182,10 @@ def _check_sizes(s: Settings) -> None:
         raise ConfigError(
             "Chunk sizes must satisfy 0 < chunk_min_tokens ≤ chunk_target_tokens ≤ chunk_hard_tokens; "
             f"got {s.chunk_min_tokens}/{s.chunk_target_tokens}/{s.chunk_hard_tokens}."
+        )
+    if not 0.0 <= s.temperature <= 2.0:
+        raise ConfigError(f"temperature must be between 0 and 2 (0 = the same answer every time); got {s.temperature}.")
+    if s.max_answer_tokens < 16 or s.max_answer_tokens >= s.chat_context_tokens:
+        raise ConfigError(
+            f"max_answer_tokens must be at least 16 and below chat_context_tokens ({s.chat_context_tokens}); got {s.max_answer_tokens}."
         )

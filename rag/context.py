@@ -58,8 +58,8 @@ class Source:
 
     @property
     def label(self) -> str:
-        """The line above the fence that names the source; one line even if a file name holds a line break."""
-        return " ".join(f"[{self.id}] {self.path} › {self.heading}, lines {self.start_line}-{self.end_line}".split())
+        """Where the passage is: path, heading path and lines (written by the note's author: it goes inside the fence)."""
+        return " ".join(f"{self.path} › {self.heading}, lines {self.start_line}-{self.end_line}".split())
 
 
 @dataclass(frozen=True)
@@ -90,7 +90,7 @@ class FrozenContext:
         return sum(len(s.text) for s in self.sources)
 
     def render(self) -> str:
-        """All sources, each as its label line and its fenced text, separated by blank lines."""
+        """All sources, each as its id line and its fenced place and text, separated by blank lines."""
         return render_sources(self.sources, self.fence)
 
 
@@ -119,7 +119,9 @@ def fence_for(texts: Iterable[str]) -> str:
 
 
 def render_sources(sources: Iterable[Source], fence: str) -> str:
-    return "\n\n".join(f"{s.label}\n{fence}text\n{s.text}\n{fence}" for s in sources)
+    """Each source as its id on a line of its own, then its place and text inside the fence: nothing the note's author
+    wrote (file name and headings included) is outside it."""
+    return "\n\n".join(f"[{s.id}]\n{fence}text\nFrom: {s.label}\n\n{s.text}\n{fence}" for s in sources)
 
 
 def _select(hits: Iterable[Hit], vault: Path, limits: ContextLimits) -> tuple[list[tuple[Hit, str]], list[Dropped]]:

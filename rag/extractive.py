@@ -17,18 +17,16 @@ from __future__ import annotations
 
 import math
 import re
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Callable, Protocol
 
 import numpy as np
 
 from rag import stemming
-from rag.sentences import plain, split, vector_key
+from rag.sentences import plain, split
 from rag.citations import defang
 from rag.context import FrozenContext, Source
 from rag.embed import Embedder
+from rag.text_vectors import Languages, StoredVectors, TextVectors
 
 MAX_QUOTES = 3
 MAX_QUOTE_CHARS = 900  # all quotes together; the best sentence is always quoted whole
@@ -63,18 +61,6 @@ class _Candidate:
     text: str
     line: int
     following: str  # the next sentence of the same paragraph ("" if none): often where the specifics are
-
-
-# vector key → stored vector, for the sentences the index already embedded (see `sentences.for_vectors`)
-StoredVectors = Callable[[list[str]], dict[str, np.ndarray]]
-
-
-class Languages(Protocol):
-    """How the index evens out languages (rag/languages.py); `vectors.VectorIndex` is one."""
-
-    def align_sentences(self, texts: list[str], vectors: np.ndarray) -> np.ndarray: ...
-
-    def move_question(self, vector: np.ndarray, question: str) -> np.ndarray: ...
 
 
 def extract(
@@ -152,45 +138,5 @@ def _keyword_scores(question: str, texts: list[str]) -> list[float]:
 
 
 def _cosines(question: str, texts: list[str], embedder: Embedder, stored: StoredVectors | None, languages: Languages | None) -> np.ndarray:
-    vectors, query = _CACHE.vectors(embedder, texts, stored), _CACHE.query(embedder, question)
-    if languages is None:
-        return vectors @ query
-    return languages.align_sentences(texts, vectors) @ languages.move_question(query, question)
-
-
-class _VectorCache:
-    """Sentence vectors by (model, text), least recently used dropped first: follow-up questions and evaluation
-    runs quote the same notes again, and embedding is the slow part of an extractive answer."""
-
-    def __init__(self, capacity: int = 8192) -> None:
-        self.capacity = capacity
-        self._items: OrderedDict[tuple[str, str, str], np.ndarray] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def query(self, embedder: Embedder, text: str) -> np.ndarray:
-        key = (embedder.name, "query", text)  # queries and passages are embedded differently (e5 prefixes)
-        with self._lock:
-            if key not in self._items:
-                self._items[key] = embedder.embed_query(text)
-            self._items.move_to_end(key)
-            return self._items[key]
-
-    def vectors(self, embedder: Embedder, texts: list[str], stored: StoredVectors | None = None) -> np.ndarray:
-        with self._lock:  # held while embedding: the local model runs one batch at a time anyway
-            missing = list(dict.fromkeys(t for t in texts if (embedder.name, "passage", t) not in self._items))
-            if missing and stored is not None:
-                keys = {t: vector_key(t) for t in missing}
-                found = stored(list(keys.values()))
-                self._items.update(((embedder.name, "passage", t), found[k]) for t, k in keys.items() if k in found)
-                missing = [t for t, k in keys.items() if k not in found]
-            if missing:
-                self._items.update(((embedder.name, "passage", t), v) for t, v in zip(missing, embedder.embed_passages(missing)))
-            rows = [self._items[(embedder.name, "passage", t)] for t in texts]
-            for t in texts:
-                self._items.move_to_end((embedder.name, "passage", t))
-            while len(self._items) > self.capacity:
-                self._items.popitem(last=False)
-        return np.vstack(rows)
-
-
-_CACHE = _VectorCache()
+    vectors = TextVectors(embedder, stored=stored, languages=languages)
+    return vectors.passages(texts) @ vectors.question(question)

@@ -51,17 +51,55 @@ def parse_cite_href(value: str | None) -> tuple[int, str] | None:
     return (int(m.group(1)), m.group(2)) if m else None
 
 
-def answer_markdown(text: str, valid_ids, *, turn: int) -> str:
+def answer_markdown(text: str, valid_ids, *, turn: int, claims=()) -> str:
     """An answer as Markdown for Streamlit: each `[Sx]` of a real source becomes a link the app catches; `$` is
-    escaped so prices are not read as math."""
+    escaped so prices are not read as math. With the answer's checked claims, an unsupported claim is highlighted and
+    badged "not in your notes", a re-cited one says so, an added citation is marked."""
+    parts, at = [], 0
+    for c in sorted(claims, key=lambda c: c.start):
+        parts.append(_linked(text[at : c.start], valid_ids, turn))
+        parts.append(_claim_markdown(text[c.start : c.end], c, valid_ids, turn))
+        at = c.end
+    parts.append(_linked(text[at:], valid_ids, turn))
+    return "".join(parts)
+
+
+_BADGES = {
+    "misattributed": ":orange-badge[:material/swap_horiz: re-cited]",
+    "uncited": ":blue-badge[:material/add_link: citation added]",
+    "unsupported": ":red-badge[:material/report: not in your notes]",
+}
+
+
+def _claim_markdown(segment: str, claim, valid_ids, turn: int) -> str:
+    badge = _BADGES.get(claim.status)
+    if badge is None:
+        return _linked(segment, valid_ids, turn)
+    if segment.lstrip().startswith("|") or "\n" in segment:  # a table row or a code block: badge the answer's list below
+        return _linked(segment, valid_ids, turn)
+    if claim.status == "unsupported":
+        first = _CITATION.search(segment)
+        body, rest = (segment[: first.start()], segment[first.start() :]) if first else (segment, "")
+        core = body.rstrip(" .!?…;,")
+        if core.strip():
+            highlighted = ":red-background[" + re.sub(r"([\[\]])", r"\\\1", core.replace("$", "\\$")) + "]"
+            return highlighted + _linked(body[len(core) :] + rest, valid_ids, turn) + " " + badge
+    return _linked(segment, valid_ids, turn) + " " + badge
+
+
+def _linked(text: str, valid_ids, turn: int) -> str:
     valid = set(valid_ids)
-    escaped = text.replace("$", "\\$")
 
     def link(m: re.Match) -> str:
         sid = m.group(1)
         return f"[\\[{sid}\\]]({cite_href(turn, sid)})" if sid in valid else m.group(0)
 
-    return _CITATION.sub(link, escaped)
+    return _CITATION.sub(link, text.replace("$", "\\$"))
+
+
+def claim_notes(claims) -> list[tuple[str, str, str]]:
+    """(status, claim, reason) for every claim that is not simply supported, for the list under an answer."""
+    return [(c.status, c.text, c.reason) for c in claims if c.status != "supported"]
 
 
 def escape_markdown(text: str) -> str:

@@ -1,5 +1,6 @@
 """A call that reports text through a callback (like `ask(..., on_text=...)`), turned into an iterator of pieces
-that a UI can stream, with the call's result (or its exception) afterwards. Timing is kept for the UI to show.
+that a UI can stream, with the call's result (or its exception) afterwards. Timing is kept for the UI to show; the
+call's stage reports (`ask(..., on_stage=...)`) reach `on_stage` in the reading thread, where a UI may draw.
 
 Knows nothing about answers or Streamlit.
 """
@@ -15,10 +16,16 @@ T = TypeVar("T")
 _END = object()
 
 
-class StreamedCall(Generic[T]):
-    """Runs `fn(emit)` in a worker thread; iterate to get what it emits, then `result()`."""
+class _Stage(str):
+    """A stage report travelling in the queue of pieces."""
 
-    def __init__(self, fn: Callable[[Callable[[str], None]], T]) -> None:
+
+class StreamedCall(Generic[T]):
+    """Runs `fn(emit, stage)` in a worker thread; iterate to get what it emits, then `result()`."""
+
+    def __init__(self, fn: Callable[[Callable[[str], None], Callable[[str], None]], T], *,
+                 on_stage: Callable[[str], None] | None = None) -> None:
+        self.on_stage = on_stage
         self._pieces: queue.Queue = queue.Queue()
         self._result: T | None = None
         self._error: BaseException | None = None
@@ -30,7 +37,7 @@ class StreamedCall(Generic[T]):
 
     def _run(self, fn) -> None:
         try:
-            self._result = fn(self._emit)
+            self._result = fn(self._emit, lambda name: self._pieces.put(_Stage(name)))
         except BaseException as exc:  # handed to the reader in result()
             self._error = exc
         finally:
@@ -48,6 +55,10 @@ class StreamedCall(Generic[T]):
             piece = self._pieces.get()
             if piece is _END:
                 return
+            if isinstance(piece, _Stage):
+                if self.on_stage is not None:
+                    self.on_stage(str(piece))
+                continue
             yield piece
 
     def result(self) -> T:

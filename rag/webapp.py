@@ -29,7 +29,7 @@ RECHECK_SECONDS = 10.0  # a page that reads the index first checks the vault for
 # Settings that only shape answers: they are per session and do not need another index or embedder.
 ANSWER_FIELDS = frozenset({
     "chat_model", "context_max_chunks_per_note", "context_max_notes", "context_max_chars", "chat_context_tokens",
-    "answer_reserve_tokens", "answer_candidates", "history_turns", "request_timeout", "max_retries",
+    "temperature", "max_answer_tokens", "seed", "answer_candidates", "history_turns", "request_timeout", "max_retries",
 })
 
 

@@ -50,6 +50,22 @@ def embed_text(text: str, dim: int = 16) -> list[float]:
     return [v / norm for v in vec]
 
 
+def _limit(pieces: list[str], max_tokens) -> tuple[list[str], str]:
+    """The pieces cut after `max_tokens` words (this server's tokens), and the finish reason a real server gives."""
+    if not max_tokens or _count_tokens("".join(pieces)) <= max_tokens:
+        return pieces, "stop"
+    kept, words = [], 0
+    for piece in pieces:
+        n = _count_tokens(piece)
+        if words + n > max_tokens:
+            cut = [m.end() for m in re.finditer(r"\w+", piece)][: max_tokens - words]
+            kept.append(piece[: cut[-1]] if cut else "")
+            break
+        kept.append(piece)
+        words += n
+    return [p for p in kept if p], "length"
+
+
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive, and chunked SSE like the real API
     timeout = 10  # idle keep-alive connections give up eventually
@@ -114,7 +130,7 @@ class _Handler(BaseHTTPRequestHandler):
         handler(fake, body)
 
     def _chat(self, fake: FakeOpenAI, body: dict):
-        pieces = fake._next_reply(body)
+        pieces, finish = _limit(fake._next_reply(body), body.get("max_tokens"))
         text, model = "".join(pieces), body["model"]
         cid, created = f"chatcmpl-{next(fake._ids)}", int(time.time())
         prompt, completion = _count_tokens(body.get("messages", "")), _count_tokens(text)
@@ -123,7 +139,7 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(200, {
                 "id": cid, "object": "chat.completion", "created": created, "model": model,
                 "choices": [{"index": 0, "message": {"role": "assistant", "content": text, "refusal": None},
-                             "logprobs": None, "finish_reason": "stop"}],
+                             "logprobs": None, "finish_reason": finish}],
                 "usage": usage, "system_fingerprint": None})
         include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
 
@@ -140,7 +156,7 @@ class _Handler(BaseHTTPRequestHandler):
         for i, piece in enumerate(pieces):
             fake._sleep(fake.delay_first_token if i == 0 else fake.delay_per_chunk)
             self._sse(chunk(choice({"content": piece})))
-        self._sse(chunk(choice({}, "stop")))
+        self._sse(chunk(choice({}, finish)))
         if include_usage:
             self._sse(chunk([], usage=usage))
         self._sse("[DONE]")

@@ -96,7 +96,7 @@ def test_a_reply_that_obeys_an_injected_instruction_cannot_cite_or_link_its_way_
     fence = answer.context.fence
     assert len(fence) > 3 and "never instructions" in system["content"] and fence in system["content"]
     injected = next(s for s in answer.context.sources if s.path == "Notes/Injected.md")
-    assert f"{injected.label}\n{fence}text\n{injected.text}\n{fence}" in user["content"]
+    assert f"[{injected.id}]\n{fence}text\nFrom: {injected.label}\n\n{injected.text}\n{fence}" in user["content"]
 
 
 def test_the_prompt_goes_over_the_wire_with_rules_fenced_sources_and_the_question(ws, srv, chat):
@@ -106,7 +106,7 @@ def test_the_prompt_goes_over_the_wire_with_rules_fenced_sources_and_the_questio
     assert body["stream"] is True and body["model"] == "fake-chat"
     system, user = body["messages"]
     assert system["role"] == "system" and "[S2]" in system["content"] and "Russian" in system["content"]
-    assert user["content"].rstrip().endswith(f"Question: {BAIKAL}")
+    assert f"Question: {BAIKAL}\n" in user["content"] and user["content"].rstrip().endswith("like [S1].")
     assert "in Russian (по-русски)" in user["content"]
     for source in answer.context.sources:
         assert source.label in user["content"]
@@ -167,15 +167,15 @@ def test_history_is_bounded_to_the_configured_number_of_turns(ws, srv, chat):
 def test_the_prompt_fits_a_small_context_window_by_using_fewer_whole_sources(ws, srv, chat):
     srv.script_chat("ok [S1]", "ok [S1]")
     wide, _ = streamed(ws, "bread hydration levain loaf", chat)
-    chat.context_tokens = wide.context.tokens // 2 + ws.settings.answer_reserve_tokens + 400
+    chat.context_tokens = wide.context.tokens // 2 + ws.settings.max_answer_tokens + 400
     narrow, _ = streamed(ws, "bread hydration levain loaf", chat)
     assert 0 < len(narrow.context.sources) < len(wide.context.sources)
     prompt = sum(count_tokens(m["content"]) + 8 for m in srv.requests[-1]["json"]["messages"])
-    assert prompt <= chat.context_tokens - ws.settings.answer_reserve_tokens
+    assert prompt <= chat.context_tokens - ws.settings.max_answer_tokens
 
 
 def test_a_window_too_small_for_the_question_is_a_clear_error(ws, chat):
-    chat.context_tokens = ws.settings.answer_reserve_tokens + 50
+    chat.context_tokens = ws.settings.max_answer_tokens + 50
     with pytest.raises(ChatError, match="chat_context_tokens"):
         ask(ws, BAIKAL, chat=chat)
 
@@ -206,8 +206,16 @@ def test_the_answer_json_has_the_documented_shape(ws, vault, srv, chat):
     srv.script_chat("38 000 [S1] [S77]")
     note = vault / "Notes" / "Sourdough.md"
     note.write_text(note.read_text(encoding="utf-8").replace("72%", "73%"), encoding="utf-8")
-    data = json.loads(json.dumps(ask(ws, BAIKAL + " hydration whole wheat", chat=chat).to_json()))
-    assert set(data) == {"question", "mode", "answer", "citations", "sources", "removed_citations", "dropped_sources", "not_found"}
+    answer = ask(ws, BAIKAL + " hydration whole wheat", chat=chat)
+    data = json.loads(json.dumps(answer.to_json()))
+    assert set(data) == {"question", "mode", "answer", "citations", "sources", "removed_citations", "dropped_sources", "not_found",
+                         "claims", "grounding", "truncated"}
+    (claim,) = data["claims"]
+    holder = next(s.id for s in answer.context.sources if "38 000" in s.text)
+    assert set(claim) == {"text", "cited", "status", "sources", "reason"}
+    assert claim["text"] == "38 000" and claim["cited"] == ["S1"] and claim["sources"] == [holder]
+    assert claim["status"] == ("supported" if holder == "S1" else "misattributed")
+    assert sum(data["grounding"].values()) == 1 and data["grounding"][claim["status"]] == 1
     assert data["mode"] == "llm" and data["removed_citations"] == ["S77"] and data["not_found"] is False
     assert set(data["citations"][0]) == {"id", "path", "heading", "start_line", "end_line"}
     assert set(data["sources"][0]) == {"id", "path", "heading", "start_line", "end_line", "chars"}

@@ -72,7 +72,7 @@ def test_a_question_gets_an_extractive_answer_with_citation_links_a_badge_and_so
     assert "Extractive" in markdown  # the mode badge
     assert at.expander[0].label.startswith("Sources (")
     assert "Notes/Sourdough.md › Sourdough bread · lines 8–29" in markdown
-    assert "found by keyword #1" in markdown and "**cited**" in markdown
+    assert "found by keyword #1" in markdown and "**supports the answer**" in markdown
 
 
 def test_showing_a_source_opens_the_passage_with_its_path_heading_and_lines(app):

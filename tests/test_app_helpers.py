@@ -149,13 +149,29 @@ def test_searching_works_while_indexing_runs(workspace, fake_embedder):
 
 
 def test_a_streamed_call_yields_pieces_in_order_then_its_result():
-    call = StreamedCall(lambda emit: [emit(p) for p in ("a", "", "b", "c")] and "done")
+    call = StreamedCall(lambda emit, stage: [emit(p) for p in ("a", "", "b", "c")] and "done")
     assert list(call) == ["a", "b", "c"] and call.result() == "done"
     assert call.first_piece is not None and call.finished >= call.first_piece
 
 
+def test_a_streamed_call_reports_stages_in_the_reading_thread_between_pieces():
+    seen: list[str] = []
+
+    def work(emit, stage):
+        stage("searching")
+        stage("generating")
+        emit("a")
+        stage("checking")
+        return "done"
+
+    call = StreamedCall(work, on_stage=lambda name: seen.append(f"{name}@{threading.current_thread().name}"))
+    assert list(call) == ["a"] and call.result() == "done"
+    me = threading.current_thread().name
+    assert seen == [f"searching@{me}", f"generating@{me}", f"checking@{me}"]
+
+
 def test_a_streamed_call_re_raises_the_error_of_the_call():
-    def boom(emit):
+    def boom(emit, stage):
         emit("partial")
         raise RagError("The endpoint failed. Start it.")
 

@@ -169,10 +169,10 @@ def test_one_matching_sentence_in_a_long_note_lifts_it_for_a_cross_language_ques
 
 
 def test_extractive_answers_read_the_indexed_sentence_vectors_instead_of_embedding_again(with_sentences, fake_embedder, monkeypatch):
-    from rag import extractive
+    from rag import text_vectors
     from rag.answer import ask
 
-    monkeypatch.setattr(extractive, "_CACHE", extractive._VectorCache())  # nothing remembered from other tests
+    monkeypatch.setattr(text_vectors, "_CACHE", text_vectors._Cache())  # nothing remembered from other tests
     with Workspace.open(with_sentences, create=True, embedder=fake_embedder) as ws:
         ws.sync()
         fake_embedder.embedded.clear()

@@ -1,0 +1,211 @@
+"""Does a passage say what a claim says? One passage's verdict on one claim.
+
+The passage is read sentence by sentence (table rows and code lines count as sentences; the heading path goes with
+each). A window — one sentence, or a sentence and the next — supports the claim when (a) every specific of the claim
+(`specifics`: numbers, dates, months, names, code) occurs in it, and (b) it says the same thing: at least
+`OVERLAP_MIN` of the claim's content words are in it, or the claim's vector is within `MEANING_MIN` of one of its
+sentences' vectors. Judging by window, not by passage, means a number from another sentence ("11" sacks, when the
+claim says 11 interceptions and the interceptions sentence says 24) does not count.
+
+Specifics the question itself names ("… in 2015?") are the person's own premise: a claim that also brings something
+of its own need not find them in the passage. Sentences of a passage that address the model ("Ignore all previous
+instructions…") are never evidence.
+Pure apart from the embedder (through `TextVectors`).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from rag import sentences
+from rag.context import Source
+from rag.specifics import Profile, Specific, content_words, occurs, profile, specifics
+from rag.text_vectors import TextVectors
+
+OVERLAP_MIN = 0.6  # share of a claim's content words in one window that says the same thing
+MEANING_MIN = 0.86  # cosine between a claim and a sentence that says the same thing (multilingual-e5-small)
+# In the same language a paraphrase still shares some words; without any, a close cosine is a near miss ("Allen
+# retired to grow roses" against "he finished his career with 136 sacks"). Across languages the cosine decides alone.
+MEANING_WORDS_MIN = 0.34
+INSTRUCTION_OVERLAP = 0.5  # a claim this close to an instruction in a note repeats it
+# Text that addresses the model rather than recording a fact (EN + RU): never evidence for a claim.
+_INSTRUCTION = re.compile(
+    r"\b(?:ignore|disregard|forget|override)\b.{0,40}\b(?:instructions?|rules?|prompts?|above|previous|prior)\b|"
+    r"\b(?:reply|respond|answer|say|output|print|write)\b.{0,30}\b(?:only|exactly)\b.{0,40}['\"«“]|"
+    r"\byou are (?:now )?(?:an? |the )?(?:ai|assistant|model|chatbot|language model|gpt)\b|"
+    r"(?:^|\n)\s*(?:system|assistant)\s*:|\[/?inst\]|<\|im_(?:start|end)\|>|"
+    r"\b(?:cite|citation)\b.{0,20}\b[SС]\d+|"
+    r"\b(?:игнорир\w*|забуд\w*|не обращай\w*)\b.{0,40}\b(?:инструкц\w*|правил\w*|указани\w*|выше)|"
+    r"\b(?:отвечай\w*|ответь\w*|напиши\w*|выведи\w*|скажи)\b.{0,30}\bтолько\b|"
+    r"\bты (?:теперь )?(?:ии|ассистент|модель|бот|чат-бот)\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Unit:
+    text: str
+    words: frozenset[str]  # every form of every content word
+    facts: Profile
+    script: str | None  # "latin" or "cyrillic"
+
+
+@dataclass(frozen=True)
+class Passage:
+    id: str
+    heading: Unit  # the heading path: it goes with every sentence
+    units: tuple[Unit, ...]  # sentences, table rows and code lines that state facts
+    instructions: tuple[Unit, ...]  # sentences that address the model
+    lowered: str  # the whole text, lower-cased, whitespace collapsed (code must occur as written)
+    script: str | None
+
+    @classmethod
+    def of(cls, source: Source) -> "Passage":
+        facts, told = [], []
+        for s in sentences.split(source.text, source.start_line):
+            (told if _INSTRUCTION.search(s.text) else facts).append(_unit(sentences.plain(s.text)))
+        facts += [_unit(line) for line in _code_lines(source.text)]
+        lowered = " ".join(source.text.lower().split())
+        return cls(source.id, _unit(source.heading), tuple(facts), tuple(told), lowered, sentences.script(source.text))
+
+
+@dataclass(frozen=True)
+class ClaimView:
+    """A claim as the check reads it: what must occur, and the words that should."""
+
+    text: str
+    script: str | None
+    specifics: tuple[Specific, ...]  # to be found in the passage (the question's premises taken out, see `view`)
+    words: tuple[frozenset[str], ...]
+    code: bool = False
+
+
+@dataclass(frozen=True)
+class Verdict:
+    missing: tuple[Specific, ...]  # specifics absent from the closest window (empty when one window has them all)
+    overlap: float  # best word share among the windows that have every specific
+    windows: tuple[tuple[int, ...], ...] = ()  # those windows (unit indices)
+    cosine: float | None = None  # best sentence cosine among them, once measured
+    same_script: bool = True  # claim and passage are written in one script (language)
+
+    @property
+    def supports(self) -> bool:
+        if not self.windows:
+            return False
+        close = (self.cosine or 0.0) >= MEANING_MIN and (not self.same_script or self.overlap >= MEANING_WORDS_MIN)
+        return self.overlap >= OVERLAP_MIN or close
+
+    @property
+    def strength(self) -> float:
+        return max(self.overlap, self.cosine or 0.0) if self.windows else 0.0
+
+
+def view(text: str, *, code: bool = False, question: str = "") -> ClaimView:
+    """The claim `text` for judging. Specifics the question names are not required when the claim adds something of
+    its own (a specific or a content word the question does not have)."""
+    if code:
+        return ClaimView(" ".join(text.lower().split()), None, (), (), code=True)
+    specs, words = specifics(text), content_words(text)
+    if question:
+        asked = {k for s in specifics(question) for k in s.keys} | {k for w in content_words(question) for k in w}
+        own = [s for s in specs if s.keys.isdisjoint(asked)] + [w for w in words if w.isdisjoint(asked)]
+        if own:
+            specs = [s for s in specs if s.keys.isdisjoint(asked)]
+    return ClaimView(text, sentences.script(text), tuple(specs), tuple(words))
+
+
+def judge(claim: ClaimView, passage: Passage) -> Verdict:
+    """The passage's verdict by specifics and shared words (meaning by vectors is `add_meaning`)."""
+    if claim.code:
+        found = claim.text in passage.lowered
+        return Verdict((), float(found), ((),) if found else ())
+    closest: tuple[float, int, tuple[Specific, ...]] = (-1.0, 0, ())
+    ok: list[tuple[tuple[int, ...], float]] = []
+    for window in _windows(len(passage.units)):
+        units = [passage.heading] + [passage.units[i] for i in window]
+        missing = tuple(s for s in claim.specifics if not any(_found(s, claim, u) for u in units))
+        share = _share(claim.words, units) if claim.words else float(not missing)
+        if not missing:
+            ok.append((window, share))
+        if (share, -len(missing)) > closest[:2]:
+            closest = (share, -len(missing), missing)
+    same = claim.script is None or passage.script is None or claim.script == passage.script
+    if ok:
+        return Verdict((), max(share for _, share in ok), tuple(w for w, _ in ok), same_script=same)
+    return Verdict(closest[2], 0.0, same_script=same)
+
+
+def add_meaning(pending: list[tuple[ClaimView, Passage, Verdict]], vectors: TextVectors) -> list[Verdict]:
+    """The verdicts with the best sentence cosine of their windows: for the claims that have every specific in
+    some window but too few shared words there (paraphrases, other languages)."""
+    if not pending:
+        return []
+    claims = list(dict.fromkeys(c.text for c, _, _ in pending))
+    claim_vectors = dict(zip(claims, vectors.passages(claims)))
+    passages = {p.id: p for _, p, _ in pending}
+    unit_vectors = {pid: vectors.passages([u.text for u in p.units]) if p.units else None for pid, p in passages.items()}
+    out = []
+    for claim, passage, verdict in pending:
+        matrix = unit_vectors[passage.id]
+        rows = sorted({i for w in verdict.windows for i in w})
+        cosine = float(np.max(matrix[rows] @ claim_vectors[claim.text])) if matrix is not None and rows else 0.0
+        out.append(Verdict(verdict.missing, verdict.overlap, verdict.windows, cosine, verdict.same_script))
+    return out
+
+
+def repeats_instruction(claim: ClaimView, missing: tuple[Specific, ...], passage: Passage) -> bool:
+    """The claim restates a sentence of the passage that addresses the model (the injection case)."""
+    if not passage.instructions:
+        return False
+    if missing and all(any(occurs(s, u.facts) for u in passage.instructions) for s in missing):
+        return True
+    return bool(claim.words) and max(_share(claim.words, [u]) for u in passage.instructions) >= INSTRUCTION_OVERLAP
+
+
+def numbers_near(claim: ClaimView, passage: Passage) -> list[str]:
+    """The numbers of the passage's sentence closest to the claim that the claim does not have ("136")."""
+    mine = {k for s in specifics(claim.text) for k in s.keys}
+    best: tuple[float, list[str]] = (-1.0, [])
+    for u in passage.units:
+        numbers = [s.text for s in specifics(u.text) if any(k.startswith("num:") for k in s.keys) and s.keys.isdisjoint(mine)]
+        share = _share(claim.words, [u]) if claim.words else 0.0
+        if numbers and share > best[0]:
+            best = (share, numbers[:3])
+    return best[1]
+
+
+def _found(specific: Specific, claim: ClaimView, unit: Unit) -> bool:
+    """In the unit — or a name or number word of a claim in the other script, which only meaning can confirm."""
+    if occurs(specific, unit.facts):
+        return True
+    return specific.soft and claim.script is not None and unit.script is not None and claim.script != unit.script
+
+
+def _windows(n: int) -> list[tuple[int, ...]]:
+    return [(i,) for i in range(n)] + [(i, i + 1) for i in range(n - 1)] or [()]
+
+
+def _share(words: tuple[frozenset[str], ...], units: list[Unit]) -> float:
+    forms = frozenset().union(*(u.words for u in units))
+    return sum(not w.isdisjoint(forms) for w in words) / len(words)
+
+
+@functools.lru_cache(maxsize=16384)
+def _unit(text: str) -> Unit:
+    """Cached: follow-up questions and evaluation runs meet the same sentences again."""
+    return Unit(text, frozenset().union(*content_words(text)), profile(text), sentences.script(text))
+
+
+def _code_lines(text: str) -> list[str]:
+    """Lines inside code fences (sentences skip them; a claim may quote one)."""
+    out, inside = [], False
+    for line in text.split("\n"):
+        if line.strip().startswith(("```", "~~~")):
+            inside = not inside
+        elif inside and line.strip():
+            out.append(line.strip())
+    return out
