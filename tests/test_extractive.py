@@ -107,8 +107,11 @@ def test_cli_ask_json_has_the_documented_keys(real_ws):
                                 env={"RAG_CHAT_MODEL": ""}, catch_exceptions=False)
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
-    assert set(data) == {"question", "mode", "answer", "citations", "sources", "removed_citations", "dropped_sources", "not_found"}
+    assert set(data) == {"question", "mode", "answer", "citations", "sources", "removed_citations", "dropped_sources", "not_found",
+                         "claims", "grounding", "truncated"}
     assert data["mode"] == "extractive" and data["citations"][0]["path"] == "Notes/Байкал.md"
+    assert data["claims"] and all(c["status"] == "supported" for c in data["claims"])
+    assert data["grounding"]["supported"] == len(data["claims"])
     assert {"id", "path", "heading", "start_line", "end_line", "chars"} == set(data["sources"][0])
 
 
