@@ -170,10 +170,27 @@ def main() -> None:
             "with_specifics_and_words": curve(measured), "without_the_word_floor": curve(measured, words_min=0.0),
             "cosine_only": curve(measured, cosine_only=True),
             "mean_cosine": {"yes": _mean([m[3] for m in measured if m[4]]), "no": _mean([m[3] for m in measured if not m[4]])},
+            "at_the_product_thresholds": _product(measured),
         }
         print(f"{name}: {len(pairs)} pairs", file=sys.stderr)
-    report["pooled"] = {"pairs": len(pooled), "with_specifics_and_words": curve(pooled), "without_the_word_floor": curve(pooled, words_min=0.0)}
+    report["pooled"] = {"pairs": len(pooled), "with_specifics_and_words": curve(pooled), "without_the_word_floor": curve(pooled, words_min=0.0),
+                        "at_the_product_thresholds": _product(pooled)}
     print(json.dumps(report, indent=2) if args.json else _text(report))
+
+
+def _product(measured) -> dict:
+    """Precision, recall and the share accepted with the product's own thresholds (per script)."""
+    said = [(_product_says_yes(m), m[4]) for m in measured]
+    tp, fp = sum(p and t for p, t in said), sum(p and not t for p, t in said)
+    fn = sum(not p and t for p, t in said)
+    return {"precision": round(tp / (tp + fp), 3) if tp + fp else None, "recall": round(tp / (tp + fn), 3) if tp + fn else None,
+            "accepted": round((tp + fp) / max(1, len(said)), 3)}
+
+
+def _product_says_yes(m) -> bool:
+    ok, share, cos, _, _, same = m
+    threshold = support.MEANING_MIN if same else support.MEANING_MIN_ACROSS
+    return ok and (share >= support.OVERLAP_MIN or (cos >= threshold and (not same or share >= support.MEANING_WORDS_MIN)))
 
 
 def _stored_vectors(db_dir: Path, model: str):
@@ -196,7 +213,7 @@ def _mean(values: list[float]) -> float | None:
 def _text(report: dict) -> str:
     lines = []
     for name, r in report.items():
-        lines.append(f"{name} ({r['pairs']} pairs): " + "  ".join(
+        lines.append(f"{name} ({r['pairs']} pairs; product: {r['at_the_product_thresholds']}): " + "  ".join(
             f"{row['cosine']:.2f}: P {row['precision']:.2f} R {row['recall']:.2f}" for row in r["with_specifics_and_words"]))
     return "\n".join(lines)
 

@@ -125,7 +125,7 @@ def _why_not(view: ClaimView, cited: list[str], verdicts: dict[str, Verdict], pa
     missing = verdicts[target].missing
     numbers = [s.text for s in missing if any(k.startswith("num:") for k in s.keys)]
     if numbers:
-        said = support.numbers_near(view, passages[target])
+        said = support.numbers_near(view, missing, passages[target])
         where = target if cited else "the sources"
         return f"{target} says {', '.join(said)}, not {', '.join(numbers)}" if said else f"{', '.join(numbers)} is not in {where}"
     if missing:

@@ -25,6 +25,7 @@ _DATE = re.compile(r"(?<!\d)(\d{1,2})[./](\d{1,2})[./](\d{2,4})(?!\d)|(?<!\d)(\d
 _WORD = re.compile(r"[^\W_][\w'’.-]*[^\W_]|[^\W_]", re.UNICODE)
 _CAPITALISED_PAIR = re.compile(r"\b([A-ZА-ЯЁ][\w]+) (?=([A-ZА-ЯЁ][\w]+))")
 _ABBREVIATION = re.compile(r"\(([A-ZА-Я][\w-]{0,11})\)")
+_LETTERS = re.compile(r"[^\W\d_]+")
 _CODE_SPAN = re.compile(r"`([^`\n]{1,80})`")
 _CODE_TOKEN = re.compile(r"(?<![\w.])(?:--?[a-z][\w-]+|[A-Za-z_]\w*(?:[._/]\w+)+|[a-z]+_\w+|\w+\(\))")
 _MONTHS_EN = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
@@ -143,6 +144,32 @@ def content_words(text: str) -> list[frozenset[str]]:
             keys.add(f"month:{_month(month)}")
         out.append(frozenset(keys))
     return out
+
+
+def number_contexts(text: str, reach: int) -> dict[str, frozenset[str]]:
+    """Each number of `text` (by its keys) → the forms of the content words within `reach` words of it: what the
+    number counts ("136 career sacks" → career, sack)."""
+    tokens: list[tuple[int, frozenset[str] | None, set[str]]] = []  # (position, word forms | None, number keys)
+    for m in _NUMBER.finditer(text):
+        tokens.append((m.start(), None, _number_keys(m)))
+    taken = [(m.start(), m.end()) for m in _NUMBER.finditer(text)]
+    for m in _LETTERS.finditer(text):
+        if any(a <= m.start() < b for a, b in taken):
+            continue
+        word = m.group(0).lower().replace("ё", "е")
+        if word in _NUMBER_WORDS:  # "seven interceptions", «семь перехватов»
+            tokens.append((m.start(), None, {f"num:{_NUMBER_WORDS[word]}"}))
+        else:
+            forms = content_words(word)
+            tokens.append((m.start(), forms[0] if forms else frozenset(), set()))
+    tokens.sort(key=lambda t: t[0])
+    out: dict[str, set[str]] = {}
+    for i, (_, forms, keys) in enumerate(tokens):
+        if forms is None:
+            near = [f for _, f, _ in tokens[max(0, i - reach) : i + reach + 1] if f]
+            for key in keys:
+                out.setdefault(key, set()).update(*near)
+    return {k: frozenset(v) for k, v in out.items()}
 
 
 def occurs(specific: Specific, where: Profile) -> bool:

@@ -160,6 +160,31 @@ def test_a_model_answer_streams_gets_a_model_badge_and_phantom_citations_are_rem
     assert "Removed citations that matched no source: S9" in texts(at.caption)
 
 
+def test_claims_the_notes_do_not_support_are_marked_with_the_reason_and_corrections_shown(app, monkeypatch):
+    with FakeOpenAI() as server:
+        server.script_chat("White bread is at 72% hydration. Bake it at 300 °C for an hour [S1].")
+        monkeypatch.setenv("RAG_CHAT_MODEL", "fake-chat")
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        at = ask(app(), "What hydration do I keep for white bread?")
+    markdown = texts(at.markdown)
+    assert ":blue-badge[:material/add_link: citation added]" in markdown  # the uncited 72% got its source
+    assert ":red-background[Bake it at 300 °C for an hour]" in markdown and "not in your notes]" in markdown
+    assert "300" in markdown.split("Not in your notes**]")[1]  # the list under the answer says why
+    assert "Checked against your notes: 1 of 2 sentences supported." in texts(at.caption)
+    assert not at.warning
+
+
+def test_a_model_answer_with_no_supported_claim_is_not_found_and_never_says_nothing_was_made_up(app, monkeypatch):
+    with FakeOpenAI() as server:
+        server.script_chat("The capital of Australia is Canberra [S1].")
+        monkeypatch.setenv("RAG_CHAT_MODEL", "fake-chat")
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        at = ask(app(), "What hydration do I keep for white bread?")
+    assert "No sentence of the model's answer below is supported" in texts(at.warning)
+    assert ":red-background[The capital of Australia is Canberra]" in texts(at.markdown)
+    assert "made up" not in texts(at.caption) + texts(at.warning)
+
+
 def test_a_source_whose_note_changed_after_indexing_is_left_out_and_reported(app, vault):
     at = app()
     note = vault / "Notes" / "Sourdough.md"

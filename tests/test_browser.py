@@ -108,8 +108,9 @@ def test_asking_in_the_browser_and_clicking_a_citation_shows_the_passage_and_its
 
 
 def test_a_model_answer_streams_into_the_page_before_it_is_final(browser, vault_copy):
-    reply = "For white bread you keep the dough at 72% hydration [S1], and 80% for whole wheat [S1]. A phantom [S42]."
+    reply = "For white bread you keep the dough at 72% hydration [S1], and 80% for whole wheat [S1]. A phantom [S42]. Bake at 300 °C [S1]."
     with FakeOpenAI(chunk_size=3) as server:
+        server.delay_first_token = 2.0  # the model "thinks" after retrieval is done
         server.delay_per_chunk = 0.08  # ~3 s of streaming
         server.script_chat(reply)
         proc, url = start_app(*vault_copy, RAG_CHAT_MODEL="fake-chat", OPENAI_BASE_URL=server.base_url)
@@ -120,10 +121,12 @@ def test_a_model_answer_streams_into_the_page_before_it_is_final(browser, vault_
             box = page.get_by_placeholder("Ask your notes")
             box.fill(QUESTION)
             box.press("Enter")
+            page.get_by_text("waiting for the model", exact=False).first.wait_for(timeout=60_000)
             page.get_by_text("For white bread you keep", exact=False).first.wait_for(timeout=60_000)
             assert page.get_by_text("Sources (").count() == 0  # text is on screen while the answer is still streaming
             page.get_by_text("Sources (").first.wait_for(timeout=60_000)
             sync_api.expect(page.get_by_text("Removed citations that matched no source: S42")).to_be_visible()
+            sync_api.expect(page.get_by_text("not in your notes").first).to_be_visible()  # the 300 °C sentence is marked
             page.locator('a[href="#cite-0-S1"]').first.click()
             dialog = page.get_by_role("dialog")
             sync_api.expect(dialog).to_contain_text("Notes/Sourdough.md")
