@@ -34,7 +34,7 @@ MESSAGE_OVERHEAD_TOKENS = 8  # per chat message (role, separators), plus a margi
 TURN_CHARS = 600  # of each earlier answer kept for query rewriting and as background
 _CITATION = re.compile(r"\s*\[S\d+\]")
 # What `ask` is doing, for `on_stage`: the app says "searching your notes", then "waiting for the model" …
-SEARCHING, GENERATING, CHECKING = "searching", "generating", "checking"
+SEARCHING, EXTRACTING, GENERATING, CHECKING = "searching", "extracting", "generating", "checking"
 
 
 @dataclass(frozen=True)
@@ -105,7 +105,8 @@ def ask(
 ) -> Answer:
     """Answer `question` from the vault. With `chat`, the model writes the answer; without, it is extractive.
     `on_text` receives the answer as it streams (already citation-checked); the returned Answer holds it all, with
-    its claims checked. `on_stage` hears SEARCHING, GENERATING (the model is writing) and CHECKING."""
+    its claims checked. `on_stage` hears SEARCHING, then EXTRACTING (no model) or GENERATING (the model is writing)
+    and CHECKING."""
     settings = workspace.settings
     stage = on_stage or (lambda name: None)
     stage(SEARCHING)
@@ -118,6 +119,7 @@ def ask(
     context = build_context(result.hits, vault=settings.vault, limits=limits, max_tokens=budget)
     emit = on_text or (lambda text: None)
     if chat is None:
+        stage(EXTRACTING)
         answer = _extractive(question, query, context, workspace, emit)
     else:
         answer = _generated(question, query, context, turns, chat, emit, stage=stage, vectors=text_vectors(workspace))
@@ -203,6 +205,9 @@ def _generated(question, query, context: FrozenContext, turns, chat: ChatModel, 
     if tail:
         emit(tail)
     cleaned = stream.finish()
+    if not re.search(r"\w", cleaned.text):  # an empty reply, or citations alone: nothing to show or check
+        return Answer(question, query, "llm", _not_found_text(question, emit), (), context, cleaned.removed, not_found=True,
+                      notice="The chat model returned no answer text; this is the program's own reply.", truncated=truncated)
     stage(CHECKING)
     grounded = check(cleaned.text.strip(), context, question=question, vectors=vectors)
     citations = tuple(_citation(context, i) for i in clean(grounded.text, context.ids).cited)  # as now shown
@@ -211,25 +216,30 @@ def _generated(question, query, context: FrozenContext, turns, chat: ChatModel, 
 
 
 def _extractive(question, query, context: FrozenContext, workspace: Workspace, emit) -> Answer:
-    vectors = text_vectors(workspace)
-    found = extract(question, context, embedder=workspace.embedder, stored=vectors.stored, languages=vectors.languages)
+    found = extract(question, context, vectors=text_vectors(workspace))
     if found.not_found:
         return Answer(question, query, "extractive", _not_found_text(question, emit), (), context, (), not_found=True)
-    lines = [f"> {q.text} [{q.source_id}]" for q in found.quotes]
-    text = render(f"extractive.{language_of(question)}", quotes="\n\n".join(lines)).strip()
+    blocks = [_quoted(q) for q in found.quotes]
+    text = render(f"extractive.{language_of(question)}", quotes="\n\n".join(blocks)).strip()
     emit(text)
     cited = dict.fromkeys(q.source_id for q in found.quotes)
     citations = tuple(_citation(context, i) for i in cited)
     return Answer(question, query, "extractive", text, citations, context, (), not_found=False, quotes=found.quotes,
-                  claims=_quoted_claims(text, lines, found.quotes))
+                  claims=_quoted_claims(text, blocks, found.quotes))
 
 
-def _quoted_claims(text: str, lines: list[str], quotes: tuple[Quote, ...]) -> tuple[CheckedClaim, ...]:
+def _quoted(q: Quote) -> str:
+    """A quote as its label (which note and section, and the source id) above the note's lines in a blockquote."""
+    label = " ".join(q.label.split())
+    return f"{label} [{q.source_id}]\n" + "\n".join(f"> {line}" for line in q.text.split("\n"))
+
+
+def _quoted_claims(text: str, blocks: list[str], quotes: tuple[Quote, ...]) -> tuple[CheckedClaim, ...]:
     """Each quote is a claim its own source supports: it is that source's text."""
     out, at = [], 0
-    for line, q in zip(lines, quotes):
-        start = text.index(line, at) + 2  # after "> "
-        at = start + len(line) - 2
+    for block, q in zip(blocks, quotes):
+        start = text.index(block, at)
+        at = start + len(block)
         out.append(CheckedClaim(q.text, start, at, (q.source_id,), "supported", (q.source_id,)))
     return tuple(out)
 

@@ -24,6 +24,7 @@ from rag import notes, projects, similar
 from rag.answer import Citation
 from rag.config import Settings
 from rag.errors import RagError
+from rag.grounding import CheckedClaim
 from rag.live import LiveWorkspace
 from rag.notes import NoteText
 from rag.projects import NoteList, ProjectContext, ProjectInfo
@@ -75,6 +76,8 @@ class AskResult:
     not_found: bool
     citations: tuple[Citation, ...]
     notice: str | None
+    claims: tuple[CheckedClaim, ...]  # each sentence with its status: supported, misattributed, uncited, unsupported
+    grounding: dict[str, int]  # claims per status
 
 
 @dataclass(frozen=True)
@@ -167,7 +170,8 @@ class VaultTools:
     def knowledge_ask(self, question: Annotated[str, Field(min_length=1)]) -> AskResult:
         """Answer a question from the notes, with citations checked against the passages used. Without a configured
         chat model the answer quotes the best sentences (extractive). `not_found` means the notes hold no answer:
-        say so rather than guess. Prefer knowledge_search when you want to read and reason over the passages yourself."""
+        say so rather than guess. Every claim is checked against its passage: never repeat an `unsupported` claim as a
+        fact. Prefer knowledge_search when you want to read and reason over the passages yourself."""
         from rag.answer import ask
         from rag.chat import make_chat_model
 
@@ -178,7 +182,7 @@ class VaultTools:
         finally:
             if chat is not None:
                 chat.close()
-        return AskResult(answer.text, answer.mode, answer.not_found, answer.citations, answer.notice)
+        return AskResult(answer.text, answer.mode, answer.not_found, answer.citations, answer.notice, answer.claims, answer.grounding())
 
     @_tool_errors
     def knowledge_read(self, path: NotePath, start_line: Annotated[int | None, Field(ge=1)] = None,

@@ -68,15 +68,17 @@ class Passage:
     instructions: tuple[Unit, ...]  # sentences that address the model
     lowered: str  # the whole text, lower-cased, whitespace collapsed (code must occur as written)
     script: str | None
+    prose: int  # units[:prose] are sentences (compared by meaning too); the code lines after them only by words
 
     @classmethod
     def of(cls, source: Source) -> "Passage":
         facts, told = [], []
         for s in sentences.split(source.text, source.start_line):
             (told if _INSTRUCTION.search(s.text) else facts).append(_unit(sentences.plain(s.text)))
+        prose = len(facts)
         facts += [_unit(line) for line in _code_lines(source.text)]
         lowered = " ".join(source.text.lower().split())
-        return cls(source.id, _unit(source.heading), tuple(facts), tuple(told), lowered, sentences.script(source.text))
+        return cls(source.id, _unit(source.heading), tuple(facts), tuple(told), lowered, sentences.script(source.text), prose)
 
 
 @dataclass(frozen=True)
@@ -157,12 +159,16 @@ def add_meaning(pending: list[tuple[ClaimView, Passage, Verdict]], vectors: Text
     claims = list(dict.fromkeys(c.text for c, _, _ in pending))
     claim_vectors = dict(zip(claims, vectors.passages(claims)))
     passages = {p.id: p for _, p, _ in pending}
-    unit_vectors = {pid: vectors.passages([u.text for u in p.units]) if p.units else None for pid, p in passages.items()}
+    # Sentences the index holds vectors for (three words or more, `sentences.MIN_WORDS`); shorter ones say too little
+    # to be compared by meaning, and embedding them here would cost more than the whole check.
+    measurable = {pid: [i for i, u in enumerate(p.units[: p.prose]) if len(u.text.split()) >= sentences.MIN_WORDS]
+                  for pid, p in passages.items()}
+    unit_vectors = {pid: dict(zip(rows, vectors.passages([passages[pid].units[i].text for i in rows]))) for pid, rows in measurable.items()}
     out = []
     for claim, passage, verdict in pending:
-        matrix = unit_vectors[passage.id]
-        rows = sorted({i for w in verdict.windows for i in w})
-        cosine = float(np.max(matrix[rows] @ claim_vectors[claim.text])) if matrix is not None and rows else 0.0
+        by_row = unit_vectors[passage.id]
+        rows = sorted({i for w in verdict.windows for i in w if i in by_row})
+        cosine = float(max(by_row[i] @ claim_vectors[claim.text] for i in rows)) if rows else 0.0
         out.append(Verdict(verdict.missing, verdict.overlap, verdict.windows, cosine, verdict.same_script))
     return out
 

@@ -109,6 +109,8 @@ async def test_ask_answers_extractively_with_citations_when_no_chat_model_is_con
         answer = await call(client, "knowledge_ask", question="What hydration do I use for white bread?")
     assert answer["mode"] == "extractive" and not answer["not_found"]
     assert "72%" in answer["answer"] and answer["citations"][0]["path"] == "Notes/Sourdough.md"
+    assert answer["claims"] and {c["status"] for c in answer["claims"]} == {"supported"}
+    assert answer["grounding"]["supported"] == len(answer["claims"])
 
 
 async def test_read_returns_the_text_and_the_hash_the_index_holds(live):

@@ -1,0 +1,59 @@
+"""What a question asks for, in English and Russian: a date, a quantity, a definition, a procedure, a yes or no.
+
+An extractive answer quotes what the kind calls for: the sentence with the date, the one with the number, the first
+sentences under the term's heading, the whole list of steps, the deciding sentence. A question may ask for two
+things ("When did I go to Baikal and how much did it cost?"). Pure.
+"""
+
+from __future__ import annotations
+
+import re
+
+WHEN, QUANTITY, DEFINITION, PROCEDURE, YESNO = "when", "quantity", "definition", "procedure", "yesno"
+
+_WHEN = re.compile(
+    r"\bwhen\b|\bwhat (?:date|day|time|year|month)\b|\bwhich (?:date|day|year|month)\b|\bhow long ago\b|\bsince when\b|"
+    r"\bкогда\b|\bкакого числа\b|\bв како[мй] (?:году|месяце|день)\b|\bс каких пор\b|\bво сколько\b|\bдат[аеуы]\b|\bдень рождени",
+    re.IGNORECASE,
+)
+_QUANTITY = re.compile(
+    r"\bhow (?:much|many|long|often|far|big|fast|old|heavy|large|warm|hot|cold)\b|"
+    r"\bwhat (?:is the |was the |are the )?(?:price|cost|size|temperature|percentage|ratio|amount|number|speed|weight|"
+    r"hydration|budget|total|timeout|version)\b|\bwhat \w+ (?:do|did) (?:i|we) (?:use|set|pay|spend)\b|"
+    r"\bсколько\b|\bпочём\b|\bкакой (?:вес|размер|температур\w*|процент|бюджет|объ[её]м)\b|\bкакая (?:цена|стоимость|сумма|температура)\b|"
+    r"\bпри какой\b|\bво сколько обош|\bкак (?:долго|часто|много|далеко)\b|\b(?:temperature|температур\w*)\b",
+    re.IGNORECASE,
+)
+_DEFINITION = re.compile(
+    r"^\s*(?:what(?:'s| is| are| was| were)\s+(?:an?\s+|the\s+)?[\w\s\-]{1,40}\??\s*$)|\bwhat does \w+ mean\b|\bdefine\b|"
+    r"\bmeaning of\b|\bчто (?:такое|значит|означает)\b|\bкто так(?:ой|ая|ие)\b|^\s*что это\b",
+    re.IGNORECASE,
+)
+_PROCEDURE = re.compile(
+    r"\bhow (?:do|can|should|did|would) (?:i|you|we|one)\b|\bhow to\b|\bsteps?\b(?: to| for)?|\bprocedure\b|\binstructions?\b|"
+    r"\bкак (?:мне |я |нам |мы )?(?!(?:долго|часто|далеко|много|давно)\b)[а-яё]+(?:ть|ться|ти)\b|\bкаким образом\b|"
+    r"\bчто нужно (?:сделать|делать)\b|\bпошагов\w*|\bинструкци\w*|\bпорядок действий\b|^\s*как\s+\S+\s*\??\s*$",
+    re.IGNORECASE,
+)
+_YESNO = re.compile(
+    r"^\s*(?:is|are|was|were|do|does|did|can|could|should|will|would|have|has|had)\b|\b(?:ли)\b|^\s*(?:правда|верно)\b",
+    re.IGNORECASE,
+)
+_PERSONAL = re.compile(r"\b(?:i|my|me|we|our|us|you|your|я|мой|моя|мои|мы|наш\w*|у меня|мне)\b", re.IGNORECASE)
+_QUANTITY_WORDS = re.compile(r"\b(?:price|cost|сто(?:ит|или|ило|ила|имость)|стоил\w*|цен\w*)\b", re.IGNORECASE)
+
+
+def kinds(question: str) -> tuple[str, ...]:
+    """The kinds a question asks for, most specific first; empty for other questions (who, where, which, why …)."""
+    found = []
+    if _PROCEDURE.search(question) and not _QUANTITY.search(question):
+        found.append(PROCEDURE)
+    if _WHEN.search(question):
+        found.append(WHEN)
+    if _QUANTITY.search(question) or _QUANTITY_WORDS.search(question):
+        found.append(QUANTITY)
+    if not found and _DEFINITION.search(question) and not _PERSONAL.search(question):
+        found.append(DEFINITION)
+    if not found and _YESNO.search(question):
+        found.append(YESNO)
+    return tuple(found)
