@@ -205,7 +205,7 @@ def _generated(question, query, context: FrozenContext, turns, chat: ChatModel, 
     if tail:
         emit(tail)
     cleaned = stream.finish()
-    if not re.search(r"\w", cleaned.text):  # an empty reply, or citations alone: nothing to show or check
+    if not re.search(r"\w", _CITATION.sub("", cleaned.text)):  # an empty reply, or citations alone: nothing to show or check
         return Answer(question, query, "llm", _not_found_text(question, emit), (), context, cleaned.removed, not_found=True,
                       notice="The chat model returned no answer text; this is the program's own reply.", truncated=truncated)
     stage(CHECKING)
