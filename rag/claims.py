@@ -104,7 +104,7 @@ def split(answer: str) -> Split:
                 _cover(paragraph or previous, unit.cites)  # "[S1][S2]" alone: for the claims before it
             elif abstains(unit.text):
                 abstained = True
-            elif not unit.text.rstrip().endswith(":"):
+            elif not _CITATION.sub("", unit.text).rstrip(" *_").endswith((":", "?")):  # lead-ins and questions assert nothing
                 units.append(unit)
                 paragraph.append(unit)
     return Split(tuple(_claim(answer, u) for u in units), abstained)

@@ -93,7 +93,7 @@ def _status(claim: claim_split.Claim, view: ClaimView, verdicts: dict[str, Verdi
     own = [pid for pid in cited if pid in supporting]
     if own:
         return _Status(claim, "supported", tuple(own), "")
-    if len(cited) > 1 and _jointly(view, cited, passages):
+    if len(cited) > 1 and support.jointly(view, [(passages[pid], verdicts[pid]) for pid in cited]):
         return _Status(claim, "supported", tuple(cited), "")
     if supporting and cited:
         verb = "does" if len(cited) == 1 else "do"
@@ -101,17 +101,6 @@ def _status(claim: claim_split.Claim, view: ClaimView, verdicts: dict[str, Verdi
     if supporting:
         return _Status(claim, "uncited", (supporting[0],), f"no citation; {supporting[0]} says this")
     return _Status(claim, "unsupported", (), _why_not(view, cited, verdicts, passages))
-
-
-def _jointly(view: ClaimView, cited: list[str], passages: dict[str, Passage]) -> bool:
-    """A claim that joins facts from the sources it cites ("tickets 38 000 [S1], the hotel 27 000 [S2]"): every
-    specific in one of them and the words in them together."""
-    units = [u for pid in cited for u in (passages[pid].heading, *passages[pid].units)]
-    everything = [u.facts for u in units]
-    if not view.specifics or not all(any(occurs(s, f) for f in everything) for s in view.specifics):
-        return False
-    words = frozenset().union(*(u.words for u in units))
-    return bool(view.words) and sum(not w.isdisjoint(words) for w in view.words) / len(view.words) >= support.OVERLAP_MIN
 
 
 def _why_not(view: ClaimView, cited: list[str], verdicts: dict[str, Verdict], passages: dict[str, Passage]) -> str:

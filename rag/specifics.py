@@ -183,7 +183,7 @@ def _names(text: str) -> list[str]:
     words, and words mixing letters and digits: "Jared", "Байкал", "NFL", "ESP32"."""
     prose = re.sub(r"`[^`]*`", " ", text)
     words = list(_WORD.finditer(prose))
-    short = len(words) <= 3
+    short = len(_WORD.findall(text)) <= 3
     out = []
     for i, m in enumerate(words):
         w, lower = m.group(0), m.group(0).lower()

@@ -38,6 +38,7 @@ MEANING_MIN_ACROSS = 0.84
 MEANING_WORDS_MIN = 0.34
 INSTRUCTION_OVERLAP = 0.5  # a claim this close to an instruction in a note repeats it
 # Text that addresses the model rather than recording a fact (EN + RU): never evidence for a claim.
+_PRONOUN = re.compile(r"\b(?:he|she|it|they|his|her|its|their|him|them|он|она|оно|они|его|её|ее|их|ему|ей|им)\b", re.I)
 _INSTRUCTION = re.compile(
     r"\b(?:ignore|disregard|forget|override)\b.{0,40}\b(?:instructions?|rules?|prompts?|above|previous|prior)\b|"
     r"\b(?:reply|respond|answer|say|output|print|write)\b.{0,30}\b(?:only|exactly)\b.{0,40}['\"«“]|"
@@ -83,7 +84,8 @@ class Passage:
 
 @dataclass(frozen=True)
 class ClaimView:
-    """A claim as the check reads it: what must occur, and the words that should."""
+    """A claim as the check reads it: what must occur, and the words that should (its content words other than its
+    names: what it says of them; a name that is not said to do what the claim says proves nothing)."""
 
     text: str
     script: str | None
@@ -91,6 +93,7 @@ class ClaimView:
     words: tuple[frozenset[str], ...]
     code: bool = False
     numbers: dict[str, frozenset[str]] = field(default_factory=dict)  # each number → the words next to it in the claim
+    premises: tuple[Specific, ...] = ()  # names taken from the question: the passage must mention them
 
 
 @dataclass(frozen=True)
@@ -100,6 +103,7 @@ class Verdict:
     windows: tuple[tuple[int, ...], ...] = ()  # those windows (unit indices)
     cosine: float | None = None  # best sentence cosine among them, once measured
     same_script: bool = True  # claim and passage are written in one script (language)
+    nearest: tuple[int, ...] = ()  # the window sharing most of the claim's words, whether or not it has every specific
 
     @property
     def supports(self) -> bool:
@@ -117,17 +121,23 @@ class Verdict:
 
 
 def view(text: str, *, code: bool = False, question: str = "") -> ClaimView:
-    """The claim `text` for judging. Specifics the question names are not required when the claim adds something of
-    its own (a specific or a content word the question does not have)."""
+    """The claim `text` for judging. Its own specifics must be in one window of a passage, with what it says of its
+    names (its content words other than names). Specifics it repeats from the question are the person's premise:
+    numbers and dates ("… in 2015?") need not be in the passage, names must be somewhere in it."""
     if code:
         return ClaimView(" ".join(text.lower().split()), None, (), (), code=True)
     specs, words = specifics(text), content_words(text)
+    names = {k.split(":", 1)[1] for sp in specs if sp.soft for k in sp.keys if k.startswith(("stem:", "word:"))}
+    words = [w for w in words if w.isdisjoint(names)] or words  # what is said of the names, not the names again
+    premises: list[Specific] = []
     if question:
         asked = {k for s in specifics(question) for k in s.keys} | {k for w in content_words(question) for k in w}
-        own = [s for s in specs if s.keys.isdisjoint(asked)] + [w for w in words if w.isdisjoint(asked)]
-        if own:
-            specs = [s for s in specs if s.keys.isdisjoint(asked)]
-    return ClaimView(text, sentences.script(text), tuple(specs), tuple(words), numbers=number_contexts(text, 2))
+        own_specs = [s for s in specs if s.keys.isdisjoint(asked)]
+        if own_specs or any(w.isdisjoint(asked) for w in words):  # an answer, not a restatement of the question
+            premises = [s for s in specs if s.soft and not s.keys.isdisjoint(asked)]
+            specs = own_specs
+    return ClaimView(text, sentences.script(text), tuple(specs), tuple(words), numbers=number_contexts(text, 3),
+                     premises=tuple(premises))
 
 
 def judge(claim: ClaimView, passage: Passage) -> Verdict:
@@ -135,20 +145,52 @@ def judge(claim: ClaimView, passage: Passage) -> Verdict:
     if claim.code:
         found = claim.text in passage.lowered
         return Verdict((), float(found), ((),) if found else ())
-    closest: tuple[float, int, tuple[Specific, ...]] = (-1.0, 0, ())
+    same = claim.script is None or passage.script is None or claim.script == passage.script
+    everywhere = [passage.heading, *passage.units]
+    absent = tuple(s for s in claim.premises if not any(_found(s, claim, u, sentence=u is not passage.heading) for u in everywhere))
+    if absent:  # the passage is not about what the question names
+        elsewhere = tuple(s for s in claim.specifics if not any(occurs(s, u.facts) for u in everywhere))
+        return Verdict(absent + elsewhere, 0.0, same_script=same)
+    closest: tuple[float, int, tuple[Specific, ...], tuple[int, ...]] = (-1.0, 0, (), ())
     ok: list[tuple[tuple[int, ...], float]] = []
     for window in _windows(len(passage.units)):
         units = [passage.heading] + [passage.units[i] for i in window]
-        missing = tuple(s for s in claim.specifics if not any(_found(s, claim, u) for u in units))
+        named = _named_in(claim, passage, window)
+        missing = tuple(s for s in claim.specifics if not any(
+            _found(s, claim, u, sentence=u is not passage.heading, window=units) for u in (named if s.soft else units)))
         share = _share(claim.words, units) if claim.words else float(not missing)
         if not missing:
             ok.append((window, share))
         if (share, -len(missing)) > closest[:2]:
-            closest = (share, -len(missing), missing)
-    same = claim.script is None or passage.script is None or claim.script == passage.script
+            closest = (share, -len(missing), missing, window)
     if ok:
-        return Verdict((), max(share for _, share in ok), tuple(w for w, _ in ok), same_script=same)
-    return Verdict(closest[2], 0.0, same_script=same)
+        return Verdict((), max(share for _, share in ok), tuple(w for w, _ in ok), same_script=same, nearest=closest[3])
+    return Verdict(closest[2], 0.0, same_script=same, nearest=closest[3])
+
+
+def _named_in(claim: ClaimView, passage: Passage, window: tuple[int, ...]) -> list[Unit]:
+    """Where the claim's names may be in a window: the heading and the sentence that says what the claim says of
+    them — or, when that sentence refers back ("He is also the oldest…"), the sentence before it too."""
+    units = [passage.units[i] for i in window]
+    if len(units) < 2:
+        return [passage.heading, *units]
+    first, second = units
+    if _share(claim.words, [first]) >= _share(claim.words, [second]):
+        return [passage.heading, first]
+    return [passage.heading, first, second] if _PRONOUN.search(second.text) else [passage.heading, second]
+
+
+def jointly(claim: ClaimView, parts: list[tuple[Passage, Verdict]]) -> bool:
+    """Do the passages a claim cites support it together ("tickets 38 000 [S1], the hotel 27 000 [S2]")? Every
+    specific in the window of one of them nearest the claim, and most of its words across those windows."""
+    windows = [[passage.units[i] for i in verdict.nearest] for passage, verdict in parts]
+    if not claim.specifics or not all(any(_found(s, claim, u) for s in claim.specifics for u in w) for w in windows):
+        return False  # each source brings a specific of its own, or it is not part of the claim
+    headings = [passage.heading for passage, _ in parts]
+    units = headings + [u for w in windows for u in w]
+    if not all(any(_found(s, claim, u, sentence=u not in headings) for u in units) for s in claim.specifics):
+        return False
+    return bool(claim.words) and _share(claim.words, units) >= OVERLAP_MIN
 
 
 def add_meaning(pending: list[tuple[ClaimView, Passage, Verdict]], vectors: TextVectors) -> list[Verdict]:
@@ -169,7 +211,7 @@ def add_meaning(pending: list[tuple[ClaimView, Passage, Verdict]], vectors: Text
         by_row = unit_vectors[passage.id]
         rows = sorted({i for w in verdict.windows for i in w if i in by_row})
         cosine = float(max(by_row[i] @ claim_vectors[claim.text] for i in rows)) if rows else 0.0
-        out.append(Verdict(verdict.missing, verdict.overlap, verdict.windows, cosine, verdict.same_script))
+        out.append(Verdict(verdict.missing, verdict.overlap, verdict.windows, cosine, verdict.same_script, verdict.nearest))
     return out
 
 
@@ -197,22 +239,33 @@ def numbers_near(claim: ClaimView, missing: tuple[Specific, ...], passage: Passa
     return best[1]
 
 
-def _found(specific: Specific, claim: ClaimView, unit: Unit) -> bool:
+def _found(specific: Specific, claim: ClaimView, unit: Unit, *, sentence: bool = True, window: list[Unit] = ()) -> bool:
     """In the unit — a number next to what it counts in the claim — or a name or number word of a claim in the other
-    script, which only meaning can confirm."""
+    script than this sentence, which only meaning can confirm (a heading in another script is no such sentence)."""
     if occurs(specific, unit.facts):
-        return _counts_the_same(specific, claim, unit)
-    return specific.soft and claim.script is not None and unit.script is not None and claim.script != unit.script
+        return _counts_the_same(specific, claim, unit, window or [unit])
+    other = claim.script is not None and unit.script is not None and claim.script != unit.script
+    return sentence and specific.soft and other
 
 
-def _counts_the_same(specific: Specific, claim: ClaimView, unit: Unit) -> bool:
+def _counts_the_same(specific: Specific, claim: ClaimView, unit: Unit, window: list[Unit]) -> bool:
     """A number of the claim stands, in this unit, next to one of the words it stands next to in the claim ("11
-    interceptions" is not "sacks with 11"). Across languages, and for a bare number, occurring is enough."""
+    interceptions" is not "sacks with 11": there 24 stands next to interceptions), unless no number of the unit stands
+    next to those words in the window. Across languages, and for a bare number, occurring is enough."""
     keys = [k for k in specific.keys if k.startswith("num:")]
     needs = frozenset().union(*(claim.numbers.get(k, frozenset()) for k in keys))
     if not keys or not needs or claim.script != unit.script:
         return True
-    return any(not needs.isdisjoint(unit.numbers.get(k, frozenset())) for k in keys)
+    if any(_related(needs, unit.numbers.get(k, frozenset())) for k in keys):
+        return True
+    return not any(_related(needs, around) for u in window for k, around in u.numbers.items() if k not in keys)
+
+
+def _related(words: frozenset[str], others: frozenset[str]) -> bool:
+    """A word in common, or one the start of the other ("old" / "oldest": stems do not always join them)."""
+    if not words.isdisjoint(others):
+        return True
+    return any(len(a) >= 3 and len(b) >= 3 and (a.startswith(b) or b.startswith(a)) for a in words for b in others if ":" not in a + b)
 
 
 def _windows(n: int) -> list[tuple[int, ...]]:
@@ -220,6 +273,8 @@ def _windows(n: int) -> list[tuple[int, ...]]:
 
 
 def _share(words: tuple[frozenset[str], ...], units: list[Unit]) -> float:
+    if not words:
+        return 0.0
     forms = frozenset().union(*(u.words for u in units))
     return sum(not w.isdisjoint(forms) for w in words) / len(words)
 

@@ -126,3 +126,31 @@ def test_checking_an_answer_with_vectors_takes_milliseconds_once_the_model_is_wa
     result = check(answer, CONTEXT, vectors=vectors)
     assert [c.status for c in result.claims] == ["supported", "supported", "supported"]
     assert time.perf_counter() - started < 1.0
+
+
+def ctx(*texts: str) -> FrozenContext:
+    return FrozenContext(tuple(source(i, t, "Football") for i, t in enumerate(texts, 1)), (), "```", 0)
+
+
+def test_a_name_from_the_next_sentence_does_not_make_a_claim_true():
+    context = ctx("Lady Gaga performed the national anthem. Peyton Manning is the oldest quarterback to play.")
+    (claim,) = check("Peyton Manning performed the national anthem [S1].", context).claims
+    assert claim.status == "unsupported"
+    (claim,) = check("Lady Gaga performed the national anthem [S1].", context).claims
+    assert claim.status == "supported"
+
+
+def test_a_sentence_that_refers_back_takes_the_name_from_the_one_before():
+    context = ctx("Jared Allen joined the team in 2015. He finished his career with 136 sacks.")
+    (claim,) = check("Jared Allen finished his career with 136 sacks [S1].", context).claims
+    assert claim.status == "supported"
+
+
+def test_a_year_the_question_names_need_not_be_in_the_note_but_its_names_must():
+    context = ctx("The Panthers defense led the league in interceptions with 24.")
+    answer = "The Panthers defense made 24 interceptions in 2015 [S1]."
+    assert check(answer, context, question="How many interceptions did the Panthers make in 2015?").claims[0].status == "supported"
+    assert check(answer, context).claims[0].status == "unsupported"  # without the question, 2015 is the claim's own
+    (claim,) = check("The Broncos defense made 24 interceptions [S1].", context,
+                     question="How many interceptions did the Broncos make?").claims
+    assert claim.status == "unsupported" and "Broncos" in claim.reason
