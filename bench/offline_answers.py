@@ -38,6 +38,11 @@ def has_keys(text: str, keys: list[list[str]]) -> bool:
     return all(any(k.casefold() in low for k in group) for group in keys)
 
 
+def _ranges(gold) -> list[tuple[int, int]]:
+    """`[start, end]`, or a list of such ranges where the note states the answer twice."""
+    return [tuple(gold)] if isinstance(gold[0], int) else [tuple(g) for g in gold]
+
+
 def ask_timed(ws: Workspace, question: str):
     """The answer, and the seconds from the end of retrieval (the EXTRACTING stage) to the answer."""
     marks: dict[str, float] = {}
@@ -55,15 +60,20 @@ def run_set(name: str, db_dir: Path, offtopic: list[dict]) -> dict:
             answer, took = ask_timed(ws, item["question"])
             seconds.append(took)
             first = answer.citations[0] if answer.citations else None
-            lo, hi = item["gold_lines"]
-            on_gold = first is not None and first.path == item["gold_file"] and first.start_line <= hi and first.end_line >= lo
-            quote_on_gold = bool(answer.quotes) and answer.context.get(answer.quotes[0].source_id).path == item["gold_file"] and (
-                lo <= answer.quotes[0].line <= hi)
+            ranges = _ranges(item["gold_lines"])
+            lo, hi = ranges[0]
+            q0 = answer.quotes[0] if answer.quotes else None
+            on_gold = any(first is not None and first.path == item["gold_file"] and first.start_line <= b and first.end_line >= a
+                          for a, b in ranges)
+            quote_on_gold = q0 is not None and answer.context.get(q0.source_id).path == item["gold_file"] and any(
+                q0.line <= b and q0.end_line >= a for a, b in ranges)
             ok = has_keys(answer.text, item["keys"])
             results.append({"id": item["id"], "lang": item["lang"], "type": item["type"], "keys": ok, "first_citation_on_gold": on_gold,
                             "first_quote_on_gold_lines": quote_on_gold, "not_found": answer.not_found})
             if not (ok and on_gold):
-                misses.append({"id": item["id"], "question": item["question"], "answer": answer.text[:400]})
+                quoted = [f"{answer.context.get(q.source_id).path}:{q.line}-{q.end_line} {' '.join(q.text.split())[:120]}" for q in answer.quotes]
+                misses.append({"id": item["id"], "question": item["question"], "gold": f"{item['gold_file']}:{lo}-{hi}",
+                               "quotes": quoted, "not_found": answer.not_found})
         off = [ask_timed(ws, q["question"])[0].not_found for q in offtopic]
     n = len(results) or 1
     return {
@@ -81,14 +91,40 @@ def run_set(name: str, db_dir: Path, offtopic: list[dict]) -> dict:
     }
 
 
+CURVE = [(0.83, 0.04), (0.84, 0.05), (0.845, 0.055), (0.85, 0.06), (0.86, 0.07)]  # (CLOSE_COSINE, ACROSS_MARGIN)
+
+
+def curve(name: str, db_dir: Path, offtopic: list[dict]) -> list[dict]:
+    """Not-found precision and recall (off-topic questions are the positives) as the thresholds move."""
+    from rag import extractive
+
+    saved = extractive.CLOSE_COSINE, extractive.ACROSS_MARGIN
+    out = []
+    try:
+        for close, across in CURVE:
+            extractive.CLOSE_COSINE, extractive.ACROSS_MARGIN = close, across
+            r = run_set(name, db_dir, offtopic)
+            caught, false = r["offtopic_not_found"] * r["offtopic_questions"], r["false_not_found"] * r["questions"]
+            out.append({"close": close, "across": across, "recall": r["offtopic_not_found"],
+                        "precision": round(caught / (caught + false), 3) if caught + false else None,
+                        "false_not_found": r["false_not_found"], "answer_contains_key": r["answer_contains_key"]})
+    finally:
+        extractive.CLOSE_COSINE, extractive.ACROSS_MARGIN = saved
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sets", default="demo,holdout")
     parser.add_argument("--db-dir", type=Path, default=Path("/tmp/rag-eval"))
+    parser.add_argument("--curve", action="store_true", help="also sweep the not-found thresholds (precision/recall)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     offtopic = rows(HERE / "offtopic.jsonl") if (HERE / "offtopic.jsonl").exists() else []
     report = {name: run_set(name, args.db_dir, offtopic) for name in args.sets.split(",") if SETS[name][1].exists()}
+    if args.curve:
+        for name in list(report):
+            report[name]["not_found_curve"] = curve(name, args.db_dir, offtopic)
     if args.json:
         print(json.dumps(report, ensure_ascii=False, indent=2))
         return
@@ -96,8 +132,13 @@ def main() -> None:
         print(f"{name}: {r['questions']} questions; contains key {r['answer_contains_key']}, first citation on gold "
               f"{r['first_citation_on_gold']}, false not-found {r['false_not_found']}; off-topic not-found "
               f"{r['offtopic_not_found']} of {r['offtopic_questions']}; {r['seconds_after_retrieval']} s after retrieval")
+        for c in r.get("not_found_curve", []):
+            print(f"  not-found at {c['close']}/{c['across']}: precision {c['precision']}, recall {c['recall']}, "
+                  f"false not-found {c['false_not_found']}, contains key {c['answer_contains_key']}")
         for m in r["misses"]:
-            print(f"  miss {m['id']}: {m['question']} → {m['answer'][:160]!r}")
+            print(f"  miss {m['id']}: {m['question']}  gold {m['gold']}" + (" NOT FOUND" if m["not_found"] else ""))
+            for q in m["quotes"]:
+                print(f"      → {q}")
 
 
 if __name__ == "__main__":

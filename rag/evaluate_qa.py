@@ -48,7 +48,7 @@ class QAReport:
     questions: int
     first_citation_on_gold: float  # the first citation names a gold file and its line range covers a gold line
     any_citation_on_gold: float
-    first_quote_on_gold_line: float | None  # extractive only: the best quoted sentence sits on a gold line
+    first_quote_on_gold_line: float | None  # extractive only: the first quote's lines hold a gold line
     answer_contains_gold: float | None  # the answer text holds a gold answer (whole words, case-folded); None if no answers
     not_found: float
     phantom_citations_shown: int  # citation-like ids in the shown text that are not in the context: must be 0
@@ -156,8 +156,9 @@ def _covers(item: QAItem, citations) -> bool:
 def _quote_on_gold(item: QAItem, answer: Answer) -> bool:
     if not answer.quotes:
         return False
-    source = answer.context.get(answer.quotes[0].source_id)
-    return (source.path, answer.quotes[0].line) in set(item.gold)
+    quote = answer.quotes[0]
+    source = answer.context.get(quote.source_id)
+    return any(source.path == path and quote.line <= line <= quote.end_line for path, line in item.gold)
 
 
 def _contains(text: str, golds: tuple[str, ...]) -> bool:

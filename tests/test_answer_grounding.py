@@ -170,7 +170,9 @@ def test_extractive_answers_carry_supported_claims_for_each_quote(ws):
     answer = ask(ws, HYDRATION)
     assert answer.mode == "extractive" and answer.claims
     assert all(c.status == "supported" and c.sources == c.cited for c in answer.claims)
-    assert [answer.text[c.start : c.end] for c in answer.claims] == [f"{q.text} [{q.source_id}]" for q in answer.quotes]
+    for claim, quote in zip(answer.claims, answer.quotes):  # each quote block: its label with the id, then its lines
+        block = answer.text[claim.start : claim.end]
+        assert block.split("\n")[0].endswith(f"[{quote.source_id}]") and quote.text.split("\n")[0] in block
 
 
 def test_the_cli_lists_what_the_notes_do_not_support_and_json_has_the_claims(ws, srv, settings, tmp_path, monkeypatch):

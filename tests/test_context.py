@@ -126,7 +126,7 @@ def test_source_text_cannot_close_its_fence_or_pose_as_the_system(workspace, vau
     rendered = ctx.render()
     fence_lines = [line for line in rendered.split("\n") if line.startswith(ctx.fence)]
     assert len(fence_lines) == 2 * len(ctx.sources), "only the program's own fence lines start with the fence"
-    assert rendered.startswith(ctx.sources[0].label + "\n" + ctx.fence + "text\n")
+    assert rendered.startswith(f"[S1]\n{ctx.fence}text\nFrom: {ctx.sources[0].label}\n")  # the label is inside the fence
 
 
 def test_fence_is_longer_than_any_backtick_run_and_at_least_three():

@@ -125,7 +125,7 @@ def test_checking_an_answer_with_vectors_takes_milliseconds_once_the_model_is_wa
     started = time.perf_counter()
     result = check(answer, CONTEXT, vectors=vectors)
     assert [c.status for c in result.claims] == ["supported", "supported", "supported"]
-    assert time.perf_counter() - started < 1.0
+    assert time.perf_counter() - started < 2.0
 
 
 def ctx(*texts: str) -> FrozenContext:
