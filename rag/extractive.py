@@ -54,6 +54,7 @@ MIN_COSINE = 0.80
 CLOSE_COSINE = 0.845
 MIN_COVERAGE = 0.5
 NAMED_COSINE = 0.88
+AGREED_RANK = 1  # keyword and meaning search both rank the chosen note's passage first: never "not found"
 ACROSS_COSINE = 0.78  # for a note in the other language than the question: at least this close, and
 ACROSS_MARGIN = 0.055  # this far above the median line of the context
 
@@ -113,7 +114,8 @@ def extract(question: str, context: FrozenContext, *, vectors: TextVectors | Non
         return Extract((), not_found=True)
     quotes: list[Quote] = []
     for pick in _picks(mine, asked):
-        unit = _expand(pick.unit, per_source[pick.source.id], asked)
+        titled = _share(question, pick.unit.section or pick.source.heading) >= 0.5  # the section is about the term
+        unit = _expand(pick.unit, per_source[pick.source.id], asked, titled=titled)
         if any(q.source_id == pick.source.id and q.line <= unit.start_line and unit.end_line <= q.end_line for q in quotes):
             continue  # already inside a quote
         quotes.append(Quote(pick.source.id, defang(unit.text), unit.start_line, unit.end_line, _label(pick.source, unit),
@@ -182,22 +184,26 @@ def _fit(unit: Unit, asked: tuple[str, ...]) -> float:
 def _picks(mine: list[_Scored], asked: tuple[str, ...]) -> list[_Scored]:
     """The best line of the chosen note for each kind asked (one for a plain question), each a different line; then
     up to MAX_QUOTES lines in all that score nearly as well (two rows of a table, two sentences of a section)."""
+    def value(s: _Scored, kinds: tuple[str, ...]) -> float:  # the passage retrieval ranked higher wins a near tie
+        return s.score + _fit(s.unit, kinds) + SOURCE_PRIOR / (s.rank + 1)
+
     picks: list[_Scored] = []
     for kind in asked or ("",):
         rest = [s for s in mine if s not in picks]
         if rest:
-            picks.append(max(rest, key=lambda s: s.score + _fit(s.unit, (kind,) if kind else ())))
-    top = max(s.score + _fit(s.unit, asked) for s in picks)
-    for s in sorted(mine, key=lambda s: -(s.score + _fit(s.unit, asked))):
-        if len(picks) >= MAX_QUOTES or s.score + _fit(s.unit, asked) < top - NEARLY:
+            picks.append(max(rest, key=lambda s: value(s, (kind,) if kind else ())))
+    top = max(value(s, asked) for s in picks)
+    for s in sorted(mine, key=lambda s: -value(s, asked)):
+        if len(picks) >= MAX_QUOTES or value(s, asked) < top - NEARLY:
             break
         if s not in picks:
             picks.append(s)
     return picks
 
 
-def _expand(unit: Unit, units: list[Unit], asked: tuple[str, ...]) -> Unit:
-    """What to quote for the answering line: its whole list for a procedure, the section's opening for a definition,
+def _expand(unit: Unit, units: list[Unit], asked: tuple[str, ...], *, titled: bool = False) -> Unit:
+    """What to quote for the answering line: its whole list for a procedure, the opening of the section named for the
+    term for a definition (`titled`),
     the block a lead-in introduces, the whole item of a list sentence, the next short sentence of a paragraph."""
     same_block = [u for u in units if u.block == unit.block]
     whole_list = next((u for u in same_block if u.kind == LIST), None)
@@ -211,7 +217,7 @@ def _expand(unit: Unit, units: list[Unit], asked: tuple[str, ...]) -> Unit:
         lists = [u for u in units if u.kind == LIST and u.section == unit.section]
         if lists:
             return _with_lead_in(lists[0], units)
-    if DEFINITION in asked and unit.kind == SENTENCE:
+    if DEFINITION in asked and unit.kind == SENTENCE and titled:
         first = next((u for u in units if u.section == unit.section and u.kind == SENTENCE and u.position == 0), unit)
         return _with_next(first, units)
     if unit.kind == SENTENCE and whole_list is not None:
@@ -262,6 +268,9 @@ def _not_found(question: str, scored: list[_Scored], mine: list[_Scored], *, by_
     note_text = profile("\n".join([mine[0].source.heading] + [s.unit.scoring for s in mine]))
     if names and sum(occurs(sp, note_text) for sp in names) * 2 >= len(names):
         return False  # the note is about what the question names (Baikal, «Байкал»): it answers as well as it can
+    top = min((s.source for s in mine), key=lambda src: context_rank(src))
+    if top.bm25_rank is not None and top.dense_rank is not None and max(top.bm25_rank, top.dense_rank) <= AGREED_RANK:
+        return False  # both channels put this note at the top: the question is about it
     if not by_meaning:
         notes = {s.source.path for s in scored}
         return max(_coverage(question, [s for s in scored if s.source.path == p]) for p in notes) < MIN_COVERAGE
@@ -270,6 +279,10 @@ def _not_found(question: str, scored: list[_Scored], mine: list[_Scored], *, by_
         # stands out from the rest of the context.
         return best < ACROSS_COSINE or margin < ACROSS_MARGIN
     return best < MIN_COSINE or (best < CLOSE_COSINE and _coverage(question, mine) < MIN_COVERAGE)
+
+
+def context_rank(source: Source) -> int:
+    return int(source.id[1:])
 
 
 def _coverage(question: str, lines: list[_Scored]) -> float:
