@@ -262,7 +262,8 @@ def _not_found(question: str, scored: list[_Scored], mine: list[_Scored], *, by_
     cosines = sorted(s.cosine for s in scored if s.unit.kind != CODE_LINE) or [0.0]
     best, margin = cosines[-1], cosines[-1] - cosines[len(cosines) // 2]
     found = profile("\n".join(dict.fromkeys([s.source.heading for s in scored] + [s.unit.scoring for s in scored])))
-    names = [sp for sp in specifics(question) if sp.soft]
+    # Names, not numbers: "10-й" in a question may be "десятой" in the note.
+    names = [sp for sp in specifics(question) if sp.soft and not sp.text[:1].isdigit()]
     if names and not any(occurs(sp, found) for sp in names) and (best < NAMED_COSINE or not by_meaning):
         return True
     note_text = profile("\n".join([mine[0].source.heading] + [s.unit.scoring for s in mine]))

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import logging
 import math
-import threading
 from dataclasses import dataclass
 
 from rag import sentences, stemming
@@ -22,6 +21,7 @@ from rag.config import Settings
 from rag.embed import Embedder
 from rag.errors import EmbedderError
 from rag.store import Store, StoredChunk
+from rag.text_vectors import query_vector
 from rag.vectors import VectorIndex
 
 log = logging.getLogger(__name__)
@@ -108,8 +108,6 @@ class Retriever:
         self.store = store
         self.embedder = embedder
         self.vectors = VectorIndex(store, embedder.name, sentence_weight=settings.sentence_weight if settings.sentence_vectors else 0.0)
-        self._query_cache: dict[str, object] = {}
-        self._cache_lock = threading.Lock()
 
     # --- single channels --------------------------------------------------------------------------------------
 
@@ -124,16 +122,9 @@ class Retriever:
         return self.vectors.search(self._query_vector(query), n, question=query)
 
     def _query_vector(self, query: str):
-        """Query embeddings are cached: UIs re-run the same search often (Streamlit reruns on every click)."""
-        with self._cache_lock:
-            vector = self._query_cache.get(query)
-        if vector is None:
-            vector = self.embedder.embed_query(query)
-            with self._cache_lock:
-                if len(self._query_cache) >= 256:
-                    self._query_cache.pop(next(iter(self._query_cache)))
-                self._query_cache[query] = vector
-        return vector
+        """Query embeddings are cached, and shared with the answer's own comparisons (rag/text_vectors.py): UIs re-run
+        the same search often (Streamlit reruns on every click), and an extractive answer compares the same question."""
+        return query_vector(self.embedder, query)
 
     # --- searches ---------------------------------------------------------------------------------------------
 

@@ -97,3 +97,8 @@ class _Cache:
 
 
 _CACHE = _Cache()
+
+
+def query_vector(embedder: Embedder, text: str) -> np.ndarray:
+    """The query vector of `text`, embedded once while it stays in the cache (retrieval and answers share it)."""
+    return _CACHE.query(embedder, text)
