@@ -198,7 +198,7 @@ def _open_citation(ctx: common.AppContext, a: Answer, source_id: str) -> None:
     if s is None:
         return
     quoted = [q.line for q in a.quotes if q.source_id == source_id]
-    common.passage_dialog(ctx.settings.vault, source_id=s.id, path=s.path, heading=s.heading, start=s.start_line, end=s.end_line,
+    common.passage_dialog(ctx.settings.vault, outside=ctx.settings.outside_folders, source_id=s.id, path=s.path, heading=s.heading, start=s.start_line, end=s.end_line,
                           text=s.text, why=why_found(s.bm25_rank, s.dense_rank), quoted=quoted)
 
 

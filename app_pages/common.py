@@ -169,10 +169,11 @@ def citation_clicks() -> tuple[int, str] | None:
 
 
 @st.dialog("Cited passage", width="large")
-def passage_dialog(vault, *, source_id: str, path: str, heading: str, start: int, end: int, text: str, why: str, quoted=()) -> None:
+def passage_dialog(vault, *, source_id: str, path: str, heading: str, start: int, end: int, text: str, why: str, quoted=(),
+                   outside: tuple[str, ...] = ()) -> None:
     st.markdown(f"**{source_id}** · `{path}`" if source_id else f"`{path}`")
     st.caption(f"{heading} · lines {start}–{end} · found by {why}")
-    shown = passage(vault, path, start, end, text, quoted_lines=quoted)
+    shown = passage(vault, path, start, end, text, quoted_lines=quoted, outside=outside)
     if shown.changed:
         st.warning("This note changed since; showing the passage as it was cited.", icon=":material/history:")
     st.html(PASSAGE_CSS + passage_html(shown))

@@ -21,7 +21,7 @@ from typing import Callable, Iterable
 from rag import stemming
 from rag.chat import ChatModel, Message
 from rag.citations import CitationFilter, clean
-from rag.context import ContextLimits, FrozenContext, build_context
+from rag.context import ContextLimits, FrozenContext, build_context, fence_for, render_sources
 from rag.errors import ChatError
 from rag.extractive import Quote, extract
 from rag.grounding import STATUSES, CheckedClaim, check
@@ -116,7 +116,7 @@ def ask(
     result = workspace.retriever.hybrid(query, settings.answer_candidates, candidates=max(100, settings.answer_candidates))
     limits = ContextLimits.from_settings(settings)
     budget = None if chat is None else _source_budget(question, turns, chat.context_tokens - settings.max_answer_tokens)
-    context = build_context(result.hits, vault=settings.vault, limits=limits, max_tokens=budget)
+    context = build_context(result.hits, vault=settings.vault, outside=settings.outside_folders, limits=limits, max_tokens=budget)
     emit = on_text or (lambda text: None)
     if chat is None:
         stage(EXTRACTING)
@@ -141,7 +141,8 @@ def search_query(question: str, turns: tuple[Turn, ...], *, chat: ChatModel | No
     if not turns:
         return question
     if chat is not None:
-        reply = chat.complete([{"role": "user", "content": render("rewrite", turns=_turns_text(turns), question=question)}])
+        history = _turns_text(turns)
+        reply = chat.complete([{"role": "user", "content": render("rewrite", **_fenced(history), question=question)}])
         lines = [line.strip() for line in reply.strip().splitlines() if line.strip()]
         if lines:
             return lines[0].strip("\"'«»“”")[:500]
@@ -167,10 +168,21 @@ def looks_like_follow_up(question: str) -> bool:
 
 def messages_for(question: str, context: FrozenContext, turns: tuple[Turn, ...] = ()) -> list[Message]:
     """The chat messages for one question: the system rules, then the fenced sources, background and question."""
-    conversation = render("conversation", turns=_turns_text(turns)) if turns else ""
+    history = _turns_text(turns)
+    # One fence for the sources and the earlier turns (answers are model output, questions may quote notes): longer
+    # than any backtick run in either, so nothing in them can close it.
+    fence = max(context.fence, fence_for([history]), key=len)
+    conversation = render("conversation", **_fenced(history, fence)) if turns else ""
     language = LANGUAGE_NAMES[language_of(question)]
-    user = render("answer", fence=context.fence, sources=context.render(), conversation=conversation, language=language, question=question)
-    return [{"role": "system", "content": render("system", fence=context.fence).strip()}, {"role": "user", "content": user.strip()}]
+    user = render("answer", fence=fence, sources=render_sources(context.sources, fence), conversation=conversation,
+                  language=language, question=question)
+    return [{"role": "system", "content": render("system", fence=fence).strip()}, {"role": "user", "content": user.strip()}]
+
+
+def _fenced(history: str, fence: str | None = None) -> dict[str, str]:
+    """The template variables of fenced earlier turns: the fence, and the turns as the fence's `text` block."""
+    fence = fence or fence_for([history])
+    return {"fence": fence, "turns": f"text\n{history}\n"}
 
 
 def _source_budget(question: str, turns: tuple[Turn, ...], window: int) -> int:

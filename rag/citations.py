@@ -31,7 +31,7 @@ _KEPT_CUE = r"(?i:according[ \t]+to|согласно)"
 _PATTERN = re.compile(
     rf"""
     (?P<refdef>^[ ]{{0,3}}\[(?P<label>[^\]\n]{{1,200}})\]:[^\n]{{0,300}}(?:\n|\Z))
-    |(?P<lineid>^(?P<lpre>[ \t]{{0,8}}(?:[-*+][ \t]{{1,3}}|\d{{1,3}}[.)][ \t]{{1,3}})?)(?P<lbody>{_BODY})[ \t]{{0,3}}:(?:[ \t]+|$))
+    |(?P<lineid>^(?P<lpre>[ \t]{{0,8}}(?:[-*+][ \t]{{1,3}}|\d{{1,3}}[.)][ \t]{{1,3}})?)(?P<lbody>{_BODY})[ \t]{{0,3}}:(?=[ \t]|$))
     |(?P<pre>[ \t]*)(?:
         \[(?:\[|\^)?[ \t]{{0,3}}(?:{_SOURCE_CUE}[ \t]{{0,3}}:?[ \t]{{0,3}})?(?P<b1>{_BODY})[ \t]{{0,3}}\]\]?(?P<link>(?:\((?![ \t])[^()\s]{{0,300}}\))*)
         |【[ \t]{{0,3}}(?P<b2>{_BODY})[ \t]{{0,3}}】
@@ -48,6 +48,7 @@ _TOKEN = re.compile(rf"([-–—])|{_S}?[ \t]?(\d+)")
 _NOTES = re.compile(r"†[^\]\[】\n,;]*")
 _CANONICAL = re.compile(r"\[S(\d+)\]")
 _CANDIDATE_START = re.compile(r"[\[(【]|(?<!\w)[sSиИaAсС]|^", re.MULTILINE)
+_INERT = re.compile(r"(?<![\w\u2060])([SsСс])([ \t]?\d)")  # an S-number in quoted note text: a word joiner goes between
 _HOLD = 1_000  # no citation (the pattern is bounded) is longer than this
 _MAX_RANGE = 20
 
@@ -63,39 +64,38 @@ def clean(text: str, valid_ids) -> Cleaned:
     """Rewrite every citation in `text` to canonical form, keeping only ids in `valid_ids`."""
     valid = set(valid_ids)
     removed: list[str] = []
-    out = _rewrite(text, 0, len(text), valid, removed)
+    out, _ = _rewrite(text, 0, len(text), valid, removed)
     cited = tuple(dict.fromkeys(f"S{n}" for n in _CANONICAL.findall(out) if f"S{n}" in valid))
     return Cleaned(out, cited, tuple(dict.fromkeys(removed)))
 
 
-def phantoms(text: str, valid_ids) -> list[str]:
-    """Citation-like ids in `text` that are not in `valid_ids`: what a person would see as a broken citation."""
-    valid = set(valid_ids)
-    return [i for m in _PATTERN.finditer(text) for i in _match_ids(m) if i not in valid]
-
-
 def defang(text: str) -> str:
     """Note text quoted verbatim must not carry citations of its own: `[S3]` or `(S3)` in a note becomes `S3`, and
-    a worded one (`Source: S3`) gets a word joiner between S and 3, so it reads the same but cites nothing."""
+    every S-number gets a word joiner between S and 3 (`Source: S3`, `Season S2:`), so it reads the same but is not
+    citation-shaped to anything (rag/phantoms.py)."""
     def plain(m: re.Match) -> str:
         if m.group("refdef") or m.group("lineid") or m.group("b4") or m.group("b5"):
             return re.sub(rf"({_S})([ \t]?\d)", "\\1\u2060\\2", m.group(0))
         body = m.group("b1") or m.group("b2") or m.group("b3")
         return m.group("pre") + body + (m.group("link") or "")
 
-    return _PATTERN.sub(plain, text)
+    return _INERT.sub("\\1\u2060\\2", _PATTERN.sub(plain, text))
 
 
-def _rewrite(text: str, start: int, end: int, valid: set[str], removed: list[str]) -> str:
-    """`text[start:end]` with every citation in it rewritten (matches see the text around the slice)."""
+def _rewrite(text: str, start: int, end: int, valid: set[str], removed: list[str]) -> tuple[str, int]:
+    """`text[start:end]` with every citation in it rewritten, and where that stopped: at `end`, or earlier at a
+    citation that runs past `end` (matches see the whole text, so a cut never changes what matches)."""
     parts: list[str] = []
     at = start
-    for m in _PATTERN.finditer(text, pos=start, endpos=end):
+    for m in _PATTERN.finditer(text, pos=start):
+        if m.start() >= end or m.end() > end:
+            end = min(end, m.start())
+            break
         parts.append(text[at : m.start()])
         parts.append(_replacement(m, valid, removed))
         at = m.end()
     parts.append(text[at:end])
-    return "".join(parts)
+    return "".join(parts), max(at, end)
 
 
 def _replacement(m: re.Match, valid: set[str], removed: list[str]) -> str:
@@ -105,7 +105,7 @@ def _replacement(m: re.Match, valid: set[str], removed: list[str]) -> str:
         return ""
     kept = "".join(f"[{i}]" for i in dict.fromkeys(i for i in ids if i in valid))
     if m.group("lineid") is not None:
-        return m.group("lpre") + (kept + " " if kept else "")
+        return m.group("lpre") + kept  # the spaces after the colon stay, so a stream cut there shows the same
     if not kept:
         return ""
     return m.group("pre") + (m.group("kcue") + " " if m.group("kcue") else "") + kept
@@ -150,8 +150,7 @@ class CitationFilter:
         safe = _safe_end(self._raw, self._safe)
         if safe <= self._safe:
             return ""
-        piece = _rewrite(self._raw, self._safe, safe, self._valid, [])
-        self._safe = safe
+        piece, self._safe = _rewrite(self._raw, self._safe, safe, self._valid, [])
         self._shown += len(piece)
         return piece
 

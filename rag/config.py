@@ -1,20 +1,30 @@
-"""One `Settings` value, built in one place from defaults, an optional `rag.toml`, env vars and adapter overrides.
+"""One `Settings` value, built in one place from defaults, the user's `rag.toml`, env vars and adapter overrides.
 
-Precedence (later wins): built-in defaults → `rag.toml` → environment → explicit overrides from an adapter.
-Nothing here runs at import time; call `load_settings()`. Secrets (API keys) come only from the environment,
-never from the vault or the config file.
+Precedence (later wins): built-in defaults → the user's `rag.toml` → environment → explicit overrides from an adapter.
+The config file is the user's own: `$RAG_CONFIG`, else `~/.config/ask-your-vault/rag.toml` (`$XDG_CONFIG_HOME`
+honoured). A `rag.toml` in the working folder is never read: an agent may start us inside an untrusted repository,
+and that file could send the API key and note passages to a URL of its choosing. Secrets (API keys) come only from
+the environment, never from a file or the vault. Every value is checked against the type `Settings` declares and
+its range; a wrong one is a one-line error naming the key and the expected form. Nothing runs at import time.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import logging
 import os
 import tomllib
+import types
+import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from rag.errors import ConfigError
 
+log = logging.getLogger(__name__)
+
+CONFIG_NAME = "rag.toml"
+CONFIG_FOLDER = "ask-your-vault"  # under ~/.config (or $XDG_CONFIG_HOME)
 DEMO_VAULT = Path(__file__).resolve().parent.parent / "examples" / "demo-vault"
 
 # Tier 1 holds durable, curated knowledge (profile, memory, overviews); it gets a small retrieval boost.
@@ -27,6 +37,10 @@ class Settings:
     vault: Path
     db_path: Path
     ignore: tuple[str, ...] = ()  # extra glob patterns (vault-relative POSIX) to skip
+    # Folders outside the vault that symbolic links inside it may lead to (absolute paths). Links leading anywhere
+    # else outside the vault are not followed.
+    outside_folders: tuple[str, ...] = ()
+    max_note_bytes: int = 10_000_000  # a larger ".md" file is skipped with a message, like a binary one
     tier1_folders: tuple[str, ...] = DEFAULT_TIER1_FOLDERS  # a folder with this name at any depth
     tier1_files: tuple[str, ...] = DEFAULT_TIER1_FILES  # a file with this name at any depth
     projects_folder: str = "Projects"  # `<projects_folder>/<name>/…` belongs to project <name>
@@ -49,6 +63,9 @@ class Settings:
     embedder: str = "local"
     embed_model: str = "text-embedding-3-small"
     embed_batch_size: int = 32
+    # The OpenAI-compatible embedding model's input window in tokens; None = ask the endpoint (/models), else 8191
+    # for api.openai.com and 512 for other servers. Longer texts are cut to it, and the cut is reported.
+    embed_window: int | None = None
     # Chat (OpenAI-compatible). No chat model → extractive answers.
     openai_base_url: str | None = None
     openai_api_key: str | None = dataclasses.field(default=None, repr=False)
@@ -75,18 +92,25 @@ class Settings:
         return dataclasses.replace(self, **changes)
 
 
-_INT_FIELDS = {"fusion_depth", "chunk_target_tokens", "chunk_hard_tokens", "chunk_min_tokens", "rrf_k", "embed_batch_size", "max_retries",
-               "context_max_chunks_per_note", "context_max_notes", "context_max_chars", "chat_context_tokens",
-               "max_answer_tokens", "seed", "answer_candidates", "history_turns"}
-_BOOL_FIELDS = {"sentence_vectors"}
 _BOOLEANS = {"1": True, "true": True, "yes": True, "on": True, "0": False, "false": False, "no": False, "off": False}
-_FLOAT_FIELDS = {"fusion_alpha", "tier1_boost", "sentence_weight", "request_timeout", "check_interval", "watch_debounce",
-                 "temperature"}
+_CHOICES = {"fusion": ("zscore", "rrf"), "embedder": ("local", "openai")}
+# Allowed ranges (inclusive), for the numbers where a wrong value would fail later and far from its cause.
+_RANGES = {
+    "fusion_alpha": (0.0, 1.0), "fusion_depth": (1, 10_000), "rrf_k": (1, 10_000), "tier1_boost": (0.0, 1.0),
+    "sentence_weight": (0.0, 10.0), "embed_batch_size": (1, 4096), "embed_window": (16, 1_000_000),
+    "request_timeout": (0.1, 3600.0), "max_retries": (0, 20), "context_max_chunks_per_note": (1, 100),
+    "context_max_notes": (1, 100), "context_max_chars": (200, 10_000_000), "chat_context_tokens": (256, 10_000_000),
+    "temperature": (0.0, 2.0), "max_answer_tokens": (16, 1_000_000), "answer_candidates": (1, 1000),
+    "history_turns": (0, 100), "check_interval": (0.0, 86_400.0), "watch_debounce": (0.0, 60.0),
+    "max_note_bytes": (1, 2**40), "chunk_target_tokens": (1, 100_000), "chunk_hard_tokens": (1, 100_000),
+    "chunk_min_tokens": (1, 100_000),
+}
 _ENV = {
     "RAG_VAULT": "vault",
     "RAG_DB": "db_path",
     "RAG_EMBEDDER": "embedder",
     "RAG_EMBED_MODEL": "embed_model",
+    "RAG_EMBED_WINDOW": "embed_window",
     "RAG_CHAT_MODEL": "chat_model",
     "OPENAI_BASE_URL": "openai_base_url",
     "OPENAI_API_KEY": "openai_api_key",
@@ -102,6 +126,7 @@ _ENV = {
     "RAG_CONTEXT_MAX_CHARS": "context_max_chars",
     "RAG_CONTEXT_MAX_NOTES": "context_max_notes",
     "RAG_CONTEXT_MAX_CHUNKS_PER_NOTE": "context_max_chunks_per_note",
+    "RAG_MAX_NOTE_BYTES": "max_note_bytes",
 }
 
 
@@ -119,14 +144,26 @@ def load_settings(*, config_file: Path | None = None, env: dict | None = None, *
     return _build(values)
 
 
+def user_config_path(env) -> Path | None:
+    """Where the user's own config lives: $XDG_CONFIG_HOME or ~/.config, then ask-your-vault/rag.toml (None when
+    `env` names no home, as in tests that pass their own env)."""
+    base = env.get("XDG_CONFIG_HOME") or (str(Path(env["HOME"]) / ".config") if env.get("HOME") else None)
+    return Path(base).expanduser() / CONFIG_FOLDER / CONFIG_NAME if base else None
+
+
 def _find_config_file(env) -> Path | None:
     if env.get("RAG_CONFIG"):
         path = Path(env["RAG_CONFIG"]).expanduser()
         if not path.is_file():
             raise ConfigError(f"RAG_CONFIG points to {path}, which does not exist. Fix the path or unset RAG_CONFIG.")
         return path
-    local = Path("rag.toml")
-    return local if local.is_file() else None
+    user = user_config_path(env)
+    local = Path(CONFIG_NAME)
+    if local.is_file() and (user is None or local.resolve() != user.resolve()):
+        log.warning(
+            "%s in the working folder is not read: a config file could come from an untrusted repository. "
+            "Put your settings in %s, or point RAG_CONFIG at the file.", local.absolute(), user or "~/.config/ask-your-vault/rag.toml")
+    return user if user is not None and user.is_file() else None
 
 
 def _read_toml(path: Path) -> dict:
@@ -144,37 +181,73 @@ def _read_toml(path: Path) -> dict:
 
 
 def _build(values: dict) -> Settings:
-    vault = Path(values.pop("vault", DEMO_VAULT)).expanduser()
+    vault = Path(_checked("vault", values.pop("vault", DEMO_VAULT), Path)).expanduser()
     vault = vault.resolve() if vault.exists() else vault.absolute()
     db = values.pop("db_path", None)
-    db_path = Path(db).expanduser().absolute() if db else vault / ".rag" / "index.db"
+    db_path = Path(_checked("db_path", db, Path)).expanduser().absolute() if db else vault / ".rag" / "index.db"
+    hints = _hints()
     for name in list(values):
-        values[name] = _coerce(name, values[name])
-    if values.get("fusion", "zscore") not in ("zscore", "rrf"):
-        raise ConfigError(f"fusion must be 'zscore' or 'rrf', not {values['fusion']!r}.")
-    if values.get("embedder", "local") not in ("local", "openai"):
-        raise ConfigError(f"embedder must be 'local' or 'openai', not {values['embedder']!r}.")
+        values[name] = _checked(name, values[name], hints[name])
     settings = Settings(vault=vault, db_path=db_path, **values)
     _check_sizes(settings)
     return settings
 
 
-def _coerce(name: str, value):
-    try:
-        if name in _INT_FIELDS:
-            return int(value)
-        if name in _FLOAT_FIELDS:
-            return float(value)
-    except (TypeError, ValueError) as exc:
-        raise ConfigError(f"Setting {name} must be a number, got {value!r}.") from exc
-    if name in _BOOL_FIELDS and not isinstance(value, bool):
-        word = str(value).strip().lower()
-        if word not in _BOOLEANS:
-            raise ConfigError(f"Setting {name} must be true or false, got {value!r}.")
-        return _BOOLEANS[word]
-    if isinstance(value, list):
+def _hints() -> dict:
+    return typing.get_type_hints(Settings)
+
+
+def _checked(name: str, value, hint):
+    """`value` as the type `hint` (a Settings annotation) asks for, or a ConfigError naming the key and the form.
+    Strings (from env vars) are converted to numbers and booleans; lists (from TOML) to tuples."""
+    args = typing.get_args(hint)
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):  # `int | None` and the like
+        if value is None:
+            return None
+        hint = next(a for a in args if a is not type(None))
+        args = typing.get_args(hint)
+    origin = typing.get_origin(hint) or hint
+    if hint is bool:
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.strip().lower() in _BOOLEANS:
+            return _BOOLEANS[value.strip().lower()]
+        raise ConfigError(f"Setting {name} must be true or false, got {value!r}.")
+    if hint in (int, float):
+        number = _number(name, value, hint)
+        low, high = _RANGES.get(name, (None, None))
+        if low is not None and not low <= number <= high:
+            raise ConfigError(f"Setting {name} must be between {low} and {high}, got {value!r}.")
+        return number
+    if hint is str or hint is Path:
+        if not isinstance(value, (str, Path)) or not str(value).strip():
+            raise ConfigError(f"Setting {name} must be a text value, like {name} = \"…\", got {value!r}.")
+        value = str(value)
+        if name in _CHOICES and value not in _CHOICES[name]:
+            raise ConfigError(f"Setting {name} must be one of {', '.join(map(repr, _CHOICES[name]))}, got {value!r}.")
+        return value
+    if origin is tuple:
+        if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+            raise ConfigError(f"Setting {name} must be a list of strings, like {name} = [\"Templates/*\"], got {value!r}.")
         return tuple(value)
-    return value
+    if origin is dict:
+        if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+            raise ConfigError(f"Setting {name} must be a table of names to names, like {name} = {{ \"old\" = \"new\" }}, got {value!r}.")
+        return dict(value)
+    raise ConfigError(f"Setting {name} has a type this version cannot check ({hint}).")  # a new Settings field
+
+
+def _number(name: str, value, hint):
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise ConfigError(f"Setting {name} must be {'a whole number' if hint is int else 'a number'}, got {value!r}.")
+    try:
+        if hint is int:
+            if isinstance(value, float) and not value.is_integer():
+                raise ValueError
+            return int(value)
+        return float(value)
+    except ValueError as exc:
+        raise ConfigError(f"Setting {name} must be {'a whole number' if hint is int else 'a number'}, got {value!r}.") from exc
 
 
 def _check_sizes(s: Settings) -> None:
@@ -183,9 +256,7 @@ def _check_sizes(s: Settings) -> None:
             "Chunk sizes must satisfy 0 < chunk_min_tokens ≤ chunk_target_tokens ≤ chunk_hard_tokens; "
             f"got {s.chunk_min_tokens}/{s.chunk_target_tokens}/{s.chunk_hard_tokens}."
         )
-    if not 0.0 <= s.temperature <= 2.0:
-        raise ConfigError(f"temperature must be between 0 and 2 (0 = the same answer every time); got {s.temperature}.")
-    if s.max_answer_tokens < 16 or s.max_answer_tokens >= s.chat_context_tokens:
+    if s.max_answer_tokens >= s.chat_context_tokens:
         raise ConfigError(
             f"max_answer_tokens must be at least 16 and below chat_context_tokens ({s.chat_context_tokens}); got {s.max_answer_tokens}."
         )

@@ -15,6 +15,7 @@ Knows nothing about prompts or chat models; token counts use the chat-model toke
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from dataclasses import dataclass
@@ -98,13 +99,14 @@ def build_context(
     hits: Iterable[Hit],
     *,
     vault: Path,
+    outside: tuple[str, ...] = (),
     limits: ContextLimits = ContextLimits(),
     max_tokens: int | None = None,
     count_tokens: Callable[[str], int] = chat_tokens,
 ) -> FrozenContext:
     """Verify, cap, number and fence `hits` (best first). With `max_tokens`, lower-ranked sources are left out
     until the rendered sources fit; a source is always kept whole."""
-    chosen, dropped = _select(hits, vault, limits)
+    chosen, dropped = _select(hits, functools.partial(_read, vault, outside=outside), limits)
     fence = fence_for([text for _, text in chosen] + [_label_text(hit) for hit, _ in chosen])
     if max_tokens is not None:
         chosen = _fit_tokens(chosen, fence, max_tokens, count_tokens)
@@ -124,7 +126,7 @@ def render_sources(sources: Iterable[Source], fence: str) -> str:
     return "\n\n".join(f"[{s.id}]\n{fence}text\nFrom: {s.label}\n\n{s.text}\n{fence}" for s in sources)
 
 
-def _select(hits: Iterable[Hit], vault: Path, limits: ContextLimits) -> tuple[list[tuple[Hit, str]], list[Dropped]]:
+def _select(hits: Iterable[Hit], read: Callable[[str], tuple[str, str | None]], limits: ContextLimits) -> tuple[list[tuple[Hit, str]], list[Dropped]]:
     """Walk the hits best first, keeping those that are still true on disk and fit the caps."""
     chosen: list[tuple[Hit, str]] = []
     dropped: list[Dropped] = []
@@ -139,7 +141,7 @@ def _select(hits: Iterable[Hit], vault: Path, limits: ContextLimits) -> tuple[li
             continue
         if any(c.chunk.id == chunk.id for c, _ in chosen) or chars + len(chunk.text) > limits.max_chars:
             continue  # a duplicate, or too long for what is left: try the next one, never cut text
-        text, reason = _verify(hit, vault, notes)
+        text, reason = _verify(hit, read, notes)
         if reason is not None:
             dropped.append(Dropped(chunk.path, chunk.heading_path, chunk.start_line, chunk.end_line, reason))
             continue
@@ -149,11 +151,11 @@ def _select(hits: Iterable[Hit], vault: Path, limits: ContextLimits) -> tuple[li
     return chosen, dropped
 
 
-def _verify(hit: Hit, vault: Path, notes: dict[str, tuple[str, str | None]]) -> tuple[str, str | None]:
+def _verify(hit: Hit, read: Callable[[str], tuple[str, str | None]], notes: dict[str, tuple[str, str | None]]) -> tuple[str, str | None]:
     """(text on disk, None) if the chunk is unchanged, else ("", why it was dropped)."""
     chunk = hit.chunk
     if chunk.path not in notes:
-        notes[chunk.path] = _read(vault, chunk.path)
+        notes[chunk.path] = read(chunk.path)
     note, reason = notes[chunk.path]
     if reason is not None:
         return "", reason
@@ -163,11 +165,11 @@ def _verify(hit: Hit, vault: Path, notes: dict[str, tuple[str, str | None]]) -> 
     return text, None
 
 
-def _read(vault: Path, path: str) -> tuple[str, str | None]:
+def _read(vault: Path, path: str, *, outside: tuple[str, ...] = ()) -> tuple[str, str | None]:
     if not (vault / path).is_file():
         return "", REASON_VANISHED
     try:
-        return read_note(vault, path).text, None
+        return read_note(vault, path, outside=outside).text, None
     except NoteError as exc:  # vanished this instant, or no longer UTF-8
         return "", str(exc)
 

@@ -57,15 +57,25 @@ class LocalEmbedder:
             return np.asarray(self._model.query(text), dtype=np.float32)
 
 
-class OpenAIEmbedder:
-    """Any OpenAI-compatible `/v1/embeddings` endpoint (OpenAI, Ollama, LM Studio, vLLM, llama.cpp, LiteLLM)."""
+# The model's input window, as OpenAI-compatible servers describe it in GET /models (vLLM, llama.cpp's `meta`, …).
+WINDOW_KEYS = ("max_model_len", "context_length", "max_context_length", "context_window", "n_ctx_train", "n_ctx")
+OPENAI_WINDOW = 8191  # text-embedding-3-*, counted with cl100k like ours
+UNKNOWN_WINDOW = 512  # a local server that does not say: the common size of small embedding models
+TOKENIZER_MARGIN = 0.9  # we count with cl100k; another model's tokenizer may count a text as more tokens
 
-    window = 8191
+
+class OpenAIEmbedder:
+    """Any OpenAI-compatible `/v1/embeddings` endpoint (OpenAI, Ollama, LM Studio, vLLM, llama.cpp, LiteLLM).
+
+    Never sends more than the model's window: `embed_window` from the config, else what the endpoint's /models says,
+    else 8191 for api.openai.com and 512 for other servers (many serve 512-token models and cut longer input
+    silently). `window` is that limit in our token count (with a margin for a server's own tokenizer); longer texts
+    are cut to it, counted in `truncated` and reported in the log."""
 
     def __init__(self, settings: Settings) -> None:
         import openai
 
-        from rag.tokens import count_tokens
+        from rag.tokens import count_tokens, cut_to_tokens
 
         if not settings.openai_base_url and not settings.openai_api_key:
             raise ConfigError("The OpenAI embedder needs OPENAI_BASE_URL (local server) or OPENAI_API_KEY (OpenAI).")
@@ -76,11 +86,39 @@ class OpenAIEmbedder:
             max_retries=settings.max_retries,
         )
         self._openai = openai
-        self._count = count_tokens
+        self._count, self._cut = count_tokens, cut_to_tokens
+        self._official = not settings.openai_base_url or "://api.openai.com" in settings.openai_base_url
+        self._configured_window = settings.embed_window
+        self._window: int | None = None
+        self.truncated = 0  # texts cut to the window so far
         self.model = settings.embed_model
         self.batch_size = settings.embed_batch_size
         self.name = f"openai/{settings.embed_model}@{settings.openai_base_url or 'api.openai.com'}"
         self.dim = 0  # known after the first call
+
+    @property
+    def window(self) -> int:
+        """The most tokens (our count) a text sent to this model may have; asked once, on first use."""
+        if self._window is None:
+            model_window = self._configured_window or self._asked_window() or (OPENAI_WINDOW if self._official else UNKNOWN_WINDOW)
+            self._window = model_window if self._official else max(16, int(model_window * TOKENIZER_MARGIN))
+        return self._window
+
+    def _asked_window(self) -> int | None:
+        """The window the endpoint reports for this model in GET /models, if it reports one."""
+        try:
+            listed = [m.model_dump() for m in self._client.models.list().data]
+        except self._openai.APIError as exc:
+            log.info("The embedding endpoint did not list its models (%s); assuming a window.", exc)
+            return None
+        mine = [m for m in listed if m.get("id") == self.model] or (listed if len(listed) == 1 else [])
+        for entry in mine:
+            for where in (entry, entry.get("meta") or {}):
+                for key in WINDOW_KEYS:
+                    value = where.get(key)
+                    if isinstance(value, int) and not isinstance(value, bool) and value >= 16:
+                        return value
+        return None
 
     def count_tokens(self, text: str) -> int:
         return self._count(text)
@@ -92,7 +130,21 @@ class OpenAIEmbedder:
     def embed_query(self, text: str) -> np.ndarray:
         return self._embed([text])[0]
 
+    def _fitted(self, texts: list[str]) -> list[str]:
+        """`texts`, each cut to the window; cuts are counted and reported (a server would cut or refuse silently)."""
+        limit, out, cut = self.window, [], 0
+        for text in texts:
+            if self._count(text) > limit:
+                text, cut = self._cut(text, limit), cut + 1
+            out.append(text)
+        if cut:
+            self.truncated += cut
+            log.warning("%d text(s) were longer than the embedding model's window (%d tokens) and were cut to fit. "
+                        "Lower chunk_hard_tokens, or set embed_window to the model's real window.", cut, limit)
+        return out
+
     def _embed(self, texts: list[str]) -> np.ndarray:
+        texts = self._fitted(texts)
         try:
             response = self._client.embeddings.create(model=self.model, input=texts)
         except self._openai.NotFoundError as exc:

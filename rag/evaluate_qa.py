@@ -23,7 +23,7 @@ from typing import Callable
 
 from rag.answer import Answer, ask
 from rag.chat import ChatModel
-from rag.citations import phantoms
+from rag.phantoms import phantoms
 from rag.config import load_settings
 from rag.embed import Embedder
 from rag.errors import ConfigError

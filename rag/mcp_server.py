@@ -197,13 +197,13 @@ class VaultTools:
         """Create a new note (.md), or replace an existing one. Replacing needs expected_sha256 from your last
         knowledge_read; if the note changed since, nothing is written and you get a conflict error: read it again and
         merge. The write is atomic and the note is re-indexed. Prefer knowledge_append to add to a note."""
-        return self._saved(notes.write_note(self.settings, path, content, expected_sha256=expected_sha256))
+        return self._saved(notes.write_note(self.settings, path, content, expected_sha256=expected_sha256, tool="knowledge_write"))
 
     @_tool_errors
     def knowledge_append(self, path: NotePath, text: str, expected_sha256: Sha = None) -> Saved:
         """Append text to the end of an existing note (on a new line). With expected_sha256, only if the note has not
         changed since you read it (otherwise a conflict error). Atomic; the note is re-indexed."""
-        return self._saved(notes.append_note(self.settings, path, text, expected_sha256=expected_sha256))
+        return self._saved(notes.append_note(self.settings, path, text, expected_sha256=expected_sha256, tool="knowledge_append"))
 
     @_tool_errors
     def knowledge_commit(

@@ -1,6 +1,12 @@
 """Notes as files that an agent may read and write: every path confined to the vault, every write atomic and
 guarded by the hash the writer read, so an edit made since is never lost.
 
+A replace is a compare-and-swap on the file: the new text is written to a temp file first; then, holding a lock file
+shared by every process of ours (`.rag/writes.lock`), the current file is hard-linked aside, its hash re-checked, the
+temp file renamed over it, and the set-aside inode checked again — an editor that saved into it in that instant gets
+its text put back and the write reports a conflict. An append without a hash retries on a concurrent change. Every
+write leaves a line in `.rag/writes.log`: time, tool, path, old and new hash.
+
 Paths are vault-relative POSIX strings ("Notes/Topic.md"). Refused: absolute paths, `..`, hidden folders and the
 index folder, and anything that resolves outside the vault through a symbolic link. Only `.md` files are written.
 A note's `sha256` is the hash of its bytes on disk, the same hash the index records. Knows nothing about the index
@@ -9,11 +15,15 @@ A note's `sha256` is the hash of its bytes on disk, the same hash the index reco
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import os
 import re
 import tempfile
 import threading
+import time
+import uuid
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -26,6 +36,9 @@ MAX_WRITE_CHARS = 2_000_000
 WRITE_SUFFIX = ".md"
 
 _WRITE_LOCK = threading.Lock()  # hash check and replace happen as one step for writers in this process
+LOCK_WAIT_SECONDS = 10.0  # how long a write waits for another process's write to finish
+APPEND_RETRIES = 3  # an append (without a hash) re-reads and tries again when the note changed under it
+LOCK_NAME, LOG_NAME = "writes.lock", "writes.log"
 _DRIVE = re.compile(r"^[A-Za-z]:")
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 
@@ -49,8 +62,9 @@ class Written:
     bytes: int
 
 
-def confine(settings: Settings, path: str) -> tuple[str, Path]:
-    """(normalised vault-relative path, absolute path) for a path inside the vault, or VaultError saying why not."""
+def confine(settings: Settings, path: str, *, write: bool = False) -> tuple[str, Path]:
+    """(normalised vault-relative path, absolute path) for a path inside the vault, or VaultError saying why not.
+    Reading may follow a symbolic link into a folder listed in `outside_folders`; writing never leaves the vault."""
     text = (path or "").strip().replace("\\", "/")
     if not text or "\x00" in text:
         raise VaultError("Give a vault-relative note path, like Notes/Topic.md.")
@@ -63,7 +77,7 @@ def confine(settings: Settings, path: str) -> tuple[str, Path]:
         raise VaultError("Give a vault-relative note path, like Notes/Topic.md.")
     _refuse_hidden(path, parts)
     full = settings.vault.joinpath(*parts)
-    _refuse_outside(settings, path, full)
+    _refuse_outside(settings, path, full, outside=() if write else settings.outside_folders)
     return "/".join(parts), full
 
 
@@ -73,14 +87,17 @@ def _refuse_hidden(path: str, parts: list[str]) -> None:
             raise VaultError(f"{path!r} is inside the hidden or internal folder {part!r}, which is off limits. Use a visible folder.")
 
 
-def _refuse_outside(settings: Settings, path: str, full: Path) -> None:
+def _refuse_outside(settings: Settings, path: str, full: Path, *, outside: tuple[str, ...] = ()) -> None:
     try:
         real = full.resolve()
         vault = settings.vault.resolve()
         index = settings.db_path.parent.resolve()
+        listed = [Path(o).expanduser().resolve() for o in outside]
     except (OSError, RuntimeError) as exc:  # a symlink loop
         raise VaultError(f"{path!r} cannot be resolved ({exc}). Check the symbolic links on the way.") from exc
     if not real.is_relative_to(vault):
+        if any(real.is_relative_to(folder) for folder in listed):
+            return  # a folder the user listed in outside_folders: readable, never written
         raise VaultError(f"{path!r} resolves outside the vault (through a symbolic link). Only notes inside the vault can be used.")
     if index != vault and index.is_relative_to(vault) and real.is_relative_to(index):
         raise VaultError(f"{path!r} is inside the index folder {index.name!r}, which is off limits. Use a note path.")
@@ -149,54 +166,94 @@ def _take(lines: list[str], first: int, last: int, max_chars: int) -> tuple[str,
     return "".join(taken), last, False
 
 
-def write_note(settings: Settings, path: str, content: str, *, expected_sha256: str | None = None) -> Written:
+def write_note(settings: Settings, path: str, content: str, *, expected_sha256: str | None = None, tool: str = "write") -> Written:
     """Create a note, or replace it if it still has `expected_sha256`. Raises ConflictError otherwise."""
     rel, full = _writable(settings, path, content)
     expected = _expected(expected_sha256)
-    with _WRITE_LOCK:
+    with _locked(settings):
         current = _current_bytes(rel, full)
         if current is None:
             if expected is not None:
                 raise ConflictError(f"{rel} no longer exists (it was moved or deleted since it was read). Write it without expected_sha256 to create it again.")
-            return _create(rel, full, _encode(content, crlf=False))
+            return _logged(settings, tool, _create(rel, full, _encode(content, crlf=False)), None)
         if expected is None:
             raise ConflictError(f"{rel} already exists. Read it first and pass its sha256 as expected_sha256 to replace it, or choose a new path.")
         _check_unchanged(rel, current, expected)
         data = _encode(content, crlf=b"\r\n" in current)
-        _atomic_write(full, data)
-        return Written(rel, _sha256(data), False, len(data))
+        _swap(rel, full, data, expected)
+        return _logged(settings, tool, Written(rel, _sha256(data), False, len(data)), expected)
 
 
-def append_note(settings: Settings, path: str, text: str, *, expected_sha256: str | None = None) -> Written:
-    """Add `text` at the end of an existing note (on a new line). With `expected_sha256`, only if it still matches."""
+def append_note(settings: Settings, path: str, text: str, *, expected_sha256: str | None = None, tool: str = "append") -> Written:
+    """Add `text` at the end of an existing note (on a new line). With `expected_sha256`, only if it still matches;
+    without, a note that changes while the text is added is re-read and the append tried again."""
     rel, full = _writable(settings, path, text)
     if not text.strip():
         raise VaultError("There is nothing to append: the text is empty.")
     expected = _expected(expected_sha256)
-    with _WRITE_LOCK:
-        current = _current_bytes(rel, full)
-        if current is None:
-            raise VaultError(f"There is no note at {rel} to append to. Create it with a write first.")
-        if expected is not None:
-            _check_unchanged(rel, current, expected)
-        decode(current, rel)  # refuses binary and non-UTF-8 files before anything is added to them
-        addition = text if text.endswith("\n") else text + "\n"
-        if current and not current.endswith(b"\n"):
-            addition = "\n" + addition
-        data = current + _encode(addition, crlf=b"\r\n" in current)
-        _atomic_write(full, data)
-        return Written(rel, _sha256(data), False, len(data))
+    with _locked(settings):
+        for attempt in range(APPEND_RETRIES):
+            current = _current_bytes(rel, full)
+            if current is None:
+                raise VaultError(f"There is no note at {rel} to append to. Create it with a write first.")
+            if expected is not None:
+                _check_unchanged(rel, current, expected)
+            decode(current, rel)  # refuses binary and non-UTF-8 files before anything is added to them
+            addition = text if text.endswith("\n") else text + "\n"
+            if current and not current.endswith(b"\n"):
+                addition = "\n" + addition
+            data = current + _encode(addition, crlf=b"\r\n" in current)
+            try:
+                _swap(rel, full, data, _sha256(current))
+            except ConflictError:
+                if expected is not None or attempt == APPEND_RETRIES - 1:
+                    raise
+                continue  # changed under us: append to the new text
+            return _logged(settings, tool, Written(rel, _sha256(data), False, len(data)), _sha256(current))
+    raise AssertionError("unreachable")
 
 
-def create_note(settings: Settings, path: str, content: str) -> Written:
+def create_note(settings: Settings, path: str, content: str, *, tool: str = "create") -> Written:
     """Create a new note; never replaces one. Raises ConflictError if the path is taken."""
     rel, full = _writable(settings, path, content)
+    with _locked(settings):
+        return _logged(settings, tool, _create(rel, full, _encode(content, crlf=False)), None)
+
+
+@contextlib.contextmanager
+def _locked(settings: Settings):
+    """One write at a time: threads of this process, and other processes of ours (an flock on .rag/writes.lock)."""
+    folder = settings.db_path.parent
     with _WRITE_LOCK:
-        return _create(rel, full, _encode(content, crlf=False))
+        folder.mkdir(parents=True, exist_ok=True)
+        with open(folder / LOCK_NAME, "a+b") as handle:
+            deadline = time.monotonic() + LOCK_WAIT_SECONDS
+            while True:
+                try:
+                    fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() > deadline:
+                        raise ConflictError("Another process has been writing notes for over "
+                                            f"{LOCK_WAIT_SECONDS:.0f} s; nothing was written. Try again.") from None
+                    time.sleep(0.05)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _logged(settings: Settings, tool: str, written: Written, old_sha: str | None) -> Written:
+    """One audit line per write in .rag/writes.log: UTC time, tool, path, old hash (- for a new note), new hash."""
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    line = "\t".join((stamp, tool, written.path.replace("\t", " ").replace("\n", " "), old_sha or "-", written.sha256))
+    with open(settings.db_path.parent / LOG_NAME, "a", encoding="utf-8") as log:
+        log.write(line + "\n")
+    return written
 
 
 def _writable(settings: Settings, path: str, content: str) -> tuple[str, Path]:
-    rel, full = confine(settings, path)
+    rel, full = confine(settings, path, write=True)
     if not rel.lower().endswith(WRITE_SUFFIX):
         raise VaultError(f"{rel} is not a .md file; only Markdown notes can be written. Use a name ending in .md.")
     if len(content) > MAX_WRITE_CHARS:
@@ -248,20 +305,54 @@ def _create(rel: str, full: Path, data: bytes) -> Written:
     return Written(rel, _sha256(data), True, len(data))
 
 
-def _atomic_write(full: Path, data: bytes, *, exclusive: bool = False) -> None:
-    """Write via a hidden temp file in the same folder, then rename (or hard-link, when the name must be new),
-    so readers never see half a note and an existing note is never replaced by a create."""
-    full.parent.mkdir(parents=True, exist_ok=True)
+def _swap(rel: str, full: Path, data: bytes, expected: str) -> None:
+    """Replace `full` with `data` only if it still hashes to `expected`, re-checked immediately before the rename and
+    after it (see the module docstring). Raises ConflictError, leaving the other writer's text in place."""
+    tmp = _temp_file(full, data)  # written and synced first: the window below is the rename alone
+    aside = full.with_name(f".{full.name}.{uuid.uuid4().hex[:8]}.old")
+    try:
+        try:
+            os.link(full, aside)  # the inode as it is now, kept for the check after the rename
+        except FileNotFoundError:
+            raise ConflictError(f"{rel} was deleted while it was being written; nothing was written.") from None
+        except OSError:  # a file system without hard links: check right before the rename only
+            if _sha256(full.read_bytes()) != expected:
+                raise ConflictError(f"{rel} changed while it was being written; nothing was written. Read it again and retry.") from None
+            os.replace(tmp, full)
+            return
+        if _sha256(aside.read_bytes()) != expected or os.stat(full).st_ino != os.stat(aside).st_ino:
+            raise ConflictError(f"{rel} changed while it was being written; nothing was written. Read it again and retry.")
+        os.replace(tmp, full)
+        if _sha256(aside.read_bytes()) != expected:  # saved into the old inode between the check and the rename
+            os.replace(aside, full)
+            raise ConflictError(f"{rel} was saved by another program while it was being written; its text was kept "
+                                "and nothing was written. Read it again and retry.")
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+        aside.unlink(missing_ok=True)
+
+
+def _temp_file(full: Path, data: bytes) -> str:
     fd, tmp = tempfile.mkstemp(prefix=f".{full.name}.", suffix=".tmp", dir=full.parent)
     try:
         with open(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        if exclusive:
-            _link_new(tmp, full)
-        else:
-            os.replace(tmp, full)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return tmp
+
+
+def _atomic_write(full: Path, data: bytes, *, exclusive: bool = False) -> None:
+    """Write via a hidden temp file in the same folder, then hard-link it to its new name (never replacing a note),
+    so readers never see half a note."""
+    assert exclusive, "replacing a note goes through _swap"
+    full.parent.mkdir(parents=True, exist_ok=True)
+    tmp = _temp_file(full, data)
+    try:
+        _link_new(tmp, full)
     finally:
         Path(tmp).unlink(missing_ok=True)
 

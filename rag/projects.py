@@ -224,7 +224,7 @@ def _commit(settings: Settings, store: Store, folder: str, kind: str, title: str
     stem = f"{folder}/{now:%Y-%m-%d} {_safe_name(title)}"
     for n in range(1, 100):
         try:
-            return create_note(settings, f"{stem}{'' if n == 1 else f' ({n})'}.md", text)
+            return create_note(settings, f"{stem}{'' if n == 1 else f' ({n})'}.md", text, tool="knowledge_commit")
         except ConflictError:
             continue  # that name is taken: never overwrite, take the next one
     raise ConflictError(f"Too many notes named {stem}.md today. Choose a more specific title.")

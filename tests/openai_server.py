@@ -118,8 +118,9 @@ class _Handler(BaseHTTPRequestHandler):
                 return self._send(401, _error(f"Incorrect API key provided: {auth[7:]}.", code="invalid_api_key"))
         path = self.path.split("?")[0].rstrip("/")
         if (self.command, path) == ("GET", "/v1/models"):
+            meta = {"meta": {"n_ctx_train": fake.embed_window}} if fake.embed_window else {}  # as llama.cpp reports it
             return self._send(200, {"object": "list", "data": [
-                {"id": m, "object": "model", "created": 1700000000, "owned_by": "fake"} for m in fake.models]})
+                {"id": m, "object": "model", "created": 1700000000, "owned_by": "fake", **meta} for m in fake.models]})
         handler = {"/v1/chat/completions": self._chat, "/v1/embeddings": self._embeddings}.get(path)
         if self.command != "POST" or handler is None:
             return self._send(404, _error(f"Invalid URL ({self.command} {self.path})"))
@@ -168,6 +169,10 @@ class _Handler(BaseHTTPRequestHandler):
         if not isinstance(inputs, list) or not inputs or not all(isinstance(t, str) and t for t in inputs):
             return self._send(400, _error("'$.input' is invalid. Please check the API reference: "
                                           "https://platform.openai.com/docs/api-reference.", param="input"))
+        too_long = [t for t in inputs if fake.embed_window and _count_tokens(t) > fake.embed_window]
+        if too_long:  # llama.cpp refuses; other servers cut silently, which is worse
+            return self._send(500, _error(f"input is too large to process. increase the physical batch size "
+                                          f"({_count_tokens(too_long[0])} > {fake.embed_window})", type_="server_error"))
         dim = int(body.get("dimensions") or fake.embedding_dim)
         as_b64 = body.get("encoding_format") == "base64"
         data = []
@@ -231,6 +236,7 @@ class FakeOpenAI:
                  embedding_dim: int = 16, chunk_size: int = 4, default_reply: str = DEFAULT_REPLY):
         self.models, self.api_key = list(models), api_key
         self.embedding_dim, self.chunk_size, self.default_reply = embedding_dim, chunk_size, default_reply
+        self.embed_window: int | None = None  # set: /v1/models reports it, and longer embedding inputs are refused
         self.chat_handler = None  # callable(request_json) -> str | list[str], used when the script is empty
         self.delay_response = self.delay_first_token = self.delay_per_chunk = 0.0
         self.requests: list[dict] = []  # {"method", "path", "headers" (lowercased), "json"}

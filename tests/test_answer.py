@@ -13,7 +13,7 @@ import pytest
 
 from rag.answer import Turn, ask, messages_for, search_query
 from rag.chat import OpenAIChat
-from rag.citations import phantoms
+from rag.phantoms import phantoms
 from rag.context import ContextLimits, build_context
 from rag.errors import ChatError
 from rag.retrieve import Hit

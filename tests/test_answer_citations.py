@@ -6,8 +6,11 @@ from __future__ import annotations
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from rag.citations import CitationFilter, clean, defang, phantoms
+from rag.citations import CitationFilter, clean, defang
+from rag.phantoms import phantoms
 
 IDS = ("S1", "S2", "S3")
 
@@ -43,8 +46,10 @@ def test_phantoms_finds_citation_like_ids_outside_the_context():
 
 
 def test_quoted_note_text_is_defanged_so_it_cannot_cite():
-    assert defang("see [S3] and (S1) and [S2](http://x)") == "see S3 and S1 and S2(http://x)"
-    assert phantoms(defang("[S99] [s7, S8]"), IDS) == []
+    wj = "\u2060"  # a word joiner: reads the same, is not citation-shaped
+    assert defang("see [S3] and (S1) and [S2](http://x)") == f"see S{wj}3 and S{wj}1 and S{wj}2(http://x)"
+    assert phantoms(defang("[S99] [s7, S8] Season S9: 【S7】"), IDS) == []
+    assert clean(defang("[S99] [s7, S8] Season S9: 【S7】"), IDS).removed == ()
 
 
 REPLIES = [
@@ -78,3 +83,27 @@ def test_a_stream_holds_back_only_a_possible_citation():
     assert stream.feed("99") == ""
     assert stream.feed("] and more") == " and more"
     assert stream.feed(" (like this") == " (like this"
+
+
+# --- property: whatever citation-shaped text a model streams, cut wherever, no phantom reaches the person --------
+
+_TEMPLATES = ("[S{n}]", "[С{n}]", "【S{n}】", "[^S{n}]", "[S{n}†L{k}]", "[[S{n}]]", "(source S{n})", "(S{n}, S{k})",
+              "[S{n}, S{k}]", "[S{n}-S{k}]", " Source: S{n}", " according to S{n}", "\nS{n}: ", "[Source: S{n}]",
+              "(см. С{n})", "[S {n}]", "[s{n}; S{k}]", "【S{n}†source】", " согласно С{n}", "[S{n} and S{k}]")
+_PROSE = ("The trip", " cost 38 000 roubles", ".", "\n", " ", "- ", "Байкал", " in March", ", ", "**bold** ", "1. ")
+_citation = st.builds(lambda t, n, k: t.format(n=n, k=k), st.sampled_from(_TEMPLATES), st.integers(1, 12), st.integers(1, 12))
+_reply = st.lists(st.one_of(_citation, st.sampled_from(_PROSE)), min_size=1, max_size=14).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(reply=_reply, cuts=st.lists(st.integers(1, 8), min_size=1, max_size=60))
+def test_any_citation_shaped_reply_cut_anywhere_shows_no_phantom(reply, cuts):
+    stream, shown, i, step = CitationFilter(IDS), [], 0, 0
+    while i < len(reply):
+        j = i + cuts[step % len(cuts)]
+        shown.append(stream.feed(reply[i:j]))
+        i, step = j, step + 1
+    shown.append(stream.tail())
+    text = "".join(shown)
+    assert text == clean(reply, IDS).text
+    assert phantoms(text, IDS) == [], text  # the independent detector (rag/phantoms.py) agrees: nothing leaked

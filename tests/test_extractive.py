@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from rag.answer import ask
-from rag.citations import phantoms
+from rag.phantoms import phantoms
 from rag.cli import cli
 from rag.config import load_settings
 from rag.context import FrozenContext, Source, build_context

@@ -75,6 +75,14 @@ def read_text(path: Path) -> str | None:
         return None
 
 
+def inside_vault(vault: Path, path: Path) -> bool:
+    """Does `path` stay inside the vault once symbolic links on the way (and the file itself, if a link) resolve?"""
+    try:
+        return path.resolve().is_relative_to(vault.resolve())
+    except (OSError, RuntimeError):  # a link loop
+        return False
+
+
 def write_atomic(path: Path, text: str) -> None:
     """Write via a hidden temp file in the same folder and os.replace, so readers never see half a note."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -128,7 +136,7 @@ def scan_notes(vault: Path, folder: str, source: str) -> dict[str, ExistingNote]
     if not root.is_dir():
         return found
     for path in sorted(root.rglob("*.md")):
-        if path.name == INDEX_NAME or not path.is_file():
+        if path.name == INDEX_NAME or not path.is_file() or not inside_vault(vault, path):
             continue
         meta = read_frontmatter(path)
         if not meta or meta.get("source") != source or not meta.get("conversation_id"):
