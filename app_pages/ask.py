@@ -8,11 +8,11 @@ from dataclasses import dataclass
 import streamlit as st
 
 from app_pages import common
-from rag.answer import CHECKING, GENERATING, Answer, Turn, ask
-from rag.chat import make_chat_model
+from rag.answer.ask import CHECKING, GENERATING, Answer, Turn, ask
+from rag.answer.chat import make_chat_model
 from rag.errors import RagError
-from rag.ui_render import answer_markdown, claim_notes, escape_markdown, why_found
-from rag.ui_stream import StreamedCall
+from rag.web.ui_render import answer_markdown, claim_notes, escape_markdown, why_found
+from rag.web.ui_stream import StreamedCall
 
 DEMO_QUESTIONS = (
     "What hydration do I use for my sourdough?",

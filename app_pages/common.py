@@ -15,9 +15,9 @@ import streamlit as st
 
 from rag.config import DEMO_VAULT, Settings, load_settings
 from rag.errors import RagError
-from rag.similar import NoteVectors, note_vectors
-from rag.ui_render import PASSAGE_CSS, obsidian_url, parse_cite_href, passage, passage_html
-from rag.webapp import Choices, SharedIndex, apply_choices, choices_of, index_key
+from rag.search.similar import NoteVectors, note_vectors
+from rag.web.ui_render import PASSAGE_CSS, obsidian_url, parse_cite_href, passage, passage_html
+from rag.web.webapp import Choices, SharedIndex, apply_choices, choices_of, index_key
 from rag.workspace import Workspace
 
 _CITE_JS = """

@@ -8,7 +8,7 @@ import time
 import streamlit as st
 
 from app_pages import common
-from rag.ui_indexing import IndexProgress
+from rag.web.ui_indexing import IndexProgress
 
 
 def main() -> None:

@@ -7,8 +7,8 @@ import streamlit as st
 
 from app_pages import common
 from rag.errors import RagError
-from rag.ui_render import escape_markdown, excerpt, obsidian_url, why_found
-from rag.ui_search import Filters, NoteMatch, filter_choices, search_notes
+from rag.web.ui_render import escape_markdown, excerpt, obsidian_url, why_found
+from rag.web.ui_search import Filters, NoteMatch, filter_choices, search_notes
 
 CHANNEL_NAMES = {"bm25": "keyword", "dense": "meaning"}
 TIER_NAMES = {1: "Curated (profile, memory, overviews)", 2: "Other notes"}

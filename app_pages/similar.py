@@ -6,8 +6,8 @@ import streamlit as st
 
 from app_pages import common
 from rag.errors import RagError
-from rag.similar import similar_notes
-from rag.ui_render import obsidian_url
+from rag.search.similar import similar_notes
+from rag.web.ui_render import obsidian_url
 
 
 def main() -> None:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from rag import answer as answering  # noqa: E402
+from rag.answer import ask as answering  # noqa: E402
 from rag.config import load_settings  # noqa: E402
 from rag.workspace import Workspace  # noqa: E402
 

@@ -24,14 +24,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from rag import specifics, support, text_vectors  # noqa: E402
-from rag.answer import Answer, ask, text_vectors as index_vectors  # noqa: E402
-from rag.chat import make_chat_model  # noqa: E402
-from rag.citations import clean  # noqa: E402
+from rag import text_vectors  # noqa: E402
+from rag.answer import specifics, support
+from rag.answer.ask import Answer, ask, text_vectors as index_vectors  # noqa: E402
+from rag.answer.chat import make_chat_model  # noqa: E402
+from rag.answer.citations import clean  # noqa: E402
 from rag.config import load_settings  # noqa: E402
-from rag.evaluate_qa import QAItem, load_dataset  # noqa: E402
-from rag.evaluate_qa import _contains as contains_gold  # noqa: E402
-from rag.grounding import STATUSES, check  # noqa: E402
+from rag.eval.qa import QAItem, load_dataset  # noqa: E402
+from rag.eval.qa import _contains as contains_gold  # noqa: E402
+from rag.answer.grounding import STATUSES, check  # noqa: E402
 from rag.workspace import Workspace  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -11,7 +11,7 @@ Pairs with a known answer, from the dev QA data in ../shared/eval-data/qa/ (noth
   language (yes) and that language's most similar other paragraph (no).
 For each pair the check's own measures are taken (specifics all present, share of content words in one or two
 sentences, best sentence cosine with the default embedder), and precision / recall of "supported" are printed for
-thresholds of the cosine, with the word-share rule as in `rag/support.py`.
+thresholds of the cosine, with the word-share rule as in `rag/answer/support.py`.
 """
 
 from __future__ import annotations
@@ -28,12 +28,12 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from rag import support  # noqa: E402
-from rag.context import Source  # noqa: E402
-from rag.embed import LocalEmbedder  # noqa: E402
-from rag.sentences import split_sentences  # noqa: E402
-from rag.specifics import content_words  # noqa: E402
-from rag.store import Store  # noqa: E402
-from rag.text_vectors import TextVectors  # noqa: E402
+from rag.answer.context import Source  # noqa: E402
+from rag.index.embed import LocalEmbedder  # noqa: E402
+from rag.index.sentences import split_sentences  # noqa: E402
+from rag.answer.specifics import content_words  # noqa: E402
+from rag.index.store import Store  # noqa: E402
+from rag.search.text_vectors import TextVectors  # noqa: E402
 
 QA = Path(__file__).resolve().parent.parent.parent / "shared" / "eval-data" / "qa"
 THRESHOLDS = [round(0.80 + 0.01 * i, 2) for i in range(14)]
@@ -115,7 +115,7 @@ def _sentence_at(paragraph: str, offset: int) -> str:
 
 def measure(pairs: list[tuple[str, str, bool, str]], vectors: TextVectors) -> list[tuple[bool, float, float, float, bool, bool]]:
     """(a window has every specific, its best word share, its best sentence cosine, the best cosine of any sentence,
-    truth, same script) per pair, as `rag/support.py` measures them."""
+    truth, same script) per pair, as `rag/answer/support.py` measures them."""
     out = []
     for claim, passage_text, truth, question in pairs:
         passage = support.Passage.of(Source("S1", "p.md", "", 1, 1, "", passage_text, 1.0))

@@ -24,9 +24,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from rag.config import load_settings  # noqa: E402
-from rag.embed import LocalEmbedder  # noqa: E402
-from rag.store import Store  # noqa: E402
-from rag.sync import sync  # noqa: E402
+from rag.index.embed import LocalEmbedder  # noqa: E402
+from rag.index.store import Store  # noqa: E402
+from rag.index.sync import sync  # noqa: E402
 
 DEFAULT_VAULT = Path(__file__).resolve().parent.parent.parent / "shared/eval-data/qa/xquad/vault-ru"
 

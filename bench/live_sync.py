@@ -5,7 +5,7 @@
 1. Generates a vault of N notes (as `bench/sync_cost.py` does), indexes it with a cheap stand-in embedder, then
    times the check a read triggers (`LiveWorkspace.fresh()` with the interval elapsed: walk, stat comparison, no
    embedding) against a bare `os.scandir` walk of the same tree, alternately, medians; `ratio` = check / walk.
-2. With the real default embedder and the watcher (`rag.watch`) on a small vault: saves a new note and times until
+2. With the real default embedder and the watcher (`rag.index.watch`) on a small vault: saves a new note and times until
    keyword search finds it and until meaning search finds it (median over `--saves` notes).
 """
 
@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.sync_cost import CountingEmbedder, bare_walk, make_vault  # noqa: E402
 from rag.config import load_settings  # noqa: E402
 from rag.live import LiveWorkspace  # noqa: E402
-from rag.watch import Watcher  # noqa: E402
+from rag.index.watch import Watcher  # noqa: E402
 from rag.workspace import Workspace  # noqa: E402
 
 FACTS = [
@@ -57,7 +57,7 @@ def check_cost(notes: int, repeat: int) -> dict:
 
 
 def save_to_found(saves: int) -> dict:
-    from rag.embed import LocalEmbedder
+    from rag.index.embed import LocalEmbedder
 
     embedder = LocalEmbedder()
     keyword_s, meaning_s = [], []

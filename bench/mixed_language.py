@@ -22,7 +22,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from rag import evaluate, languages  # noqa: E402
+from rag import languages  # noqa: E402
+from rag.eval import retrieval as evaluate
 from rag.config import load_settings  # noqa: E402
 from rag.errors import RagError  # noqa: E402
 from rag.workspace import Workspace  # noqa: E402

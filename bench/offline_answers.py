@@ -3,7 +3,7 @@ the gold lines, and do questions the vault cannot answer get "not found"?
 
     python bench/offline_answers.py [--json] [--sets demo,holdout] [--db-dir /tmp/rag-eval]
 
-Sets live in bench/offline_qa/ (see its README): `demo.jsonl` over examples/demo-vault/ (the set answers were tuned
+Sets live in bench/offline_qa/ (see its README): `demo.jsonl` over rag/demo_vault/ (the set answers were tuned
 on) and `holdout.jsonl` over bench/offline_qa/holdout-vault/ (written separately, never tuned on). Every question of
 `offtopic.jsonl` is asked of every vault: none of them answers it. Each vault is indexed (incrementally) with the
 default embedder into --db-dir. Time per answer is measured from the end of retrieval to the answer.
@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from rag import answer as answering  # noqa: E402
+from rag.answer import ask as answering  # noqa: E402
 from rag.config import DEMO_VAULT, load_settings  # noqa: E402
 from rag.workspace import Workspace  # noqa: E402
 
@@ -96,7 +96,7 @@ CURVE = [(0.83, 0.04), (0.84, 0.05), (0.845, 0.055), (0.85, 0.06), (0.86, 0.07)]
 
 def curve(name: str, db_dir: Path, offtopic: list[dict]) -> list[dict]:
     """Not-found precision and recall (off-topic questions are the positives) as the thresholds move."""
-    from rag import extractive
+    from rag.answer import extractive
 
     saved = extractive.CLOSE_COSINE, extractive.ACROSS_MARGIN
     out = []

@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from rag import evaluate  # noqa: E402
-from rag.embed import LocalEmbedder  # noqa: E402
+from rag.index.embed import LocalEmbedder  # noqa: E402
 from rag.errors import RagError  # noqa: E402
 
 DEPTH = 100

@@ -33,11 +33,11 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from rag import stemming  # noqa: E402
-from rag.chunking import Chunk  # noqa: E402
+from rag.index.chunking import Chunk  # noqa: E402
 from rag.config import load_settings  # noqa: E402
-from rag.retrieve import Retriever  # noqa: E402
-from rag.store import FileInfo, FileState, Store  # noqa: E402
-from rag.vectors import VectorIndex  # noqa: E402
+from rag.search.retrieve import Retriever  # noqa: E402
+from rag.index.store import FileInfo, FileState, Store  # noqa: E402
+from rag.search.vectors import VectorIndex  # noqa: E402
 
 DIM = 384
 MODEL = "bench-model"

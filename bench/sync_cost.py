@@ -28,8 +28,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from rag.config import load_settings  # noqa: E402
-from rag.store import Store  # noqa: E402
-from rag.sync import sync  # noqa: E402
+from rag.index.store import Store  # noqa: E402
+from rag.index.sync import sync  # noqa: E402
 
 WORDS = "sourdough levain hydration sqlite wal index vector query moscow kazan baikal train ticket garden tomato".split()
 

@@ -15,11 +15,11 @@ from pathlib import Path
 import click
 from tqdm import tqdm
 
-from rag.cli_eval import eval_group
+from rag.eval.cli import eval_group
 from rag.config import load_settings
 from rag.errors import RagError
 from rag.progress import ProgressBars
-from rag.retrieve import SearchResult
+from rag.search.retrieve import SearchResult
 from rag.workspace import Workspace
 
 
@@ -46,7 +46,7 @@ def cli(verbose: bool) -> None:
     logging.basicConfig(level=logging.DEBUG if verbose else logging.WARNING, format="%(levelname)s: %(message)s", stream=sys.stderr)
 
 
-cli.add_command(eval_group)  # `eval retrieval|qa`, in rag/cli_eval.py
+cli.add_command(eval_group)  # `eval retrieval|qa`, in rag/eval/cli.py
 
 
 @cli.command()
@@ -144,8 +144,8 @@ def status(settings, as_json: bool) -> None:
 def ask_command(settings, question: str, extractive: bool, max_chars: int | None, max_notes: int | None, as_json: bool) -> None:
     """Answer QUESTION from your notes with citations (extractive when no chat model is configured). Every claim of a
     model's answer is checked against the passage it cites; what the notes do not support is listed."""
-    from rag.answer import ask
-    from rag.chat import make_chat_model
+    from rag.answer.ask import ask
+    from rag.answer.chat import make_chat_model
 
     settings = settings.replace(**{k: v for k, v in (("context_max_chars", max_chars), ("context_max_notes", max_notes)) if v})
     chat = None if extractive else make_chat_model(settings)
@@ -236,7 +236,7 @@ def import_command(settings, kind: str, source: Path, dry_run: bool, as_json: bo
 @click.option("--json", "as_json", is_flag=True, help='Print a JSON list of {"path", "score"}.')
 def similar_command(settings, path: str, limit: int, as_json: bool) -> None:
     """Notes nearest in meaning to the note PATH (vault-relative), by the mean of their chunk vectors."""
-    from rag.similar import similar_notes
+    from rag.search.similar import similar_notes
 
     with Workspace.open(settings) as ws:
         neighbours = similar_notes(ws.store, ws.embedder.name, path, limit)
@@ -255,7 +255,7 @@ def similar_command(settings, path: str, limit: int, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help='Print a JSON list of {"a", "b", "score"}.')
 def duplicates_command(settings, threshold: float, as_json: bool) -> None:
     """Pairs of near-duplicate notes (cosine of note vectors >= THRESHOLD). Only reported: nothing is merged or deleted."""
-    from rag.similar import duplicate_pairs
+    from rag.search.similar import duplicate_pairs
 
     with Workspace.open(settings) as ws:
         pairs = duplicate_pairs(ws.store, ws.embedder.name, threshold)
@@ -273,7 +273,7 @@ def duplicates_command(settings, threshold: float, as_json: bool) -> None:
 @click.option("--http", "http_port", type=click.IntRange(1, 65535), help="Serve streamable HTTP on 127.0.0.1:PORT (path /mcp) instead of stdio.")
 def mcp_command(settings, http_port: int | None) -> None:
     """Serve the vault to AI agents over MCP: search, read, write and record notes (stdio unless --http)."""
-    from rag.mcp_server import serve
+    from rag.agents.mcp_server import serve
 
     if http_port is not None:
         click.echo(f"Serving MCP at http://127.0.0.1:{http_port}/mcp (Ctrl+C to stop).", err=True)
@@ -284,7 +284,7 @@ def mcp_command(settings, http_port: int | None) -> None:
 @_common
 def watch_command(settings) -> None:
     """Keep the index in line with the vault while notes change: re-index after each burst of saves (Ctrl+C stops)."""
-    from rag.watch import Watcher
+    from rag.index.watch import Watcher
 
     with Workspace.open(settings, create=True) as ws:
         if ws.recovered_from:

@@ -6,7 +6,7 @@ transaction per note, so keyword search works at once and grows as notes are rea
 so meaning search improves as they arrive. `fresh()` gives readers the workspace after an incremental check (a stat
 per note when nothing changed) if the last one is older than `interval`; when the indexer is busy the check is
 skipped rather than waited for. `changed()` re-indexes after a write. The indexer also watches the vault
-(`rag.watch`), so an edit is usually indexed within a second, before any read asks. If the embedder is down, it
+(`rag.index.watch`), so an edit is usually indexed within a second, before any read asks. If the embedder is down, it
 retries with growing pauses and `indexing()` says so. Knows nothing about MCP.
 """
 
@@ -19,10 +19,10 @@ from dataclasses import dataclass
 from typing import Callable
 
 from rag.config import Settings
-from rag.embed import Embedder
+from rag.index.embed import Embedder
 from rag.errors import RagError
-from rag.sync import SyncReport, backfill
-from rag.watch import Watcher
+from rag.index.sync import SyncReport, backfill
+from rag.index.watch import Watcher
 from rag.workspace import Workspace
 
 log = logging.getLogger(__name__)

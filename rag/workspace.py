@@ -10,12 +10,12 @@ import time
 from pathlib import Path
 
 from rag.config import Settings
-from rag.embed import Embedder, make_embedder
+from rag.index.embed import Embedder, make_embedder
 from rag.errors import IndexCorrupt, RagError
-from rag.retrieve import Retriever
-from rag.store import Store
-from rag.sync import Progress, SyncReport, sync
-from rag.vault import check_vault
+from rag.search.retrieve import Retriever
+from rag.index.store import Store
+from rag.index.sync import Progress, SyncReport, sync
+from rag.index.vault import check_vault
 
 log = logging.getLogger(__name__)
 
@@ -110,7 +110,7 @@ class Workspace:
 
 
 def _embedder_named(settings: Settings, name: str) -> Embedder | None:
-    """Rebuild the embedder that recorded `name` (names are made in `rag.embed`), or None if this install cannot."""
+    """Rebuild the embedder that recorded `name` (names are made in `rag.index.embed`), or None if this install cannot."""
     if name.startswith("openai/") and "@" in name:
         model, _, base = name[len("openai/"):].rpartition("@")
         if base != (settings.openai_base_url or "api.openai.com"):

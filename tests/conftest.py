@@ -55,6 +55,6 @@ def workspace(settings, fake_embedder):
 
 @pytest.fixture(scope="session")
 def real_embedder():
-    from rag.embed import LocalEmbedder
+    from rag.index.embed import LocalEmbedder
 
     return LocalEmbedder()

@@ -6,7 +6,7 @@ import hashlib
 
 import numpy as np
 
-from rag import stemming
+from rag.index import stemming
 from rag.errors import EmbedderError
 
 

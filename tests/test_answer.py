@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from rag.answer import Turn, ask, messages_for, search_query
-from rag.chat import OpenAIChat
-from rag.phantoms import phantoms
-from rag.context import ContextLimits, build_context
+from rag.answer.ask import Turn, ask, messages_for, search_query
+from rag.answer.chat import OpenAIChat
+from rag.answer.phantoms import phantoms
+from rag.answer.context import ContextLimits, build_context
 from rag.errors import ChatError
-from rag.retrieve import Hit
+from rag.search.retrieve import Hit
 from rag.tokens import count_tokens
 
 from .openai_server import FakeOpenAI

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rag.citations import CitationFilter, clean, defang
-from rag.phantoms import phantoms
+from rag.answer.citations import CitationFilter, clean, defang
+from rag.answer.phantoms import phantoms
 
 IDS = ("S1", "S2", "S3")
 
@@ -106,4 +106,4 @@ def test_any_citation_shaped_reply_cut_anywhere_shows_no_phantom(reply, cuts):
     shown.append(stream.tail())
     text = "".join(shown)
     assert text == clean(reply, IDS).text
-    assert phantoms(text, IDS) == [], text  # the independent detector (rag/phantoms.py) agrees: nothing leaked
+    assert phantoms(text, IDS) == [], text  # the independent detector (rag/answer/phantoms.py) agrees: nothing leaked

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from rag.cli import cli
 from rag.errors import ConfigError
-from rag.evaluate_qa import load_dataset, run_qa_eval
+from rag.eval.qa import load_dataset, run_qa_eval
 
 from .fakes import FakeEmbedder
 from .openai_server import FakeOpenAI

@@ -9,8 +9,8 @@ import re
 import pytest
 from click.testing import CliRunner
 
-from rag.answer import CHECKING, GENERATING, SEARCHING, ask
-from rag.chat import OpenAIChat
+from rag.answer.ask import CHECKING, GENERATING, SEARCHING, ask
+from rag.answer.chat import OpenAIChat
 from rag.cli import cli
 
 from .openai_server import FakeOpenAI

@@ -8,13 +8,13 @@ import threading
 import pytest
 
 from rag.errors import ConfigError, RagError, VaultError
-from rag.ui_indexing import BackgroundIndexer
-from rag.ui_render import (
+from rag.web.ui_indexing import BackgroundIndexer
+from rag.web.ui_render import (
     answer_markdown, escape_markdown, excerpt, obsidian_url, parse_cite_href, passage, passage_html, why_found,
 )
-from rag.ui_search import Filters, filter_choices, search_notes
-from rag.ui_stream import StreamedCall
-from rag.webapp import Choices, SharedIndex, apply_choices, choices_of, index_key
+from rag.web.ui_search import Filters, filter_choices, search_notes
+from rag.web.ui_stream import StreamedCall
+from rag.web.webapp import Choices, SharedIndex, apply_choices, choices_of, index_key
 
 # --- rendering ---------------------------------------------------------------------------------------------------
 
@@ -65,7 +65,7 @@ def test_a_passage_from_a_changed_note_shows_the_text_as_it_was_cited(vault):
 
 
 def test_passage_html_escapes_note_text():
-    from rag.ui_render import Passage, PassageLine
+    from rag.web.ui_render import Passage, PassageLine
 
     html = passage_html(Passage("a.md", 1, 1, (PassageLine(1, "<script>alert(1)</script>", True),), False))
     assert "<script>" not in html and "&lt;script&gt;" in html and "rag-cited" in html

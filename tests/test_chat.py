@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rag.chat import OpenAIChat, make_chat_model
+from rag.answer.chat import OpenAIChat, make_chat_model
 from rag.config import load_settings
 from rag.errors import ChatError, ConfigError
 

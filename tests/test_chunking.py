@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from rag.chunking import chunk_note, note_title, visible_text
-from rag.vault import decode
+from rag.index.chunking import chunk_note, note_title, visible_text
+from rag.index.vault import decode
 
 from .conftest import FIXTURES
 from .fakes import FakeEmbedder

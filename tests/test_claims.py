@@ -3,7 +3,7 @@ cites and its span in the answer; lead-ins, headings and "not in your notes" sen
 
 from __future__ import annotations
 
-from rag.claims import abstains, split
+from rag.answer.claims import abstains, split
 
 
 def claims(text):

@@ -10,8 +10,8 @@ import textwrap
 import threading
 import time
 
-from rag.languages import reference_texts
-from rag.rwlock import RWLock
+from rag.index.language_reference import reference_texts
+from rag.index.rwlock import RWLock
 from rag.workspace import Workspace
 
 from .test_sync import consistency
@@ -134,7 +134,7 @@ def test_two_processes_embedding_one_index_never_embed_a_text_twice(settings, va
         import sys, time
         from pathlib import Path
         from rag.config import load_settings
-        from rag.sync import backfill
+        from rag.index.sync import backfill
         from rag.workspace import Workspace
         from tests.fakes import FakeEmbedder
 

@@ -7,8 +7,8 @@ import hashlib
 
 import pytest
 
-from rag.context import REASON_CHANGED, REASON_VANISHED, ContextLimits, build_context, fence_for
-from rag.retrieve import Hit
+from rag.answer.context import REASON_CHANGED, REASON_VANISHED, ContextLimits, build_context, fence_for
+from rag.search.retrieve import Hit
 from rag.tokens import count_tokens
 
 

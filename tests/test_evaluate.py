@@ -8,7 +8,7 @@ import math
 import pytest
 from click.testing import CliRunner
 
-from rag import evaluate
+from rag.eval import retrieval as evaluate
 from rag.cli import cli
 
 

@@ -9,14 +9,14 @@ import shutil
 import pytest
 from click.testing import CliRunner
 
-from rag.answer import ask
-from rag.phantoms import phantoms
+from rag.answer.ask import ask
+from rag.answer.phantoms import phantoms
 from rag.cli import cli
 from rag.config import load_settings
-from rag.context import FrozenContext, Source, build_context
-from rag.extractive import extract
-from rag.sentences import split, split_sentences
-from rag.text_vectors import TextVectors
+from rag.answer.context import FrozenContext, Source, build_context
+from rag.answer.extractive import extract
+from rag.index.sentences import split, split_sentences
+from rag.search.text_vectors import TextVectors
 from rag.workspace import Workspace
 
 from .conftest import FIXTURES

@@ -7,9 +7,9 @@ import time
 
 import pytest
 
-from rag.context import FrozenContext, Source
-from rag.grounding import check
-from rag.text_vectors import TextVectors
+from rag.answer.context import FrozenContext, Source
+from rag.answer.grounding import check
+from rag.search.text_vectors import TextVectors
 
 
 def source(n: int, text: str, heading: str = "Note") -> Source:

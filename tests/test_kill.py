@@ -72,7 +72,7 @@ KILLER = textwrap.dedent("""
     import contextlib, os, signal, sys, time
     from pathlib import Path
     from rag.config import load_settings
-    from rag.store import Store
+    from rag.index.store import Store
     from rag.workspace import Workspace
     from tests.fakes import FakeEmbedder
 
@@ -95,7 +95,7 @@ KILLER = textwrap.dedent("""
         if mode == "index":
             ws.sync()
         else:  # the watcher: follow a burst of edits, renames and deletes made while it runs
-            from rag.watch import Watcher
+            from rag.index.watch import Watcher
             with Watcher(settings, lambda: ws.sync() is not None, debounce=0.1) as watcher:
                 watcher.kick()
                 time.sleep(0.3)

@@ -12,10 +12,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rag import languages, sentences
-from rag.config import load_settings
-from rag.languages import MIN_SCRIPT_ROWS, QUERY_SHIFT, align_scripts, query_shifts, reference_means, reference_texts, shift_query
-from rag.sentences import SCRIPT_CODES
+from rag.search import languages
+from rag.index import sentences
+from rag.config import DEMO_VAULT, load_settings
+from rag.index.language_reference import reference_means, reference_texts
+from rag.search.languages import MIN_SCRIPT_ROWS, QUERY_SHIFT, align_scripts, query_shifts, shift_query
+from rag.index.sentences import SCRIPT_CODES
 from rag.workspace import Workspace
 
 DEMO = Path(__file__).resolve().parent.parent / "examples"
@@ -63,7 +65,7 @@ def _demo_questions() -> list[tuple[str, str]]:
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory, real_embedder):
     root = tmp_path_factory.mktemp("demo")
-    shutil.copytree(DEMO / "demo-vault", root / "vault")
+    shutil.copytree(DEMO_VAULT, root / "vault")
     settings = load_settings(vault=root / "vault", db_path=root / "index.db", env={})
     with Workspace.open(settings, create=True, embedder=real_embedder) as ws:
         ws.sync()
@@ -82,7 +84,7 @@ def test_every_demo_question_finds_its_note_in_either_language(demo):
 
 
 def test_a_cross_language_question_gets_an_extractive_answer_from_the_other_language(demo):
-    from rag.answer import ask
+    from rag.answer.ask import ask
 
     answer = ask(demo, "Which internet provider did we choose for the new flat, and how fast is it?")
     assert not answer.not_found and "500" in answer.text

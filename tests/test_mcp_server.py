@@ -14,8 +14,8 @@ from mcp import Client
 
 from rag.config import load_settings
 from rag.live import LiveWorkspace
-from rag.mcp_server import TOOLS, build_server
-from rag.notes import MAX_READ_CHARS
+from rag.agents.mcp_server import TOOLS, build_server
+from rag.agents.notes import MAX_READ_CHARS
 from rag.workspace import Workspace
 
 from .conftest import FIXTURES

@@ -17,7 +17,7 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from rag.mcp_server import TOOLS
+from rag.agents.mcp_server import TOOLS
 
 from .conftest import FIXTURES
 

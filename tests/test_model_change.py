@@ -8,7 +8,7 @@ import time
 
 import numpy as np
 
-from rag import similar
+from rag.search import similar
 from rag.workspace import Workspace
 
 from .fakes import FakeEmbedder

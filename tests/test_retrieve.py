@@ -6,9 +6,9 @@ import math
 
 import pytest
 
-from rag import stemming
+from rag.index import stemming
 from rag.workspace import Workspace
-from rag.retrieve import keyword_weight, rrf, zscore_fusion
+from rag.search.retrieve import keyword_weight, rrf, zscore_fusion
 
 
 def test_rrf_matches_a_hand_computed_example():
@@ -65,7 +65,7 @@ def test_a_cross_language_question_is_not_drowned_by_accidental_keyword_matches(
         assert ws.retriever.dense(question).hits[0].chunk.path == "Notes/Байкал.md"
         assert ws.retriever.hybrid(question, k=3).hits[0].chunk.path == "Notes/Байкал.md"
         settings_rrf = settings.replace(fusion="rrf")
-        from rag.retrieve import Retriever
+        from rag.search.retrieve import Retriever
 
         assert Retriever(settings_rrf, ws.store, real_embedder).hybrid(question, k=3).hits[0].chunk.path == "Notes/Numbers.md"  # plain RRF is drowned
 

@@ -9,10 +9,10 @@ import sqlite3
 import numpy as np
 import pytest
 
-from rag import sentences
-from rag.languages import reference_texts
-from rag.store import FileInfo, FileState, Store
-from rag.vectors import VectorIndex
+from rag.index import sentences
+from rag.index.language_reference import reference_texts
+from rag.index.store import FileInfo, FileState, Store
+from rag.search.vectors import VectorIndex
 from rag.workspace import Workspace
 
 from .test_sync import consistency
@@ -169,8 +169,8 @@ def test_one_matching_sentence_in_a_long_note_lifts_it_for_a_cross_language_ques
 
 
 def test_extractive_answers_read_the_indexed_sentence_vectors_instead_of_embedding_again(with_sentences, fake_embedder, monkeypatch):
-    from rag import text_vectors
-    from rag.answer import ask
+    from rag.search import text_vectors
+    from rag.answer.ask import ask
 
     monkeypatch.setattr(text_vectors, "_CACHE", text_vectors._Cache())  # nothing remembered from other tests
     with Workspace.open(with_sentences, create=True, embedder=fake_embedder) as ws:

@@ -7,8 +7,8 @@ import sqlite3
 import pytest
 
 from rag.errors import IndexCorrupt, IndexForeign, IndexMissing
-from rag.schema import MIGRATIONS
-from rag.store import Store
+from rag.index.schema import MIGRATIONS
+from rag.index.store import Store
 from rag.workspace import Workspace
 
 

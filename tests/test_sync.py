@@ -7,7 +7,7 @@ import sqlite3
 
 import pytest
 
-from rag.languages import reference_texts
+from rag.index.language_reference import reference_texts
 from rag.workspace import Workspace
 
 

@@ -15,15 +15,15 @@ from pathlib import Path
 
 import pytest
 
-from rag import notes
-from rag.answer import Turn, messages_for, search_query
+from rag.agents import notes
+from rag.answer.ask import Turn, messages_for, search_query
 from rag.config import load_settings
-from rag.context import ContextLimits, build_context
-from rag.embed import OpenAIEmbedder
+from rag.answer.context import ContextLimits, build_context
+from rag.index.embed import OpenAIEmbedder
 from rag.errors import ConfigError, ConflictError, NoteError, VaultError
 from rag.importers import import_export
-from rag.retrieve import Hit
-from rag.vault import read_note, walk
+from rag.search.retrieve import Hit
+from rag.index.vault import read_note, walk
 from rag.workspace import Workspace, _embedder_named
 
 from .openai_server import FakeOpenAI

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from rag.watch import Watcher
+from rag.index.watch import Watcher
 from rag.workspace import Workspace
 
 from .test_sync import consistency
@@ -151,7 +151,7 @@ def test_a_down_embedder_is_retried_with_backoff_and_the_status_says_so(settings
 
 
 def test_the_web_apps_shared_index_follows_a_saved_note(settings, vault, fake_embedder):
-    from rag.webapp import SharedIndex
+    from rag.web.webapp import SharedIndex
 
     shared = SharedIndex.open(settings.replace(watch_debounce=0.2), embedder=fake_embedder)
     try:

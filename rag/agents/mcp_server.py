@@ -1,0 +1,328 @@
+"""The MCP adapter: the vault's knowledge as tools for AI agents (Claude Code, Cursor, Codex, Claude Desktop).
+
+`python -m rag mcp` serves over stdio (the protocol owns stdout; logs go to stderr), or with `--http PORT` over
+streamable HTTP bound to 127.0.0.1. The handshake never waits for indexing: the index is opened and brought up to
+date by `LiveWorkspace` in the background. Every RagError becomes a tool error (the model sees `isError` with the
+message that names the fix); anything else is a bug, logged with its traceback. No logic of its own.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Annotated, Literal
+
+from mcp.server import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import ToolAnnotations
+from pydantic import Field
+
+from rag.agents import notes, projects
+from rag.search import similar
+from rag.answer.ask import Citation
+from rag.config import Settings
+from rag.errors import RagError
+from rag.answer.grounding import CheckedClaim
+from rag.live import LiveWorkspace
+from rag.agents.notes import NoteText
+from rag.agents.projects import NoteList, ProjectContext, ProjectInfo
+from rag.search.retrieve import Hit
+from rag.search.similar import Neighbour
+from rag.index.vault import check_vault
+
+log = logging.getLogger(__name__)
+
+EXCERPT_CHARS = 2_000
+INSTRUCTIONS = (
+    "Tools over the user's Markdown notes (an Obsidian vault, Russian and English). Search the notes before answering "
+    "questions about the user's past work, decisions, projects or preferences, and cite the note paths you used. "
+    "Before changing a note, read it and pass its sha256 back as expected_sha256; on a conflict, read it again and "
+    "merge. Record decisions and session summaries with knowledge_commit."
+)
+READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False)
+ADD = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
+INDEX = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+
+NotePath = Annotated[str, Field(description="Vault-relative path with forward slashes, e.g. 'Projects/Alpha/Overview.md'.")]
+Sha = Annotated[str | None, Field(description="The sha256 that knowledge_read returned for this note.")]
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    path: str
+    heading: str  # "Note › Section › Subsection"
+    start_line: int
+    end_line: int
+    score: float
+    excerpt: str  # at most 2,000 characters of the passage
+    project: str | None
+    tier: int  # 1 = curated (profile, memory, overviews), 2 = everything else
+
+
+@dataclass(frozen=True)
+class SearchResults:
+    results: tuple[SearchHit, ...]
+    channels: tuple[str, ...]  # "bm25" (keywords) and/or "dense" (meaning)
+    notice: str | None  # why a channel is missing or results may be incomplete
+
+
+@dataclass(frozen=True)
+class AskResult:
+    answer: str
+    mode: str  # "llm" or "extractive"
+    not_found: bool
+    citations: tuple[Citation, ...]
+    notice: str | None
+    claims: tuple[CheckedClaim, ...]  # each sentence with its status: supported, misattributed, uncited, unsupported
+    grounding: dict[str, int]  # claims per status
+
+
+@dataclass(frozen=True)
+class Saved:
+    path: str
+    sha256: str  # pass it as expected_sha256 to change the note again
+    created: bool
+    bytes: int
+    indexed: bool  # already searchable; if False, the background indexer adds it within seconds
+
+
+@dataclass(frozen=True)
+class Status:
+    vault: str
+    notes: int
+    chunks: int
+    vectors_present: int
+    vectors_missing: int
+    model: str
+    last_sync: str | None
+    indexing: str  # "not started", "opening", "reading notes", "embedding", "idle" or "failed"
+    progress: str | None
+    error: str | None
+
+
+@dataclass(frozen=True)
+class Reindexed:
+    files_added: int
+    files_updated: int
+    files_removed: int
+    files_unchanged: int
+    chunks_total: int
+    vectors_missing: int  # being computed in the background; keyword search already covers the text
+    seconds: float
+    skipped: tuple[str, ...]  # "path: reason" for notes that could not be read
+
+
+@dataclass(frozen=True)
+class Projects:
+    projects: tuple[ProjectInfo, ...]
+
+
+@dataclass(frozen=True)
+class Similar:
+    path: str
+    notes: tuple[Neighbour, ...]
+
+
+def _tool_errors(method):
+    """RagError → ToolError, so the model sees the message (which names the fix) as a tool error."""
+
+    @functools.wraps(method)
+    def wrapper(*args, **kwargs):
+        try:
+            return method(*args, **kwargs)
+        except RagError as exc:
+            raise ToolError(str(exc)) from exc
+
+    return wrapper
+
+
+class VaultTools:
+    """The tools, bound to one live workspace. Each method is one MCP tool; its docstring is what the model reads."""
+
+    def __init__(self, live: LiveWorkspace) -> None:
+        self.live = live
+        self.settings: Settings = live.settings
+
+    @_tool_errors
+    def knowledge_search(
+        self, query: Annotated[str, Field(min_length=1, description="Words or a question, in any language.")],
+        limit: Annotated[int, Field(ge=1, le=50)] = 8,
+        project: Annotated[str | None, Field(description="Only notes of this project (see knowledge_projects).")] = None,
+        tier: Annotated[Literal[1, 2] | None, Field(description="1 = curated notes (profile, memory, overviews) only; 2 = the rest.")] = None,
+    ) -> SearchResults:
+        """Search the user's notes by keywords and by meaning (hybrid; Russian and English, across languages).
+        Use it before answering anything about the user's past work, decisions, projects or preferences. Each result
+        gives the note path, heading, line range, score and an excerpt; read more with knowledge_read(path,
+        start_line, end_line). Cite the paths you rely on."""
+        ws = self.live.fresh()
+        if project is not None:
+            project = projects.resolve_project(self.settings, ws.store, project)
+        filtered = project is not None or tier is not None
+        result = ws.retriever.hybrid(query, max(limit, 100) if filtered else limit)
+        hits = [h for h in result.hits if project in (None, h.chunk.project) and tier in (None, h.chunk.tier)]
+        notice = " ".join(n for n in (self._indexing_notice(), result.notice) if n) or None
+        return SearchResults(tuple(_search_hit(h) for h in hits[:limit]), result.channels, notice)
+
+    @_tool_errors
+    def knowledge_ask(self, question: Annotated[str, Field(min_length=1)]) -> AskResult:
+        """Answer a question from the notes, with citations checked against the passages used. Without a configured
+        chat model the answer quotes the best sentences (extractive). `not_found` means the notes hold no answer:
+        say so rather than guess. Every claim is checked against its passage: never repeat an `unsupported` claim as a
+        fact. Prefer knowledge_search when you want to read and reason over the passages yourself."""
+        from rag.answer.ask import ask
+        from rag.answer.chat import make_chat_model
+
+        ws = self.live.fresh()
+        chat = make_chat_model(self.settings)
+        try:
+            answer = ask(ws, question, chat=chat)
+        finally:
+            if chat is not None:
+                chat.close()
+        return AskResult(answer.text, answer.mode, answer.not_found, answer.citations, answer.notice, answer.claims, answer.grounding())
+
+    @_tool_errors
+    def knowledge_read(self, path: NotePath, start_line: Annotated[int | None, Field(ge=1)] = None,
+                       end_line: Annotated[int | None, Field(ge=1)] = None) -> NoteText:
+        """Read a note, or lines start_line..end_line of it (1-based, inclusive), straight from disk. Returns the
+        text and the sha256 of the whole file: pass that sha256 to knowledge_write or knowledge_append. Long notes come
+        back cut at whole lines with truncated=true: read on from end_line + 1."""
+        return notes.read_text(self.settings, path, start_line=start_line, end_line=end_line)
+
+    @_tool_errors
+    def knowledge_write(self, path: NotePath, content: str, expected_sha256: Sha = None) -> Saved:
+        """Create a new note (.md), or replace an existing one. Replacing needs expected_sha256 from your last
+        knowledge_read; if the note changed since, nothing is written and you get a conflict error: read it again and
+        merge. The write is atomic and the note is re-indexed. Prefer knowledge_append to add to a note."""
+        return self._saved(notes.write_note(self.settings, path, content, expected_sha256=expected_sha256, tool="knowledge_write"))
+
+    @_tool_errors
+    def knowledge_append(self, path: NotePath, text: str, expected_sha256: Sha = None) -> Saved:
+        """Append text to the end of an existing note (on a new line). With expected_sha256, only if the note has not
+        changed since you read it (otherwise a conflict error). Atomic; the note is re-indexed."""
+        return self._saved(notes.append_note(self.settings, path, text, expected_sha256=expected_sha256, tool="knowledge_append"))
+
+    @_tool_errors
+    def knowledge_commit(
+        self, title: Annotated[str, Field(description="A few words: what was decided or done.")],
+        body: Annotated[str, Field(description="Markdown: context, the decision or work done, reasons, next steps.")],
+        project: Annotated[str | None, Field(description="Project name (see knowledge_projects); new names create a project folder.")] = None,
+        kind: Literal["decision", "session"] = "decision",
+    ) -> Saved:
+        """Record a decision or a work-session summary as a new dated note with frontmatter, in
+        Projects/<project>/Decisions/ or .../Sessions/ (Decisions/ or Sessions/ without a project), named
+        'YYYY-MM-DD Title.md'. Never overwrites: a taken name gets a number. Use it at the end of meaningful work."""
+        record = projects.commit_decision if kind == "decision" else projects.commit_session
+        return self._saved(record(self.settings, self.live.workspace().store, title, body, project=project))
+
+    @_tool_errors
+    def project_context(self, project: str, max_chars: Annotated[int, Field(ge=1000, le=100_000)] = projects.CONTEXT_MAX_CHARS) -> ProjectContext:
+        """The starting context for work on a project, in one bounded call: the project's overview, the user's
+        profile notes, the project's other curated notes, then its most recent decisions and sessions, each with its
+        path and sha256, within max_chars. Paths that did not fit are listed in `omitted`: read them if needed."""
+        ws = self.live.fresh()
+        return projects.project_context(self.settings, ws.store, project, max_chars=max_chars)
+
+    @_tool_errors
+    def knowledge_status(self) -> Status:
+        """What is indexed (notes, chunks, vectors present and missing, model, last sync) and what the background
+        indexer is doing. Search works while it reads or embeds; results then may be incomplete."""
+        info = self.live.workspace().status()
+        ix = self.live.indexing()
+        last = datetime.fromtimestamp(info["last_sync"]).astimezone().isoformat(timespec="seconds") if info["last_sync"] else None
+        return Status(info["vault"], info["notes"], info["chunks"], info["vectors_present"], info["vectors_missing"],
+                      info["model"], last, ix.state, f"{ix.done}/{ix.total}" if ix.total else None, ix.error)
+
+    @_tool_errors
+    def knowledge_projects(self) -> Projects:
+        """The user's projects with counts of notes, decisions and sessions, the overview note and the latest change.
+        Use a name from here with project_context, knowledge_search(project=…) and knowledge_commit."""
+        return Projects(tuple(projects.list_projects(self.settings, self.live.fresh().store)))
+
+    @_tool_errors
+    def knowledge_reindex(self, full: bool = False) -> Reindexed:
+        """Bring the index in line with the notes now (normally automatic: it is checked before reads at most every
+        10 s). full=true re-reads every note (unchanged text is not embedded again; searches find less until it ends).
+        Vectors follow in the background."""
+        r = self.live.reindex(full=full)
+        return Reindexed(r.files_added, r.files_updated, r.files_removed, r.files_unchanged, r.chunks_total,
+                         r.vectors_missing, r.seconds, tuple(f"{p}: {why}" for p, why in r.skipped))
+
+    @_tool_errors
+    def similar_notes(self, path: NotePath, limit: Annotated[int, Field(ge=1, le=50)] = 8) -> Similar:
+        """Notes closest in meaning to the given note (by the mean of their passage vectors), best first, with
+        cosine scores. Useful to find related work or duplicates before writing a new note."""
+        rel, _ = notes.confine(self.settings, path)
+        ws = self.live.fresh()
+        return Similar(rel, tuple(similar.similar_notes(ws.store, ws.embedder.name, rel, limit)))
+
+    @_tool_errors
+    def list_notes(self, folder: Annotated[str | None, Field(description="e.g. 'Projects/Alpha'; omit for the whole vault.")] = None,
+                   limit: Annotated[int, Field(ge=1, le=5000)] = 500) -> NoteList:
+        """List notes (sorted by path) with size, last modification time, tier (1 = curated) and project.
+        `total` says how many there are when the list is cut at `limit`."""
+        return projects.list_notes(self.settings, self.live.fresh().store, folder, limit=limit)
+
+    def _saved(self, written: notes.Written) -> Saved:
+        try:
+            indexed = self.live.changed()
+        except RagError as exc:  # the note is written; only the index lags behind
+            log.warning("Wrote %s but could not re-index it: %s", written.path, exc)
+            indexed = False
+        return Saved(written.path, written.sha256, written.created, written.bytes, indexed)
+
+    def _indexing_notice(self) -> str | None:
+        ix = self.live.indexing()
+        if ix.state == "reading notes":
+            return f"Indexing in progress ({ix.done}/{ix.total} notes read); results may be incomplete."
+        if ix.state == "embedding":
+            return f"Meaning search is still being built ({ix.done}/{ix.total} passages embedded); results may be incomplete."
+        return None
+
+
+def _search_hit(hit: Hit) -> SearchHit:
+    c = hit.chunk
+    excerpt = c.text if len(c.text) <= EXCERPT_CHARS else c.text[: EXCERPT_CHARS - 1] + "…"
+    return SearchHit(c.path, c.heading_path, c.start_line, c.end_line, round(hit.score, 4), excerpt, c.project, c.tier)
+
+
+TOOLS = {  # name → annotations, in the order agents see them
+    "knowledge_search": READ, "knowledge_ask": READ, "knowledge_read": READ, "knowledge_write": WRITE,
+    "knowledge_append": ADD, "knowledge_commit": ADD, "project_context": READ, "knowledge_status": READ,
+    "knowledge_projects": READ, "knowledge_reindex": INDEX, "similar_notes": READ, "list_notes": READ,
+}
+
+
+def build_server(live: LiveWorkspace) -> MCPServer:
+    """The MCP server with every tool registered. Starting a session starts the background indexer."""
+
+    @asynccontextmanager
+    async def lifespan(_server: MCPServer):
+        live.start()  # returns at once; the handshake never waits for indexing
+        yield None
+
+    server = MCPServer("ask-your-vault", instructions=INSTRUCTIONS, log_level="WARNING", lifespan=lifespan)
+    tools = VaultTools(live)
+    for name, hints in TOOLS.items():
+        method = getattr(tools, name)
+        description = " ".join(method.__doc__.split())  # one paragraph, without the source's indentation
+        server.add_tool(method, name=name, description=description, annotations=hints, structured_output=True)
+    return server
+
+
+def serve(settings: Settings, *, http_port: int | None = None) -> None:
+    """Run the server until the client disconnects: stdio by default, streamable HTTP on 127.0.0.1 with a port."""
+    check_vault(settings.vault)
+    live = LiveWorkspace(settings)
+    server = build_server(live)
+    try:
+        if http_port is None:
+            server.run()
+        else:
+            server.run("streamable-http", host="127.0.0.1", port=http_port)
+    finally:
+        live.close(timeout=1.5)

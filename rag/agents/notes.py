@@ -1,0 +1,373 @@
+"""Notes as files that an agent may read and write: every path confined to the vault, every write atomic and
+guarded by the hash the writer read, so an edit made since is never lost.
+
+A replace is a compare-and-swap on the file: the new text is written to a temp file first; then, holding a lock file
+shared by every process of ours (`.rag/writes.lock`), the current file is hard-linked aside, its hash re-checked, the
+temp file renamed over it, and the set-aside inode checked again — an editor that saved into it in that instant gets
+its text put back and the write reports a conflict. An append without a hash retries on a concurrent change. Every
+write leaves a line in `.rag/writes.log`: time, tool, path, old and new hash.
+
+Paths are vault-relative POSIX strings ("Notes/Topic.md"). Refused: absolute paths, `..`, hidden folders and the
+index folder, and anything that resolves outside the vault through a symbolic link. Only `.md` files are written.
+A note's `sha256` is the hash of its bytes on disk, the same hash the index records. Knows nothing about the index
+(callers re-sync after a write) or about MCP.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import os
+import re
+import tempfile
+import threading
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from rag.config import Settings
+from rag.errors import ConflictError, NoteError, VaultError
+from rag.index.vault import NOTE_SUFFIXES, SKIP_DIRS, decode
+
+MAX_READ_CHARS = 40_000  # per read; a longer note is read in line ranges
+MAX_WRITE_CHARS = 2_000_000
+WRITE_SUFFIX = ".md"
+
+_WRITE_LOCK = threading.Lock()  # hash check and replace happen as one step for writers in this process
+LOCK_WAIT_SECONDS = 10.0  # how long a write waits for another process's write to finish
+APPEND_RETRIES = 3  # an append (without a hash) re-reads and tries again when the note changed under it
+LOCK_NAME, LOG_NAME = "writes.lock", "writes.log"
+_DRIVE = re.compile(r"^[A-Za-z]:")
+_HEX64 = re.compile(r"^[0-9a-f]{64}$")
+
+
+@dataclass(frozen=True)
+class NoteText:
+    path: str
+    sha256: str  # of the whole file on disk: pass it back as expected_sha256 to replace or append
+    start_line: int  # 1-based, inclusive
+    end_line: int  # inclusive; 0 for an empty note
+    total_lines: int
+    content: str  # the lines asked for, line endings normalised to "\n"
+    truncated: bool  # cut at the size limit: read on from end_line + 1
+
+
+@dataclass(frozen=True)
+class Written:
+    path: str
+    sha256: str  # the new hash, for the next write
+    created: bool
+    bytes: int
+
+
+def confine(settings: Settings, path: str, *, write: bool = False) -> tuple[str, Path]:
+    """(normalised vault-relative path, absolute path) for a path inside the vault, or VaultError saying why not.
+    Reading may follow a symbolic link into a folder listed in `outside_folders`; writing never leaves the vault."""
+    text = (path or "").strip().replace("\\", "/")
+    if not text or "\x00" in text:
+        raise VaultError("Give a vault-relative note path, like Notes/Topic.md.")
+    if text.startswith("/") or text == "~" or text.startswith("~/") or _DRIVE.match(text):
+        raise VaultError(f"{path!r} is an absolute path. Give a path relative to the vault, like Notes/Topic.md.")
+    parts = [p for p in PurePosixPath(text).parts if p not in ("", ".")]
+    if ".." in parts:
+        raise VaultError(f"{path!r} uses '..' to leave its folder. Give a path inside the vault, like Notes/Topic.md.")
+    if not parts:
+        raise VaultError("Give a vault-relative note path, like Notes/Topic.md.")
+    _refuse_hidden(path, parts)
+    full = settings.vault.joinpath(*parts)
+    _refuse_outside(settings, path, full, outside=() if write else settings.outside_folders)
+    return "/".join(parts), full
+
+
+def _refuse_hidden(path: str, parts: list[str]) -> None:
+    for part in parts:
+        if part.startswith(".") or part in SKIP_DIRS:
+            raise VaultError(f"{path!r} is inside the hidden or internal folder {part!r}, which is off limits. Use a visible folder.")
+
+
+def _refuse_outside(settings: Settings, path: str, full: Path, *, outside: tuple[str, ...] = ()) -> None:
+    try:
+        real = full.resolve()
+        vault = settings.vault.resolve()
+        index = settings.db_path.parent.resolve()
+        listed = [Path(o).expanduser().resolve() for o in outside]
+    except (OSError, RuntimeError) as exc:  # a symlink loop
+        raise VaultError(f"{path!r} cannot be resolved ({exc}). Check the symbolic links on the way.") from exc
+    if not real.is_relative_to(vault):
+        if any(real.is_relative_to(folder) for folder in listed):
+            return  # a folder the user listed in outside_folders: readable, never written
+        raise VaultError(f"{path!r} resolves outside the vault (through a symbolic link). Only notes inside the vault can be used.")
+    if index != vault and index.is_relative_to(vault) and real.is_relative_to(index):
+        raise VaultError(f"{path!r} is inside the index folder {index.name!r}, which is off limits. Use a note path.")
+    _refuse_hidden(path, list(real.relative_to(vault).parts))
+
+
+def read_text(settings: Settings, path: str, *, start_line: int | None = None, end_line: int | None = None,
+              max_chars: int = MAX_READ_CHARS) -> NoteText:
+    """A note or a range of its lines, with the hash of the whole file. Ranges are 1-based and inclusive."""
+    rel, full = confine(settings, path)
+    if not rel.lower().endswith(NOTE_SUFFIXES):
+        raise VaultError(f"{rel} is not a Markdown note; only .md files can be read.")
+    raw = _read_bytes(rel, full)
+    lines = _lines(decode(raw, rel))
+    first, last = _line_range(rel, len(lines), start_line, end_line)
+    content, last, truncated = _take(lines, first, last, max_chars)
+    return NoteText(rel, _sha256(raw), first, last, len(lines), content, truncated)
+
+
+def _read_bytes(rel: str, full: Path) -> bytes:
+    try:
+        return full.read_bytes()
+    except FileNotFoundError as exc:
+        raise VaultError(f"There is no note at {rel}. Check the path; paths are relative to the vault, like Notes/Topic.md.") from exc
+    except IsADirectoryError as exc:
+        raise VaultError(f"{rel} is a folder, not a note. Give the path of a .md file inside it.") from exc
+    except OSError as exc:
+        raise NoteError(f"Cannot read {rel}: {exc.strerror}. Check its permissions.") from exc
+
+
+def _lines(text: str) -> list[str]:
+    """The note's lines, each with its "\n" (the last one without, if the file does not end in a newline)."""
+    if not text:
+        return []
+    pieces = text.split("\n")
+    ends = pieces[-1] == ""
+    if ends:
+        pieces.pop()
+    return [p + "\n" for p in pieces[:-1]] + [pieces[-1] + ("\n" if ends else "")]
+
+
+def _line_range(rel: str, total: int, start: int | None, end: int | None) -> tuple[int, int]:
+    first = 1 if start is None else start
+    last = total if end is None else min(end, total)
+    if first < 1 or (end is not None and end < first):
+        raise VaultError(f"Line ranges are 1-based with start_line ≤ end_line; got {start}–{end}.")
+    if total == 0 and start is None:
+        return 1, 0
+    if first > total:
+        raise VaultError(f"{rel} has only {total} lines; ask for a range within 1–{total}.")
+    return first, last
+
+
+def _take(lines: list[str], first: int, last: int, max_chars: int) -> tuple[str, int, bool]:
+    """The lines first..last joined, cut to whole lines within `max_chars` (a single longer line is cut)."""
+    taken: list[str] = []
+    size = 0
+    for number in range(first, last + 1):
+        line = lines[number - 1]
+        if size + len(line) > max_chars:
+            if not taken:
+                return line[:max_chars], number, True
+            return "".join(taken), number - 1, True
+        taken.append(line)
+        size += len(line)
+    return "".join(taken), last, False
+
+
+def write_note(settings: Settings, path: str, content: str, *, expected_sha256: str | None = None, tool: str = "write") -> Written:
+    """Create a note, or replace it if it still has `expected_sha256`. Raises ConflictError otherwise."""
+    rel, full = _writable(settings, path, content)
+    expected = _expected(expected_sha256)
+    with _locked(settings):
+        current = _current_bytes(rel, full)
+        if current is None:
+            if expected is not None:
+                raise ConflictError(f"{rel} no longer exists (it was moved or deleted since it was read). Write it without expected_sha256 to create it again.")
+            return _logged(settings, tool, _create(rel, full, _encode(content, crlf=False)), None)
+        if expected is None:
+            raise ConflictError(f"{rel} already exists. Read it first and pass its sha256 as expected_sha256 to replace it, or choose a new path.")
+        _check_unchanged(rel, current, expected)
+        data = _encode(content, crlf=b"\r\n" in current)
+        _swap(rel, full, data, expected)
+        return _logged(settings, tool, Written(rel, _sha256(data), False, len(data)), expected)
+
+
+def append_note(settings: Settings, path: str, text: str, *, expected_sha256: str | None = None, tool: str = "append") -> Written:
+    """Add `text` at the end of an existing note (on a new line). With `expected_sha256`, only if it still matches;
+    without, a note that changes while the text is added is re-read and the append tried again."""
+    rel, full = _writable(settings, path, text)
+    if not text.strip():
+        raise VaultError("There is nothing to append: the text is empty.")
+    expected = _expected(expected_sha256)
+    with _locked(settings):
+        for attempt in range(APPEND_RETRIES):
+            current = _current_bytes(rel, full)
+            if current is None:
+                raise VaultError(f"There is no note at {rel} to append to. Create it with a write first.")
+            if expected is not None:
+                _check_unchanged(rel, current, expected)
+            decode(current, rel)  # refuses binary and non-UTF-8 files before anything is added to them
+            addition = text if text.endswith("\n") else text + "\n"
+            if current and not current.endswith(b"\n"):
+                addition = "\n" + addition
+            data = current + _encode(addition, crlf=b"\r\n" in current)
+            try:
+                _swap(rel, full, data, _sha256(current))
+            except ConflictError:
+                if expected is not None or attempt == APPEND_RETRIES - 1:
+                    raise
+                continue  # changed under us: append to the new text
+            return _logged(settings, tool, Written(rel, _sha256(data), False, len(data)), _sha256(current))
+    raise AssertionError("unreachable")
+
+
+def create_note(settings: Settings, path: str, content: str, *, tool: str = "create") -> Written:
+    """Create a new note; never replaces one. Raises ConflictError if the path is taken."""
+    rel, full = _writable(settings, path, content)
+    with _locked(settings):
+        return _logged(settings, tool, _create(rel, full, _encode(content, crlf=False)), None)
+
+
+@contextlib.contextmanager
+def _locked(settings: Settings):
+    """One write at a time: threads of this process, and other processes of ours (an flock on .rag/writes.lock)."""
+    folder = settings.db_path.parent
+    with _WRITE_LOCK:
+        folder.mkdir(parents=True, exist_ok=True)
+        with open(folder / LOCK_NAME, "a+b") as handle:
+            deadline = time.monotonic() + LOCK_WAIT_SECONDS
+            while True:
+                try:
+                    fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() > deadline:
+                        raise ConflictError("Another process has been writing notes for over "
+                                            f"{LOCK_WAIT_SECONDS:.0f} s; nothing was written. Try again.") from None
+                    time.sleep(0.05)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _logged(settings: Settings, tool: str, written: Written, old_sha: str | None) -> Written:
+    """One audit line per write in .rag/writes.log: UTC time, tool, path, old hash (- for a new note), new hash."""
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    line = "\t".join((stamp, tool, written.path.replace("\t", " ").replace("\n", " "), old_sha or "-", written.sha256))
+    with open(settings.db_path.parent / LOG_NAME, "a", encoding="utf-8") as log:
+        log.write(line + "\n")
+    return written
+
+
+def _writable(settings: Settings, path: str, content: str) -> tuple[str, Path]:
+    rel, full = confine(settings, path, write=True)
+    if not rel.lower().endswith(WRITE_SUFFIX):
+        raise VaultError(f"{rel} is not a .md file; only Markdown notes can be written. Use a name ending in .md.")
+    if len(content) > MAX_WRITE_CHARS:
+        raise VaultError(f"The text is {len(content):,} characters; a write takes at most {MAX_WRITE_CHARS:,}. Split it into several notes.")
+    if full.is_symlink():
+        raise VaultError(f"{rel} is a symbolic link; write to the note it points to instead.")
+    if full.is_dir():
+        raise VaultError(f"{rel} is a folder, not a note. Give the path of a .md file.")
+    return rel, full
+
+
+def _expected(sha: str | None) -> str | None:
+    if sha is None or not sha.strip():
+        return None
+    sha = sha.strip().lower()
+    if not _HEX64.match(sha):
+        raise ConflictError(f"expected_sha256 {sha!r} is not a SHA-256 hash. Pass the sha256 that reading the note returned.")
+    return sha
+
+
+def _current_bytes(rel: str, full: Path) -> bytes | None:
+    try:
+        return full.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise NoteError(f"Cannot read {rel}: {exc.strerror}. Check its permissions.") from exc
+
+
+def _check_unchanged(rel: str, current: bytes, expected: str) -> None:
+    actual = _sha256(current)
+    if actual != expected:
+        raise ConflictError(
+            f"{rel} changed since it was read (expected sha256 {expected[:12]}…, the file now has {actual[:12]}…). "
+            "Nothing was written. Read it again, apply your change to the new text, and write with the new sha256."
+        )
+
+
+def _encode(text: str, *, crlf: bool) -> bytes:
+    text = text.replace("\r\n", "\n")
+    return (text.replace("\n", "\r\n") if crlf else text).encode("utf-8")
+
+
+def _create(rel: str, full: Path, data: bytes) -> Written:
+    try:
+        _atomic_write(full, data, exclusive=True)
+    except FileExistsError as exc:
+        raise ConflictError(f"{rel} already exists; nothing was written. Choose a new path, or read it and replace it with its sha256.") from exc
+    return Written(rel, _sha256(data), True, len(data))
+
+
+def _swap(rel: str, full: Path, data: bytes, expected: str) -> None:
+    """Replace `full` with `data` only if it still hashes to `expected`, re-checked immediately before the rename and
+    after it (see the module docstring). Raises ConflictError, leaving the other writer's text in place."""
+    tmp = _temp_file(full, data)  # written and synced first: the window below is the rename alone
+    aside = full.with_name(f".{full.name}.{uuid.uuid4().hex[:8]}.old")
+    try:
+        try:
+            os.link(full, aside)  # the inode as it is now, kept for the check after the rename
+        except FileNotFoundError:
+            raise ConflictError(f"{rel} was deleted while it was being written; nothing was written.") from None
+        except OSError:  # a file system without hard links: check right before the rename only
+            if _sha256(full.read_bytes()) != expected:
+                raise ConflictError(f"{rel} changed while it was being written; nothing was written. Read it again and retry.") from None
+            os.replace(tmp, full)
+            return
+        if _sha256(aside.read_bytes()) != expected or os.stat(full).st_ino != os.stat(aside).st_ino:
+            raise ConflictError(f"{rel} changed while it was being written; nothing was written. Read it again and retry.")
+        os.replace(tmp, full)
+        if _sha256(aside.read_bytes()) != expected:  # saved into the old inode between the check and the rename
+            os.replace(aside, full)
+            raise ConflictError(f"{rel} was saved by another program while it was being written; its text was kept "
+                                "and nothing was written. Read it again and retry.")
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+        aside.unlink(missing_ok=True)
+
+
+def _temp_file(full: Path, data: bytes) -> str:
+    fd, tmp = tempfile.mkstemp(prefix=f".{full.name}.", suffix=".tmp", dir=full.parent)
+    try:
+        with open(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return tmp
+
+
+def _atomic_write(full: Path, data: bytes, *, exclusive: bool = False) -> None:
+    """Write via a hidden temp file in the same folder, then hard-link it to its new name (never replacing a note),
+    so readers never see half a note."""
+    assert exclusive, "replacing a note goes through _swap"
+    full.parent.mkdir(parents=True, exist_ok=True)
+    tmp = _temp_file(full, data)
+    try:
+        _link_new(tmp, full)
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+
+
+def _link_new(tmp: str, full: Path) -> None:
+    """Give the temp file its final name only if that name is free (FileExistsError otherwise)."""
+    try:
+        os.link(tmp, full)
+    except FileExistsError:
+        raise
+    except OSError:  # a file system without hard links: check, then rename (a tiny window, but no hard links)
+        if os.path.lexists(full):
+            raise FileExistsError(str(full)) from None
+        os.replace(tmp, full)
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()

@@ -1,0 +1,277 @@
+"""One question → an `Answer`: retrieve → frozen context → prompt → streamed reply → citations and claims checked.
+
+With a chat model, the reply streams through a citation filter: every citation is checked against the frozen
+context, unknown ids are removed before the person sees them and reported. Once the reply is complete, each of its
+claims is checked against the passages (`grounding`): misattributed citations are corrected, missing ones added,
+unsupported claims marked with the reason; an answer with no supported claim is "not found". Without a chat model
+(the offline default, or on request), the answer is extractive: the best sentences of the context, quoted with their
+ids (each a supported claim by construction). A follow-up question is first rewritten into a standalone search
+query from the last few turns, then retrieval runs afresh.
+
+The index is read only while retrieving (the hits are plain values once returned); building the context reads the
+note files, and streaming touches neither, so indexing can go on during a long answer.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, replace
+from typing import Callable, Iterable
+
+from rag.index import stemming
+from rag.answer.chat import ChatModel, Message
+from rag.answer.citations import CitationFilter, clean
+from rag.answer.context import ContextLimits, FrozenContext, build_context, fence_for, render_sources
+from rag.errors import ChatError
+from rag.answer.extractive import Quote, extract
+from rag.answer.grounding import STATUSES, CheckedClaim, check
+from rag.answer.prompts import LANGUAGE_NAMES, language_of, render
+from rag.search.text_vectors import TextVectors
+from rag.tokens import count_tokens
+from rag.workspace import Workspace
+
+MESSAGE_OVERHEAD_TOKENS = 8  # per chat message (role, separators), plus a margin for the per-context fence
+TURN_CHARS = 600  # of each earlier answer kept for query rewriting and as background
+_CITATION = re.compile(r"\s*\[S\d+\]")
+# What `ask` is doing, for `on_stage`: the app says "searching your notes", then "waiting for the model" …
+SEARCHING, EXTRACTING, GENERATING, CHECKING = "searching", "extracting", "generating", "checking"
+
+
+@dataclass(frozen=True)
+class Turn:
+    question: str
+    answer: str
+
+
+@dataclass(frozen=True)
+class Citation:
+    id: str
+    path: str
+    heading: str
+    start_line: int
+    end_line: int
+
+
+@dataclass(frozen=True)
+class Answer:
+    question: str
+    query: str  # what was searched: the question, or its standalone rewrite for a follow-up
+    mode: str  # "llm" or "extractive"
+    text: str
+    citations: tuple[Citation, ...]  # valid citations, in order of first appearance
+    context: FrozenContext
+    removed_citations: tuple[str, ...]  # ids the model cited that were not in the context (never shown)
+    not_found: bool
+    quotes: tuple[Quote, ...] = ()  # extractive answers: the quoted sentences with their lines
+    notice: str | None = None  # a retrieval channel was unavailable
+    claims: tuple[CheckedClaim, ...] = ()  # each claim of the answer with its status against the sources
+    abstained: bool = False  # the answer itself says the notes do not hold the answer
+    truncated: bool = False  # the model stopped at max_answer_tokens
+
+    def grounding(self) -> dict[str, int]:
+        """How many claims are supported, misattributed (re-cited), uncited (cited now) and unsupported."""
+        counts = dict.fromkeys(STATUSES, 0)
+        for c in self.claims:
+            counts[c.status] += 1
+        return counts
+
+    def to_json(self) -> dict:
+        return {
+            "question": self.question,
+            "mode": self.mode,
+            "answer": self.text,
+            "citations": [asdict(c) for c in self.citations],
+            "sources": [
+                {"id": s.id, "path": s.path, "heading": s.heading, "start_line": s.start_line, "end_line": s.end_line, "chars": len(s.text)}
+                for s in self.context.sources
+            ],
+            "removed_citations": list(self.removed_citations),
+            "dropped_sources": [{"path": d.path, "reason": d.reason} for d in self.context.dropped],
+            "not_found": self.not_found,
+            "claims": [c.to_json() for c in self.claims],
+            "grounding": self.grounding(),
+            "truncated": self.truncated,
+        }
+
+
+def ask(
+    workspace: Workspace,
+    question: str,
+    *,
+    history: Iterable[Turn] = (),
+    chat: ChatModel | None = None,
+    on_text: Callable[[str], None] | None = None,
+    on_stage: Callable[[str], None] | None = None,
+) -> Answer:
+    """Answer `question` from the vault. With `chat`, the model writes the answer; without, it is extractive.
+    `on_text` receives the answer as it streams (already citation-checked); the returned Answer holds it all, with
+    its claims checked. `on_stage` hears SEARCHING, then EXTRACTING (no model) or GENERATING (the model is writing)
+    and CHECKING."""
+    settings = workspace.settings
+    stage = on_stage or (lambda name: None)
+    stage(SEARCHING)
+    turns = tuple(history)[-settings.history_turns :] if settings.history_turns > 0 else ()
+    query = search_query(question, turns, chat=chat)
+    # The only index read: the store's lock is held per query inside, and the hits come back as frozen values.
+    result = workspace.retriever.hybrid(query, settings.answer_candidates, candidates=max(100, settings.answer_candidates))
+    limits = ContextLimits.from_settings(settings)
+    budget = None if chat is None else _source_budget(question, turns, chat.context_tokens - settings.max_answer_tokens)
+    context = build_context(result.hits, vault=settings.vault, outside=settings.outside_folders, limits=limits, max_tokens=budget)
+    emit = on_text or (lambda text: None)
+    if chat is None:
+        stage(EXTRACTING)
+        answer = _extractive(question, query, context, workspace, emit)
+    else:
+        answer = _generated(question, query, context, turns, chat, emit, stage=stage, vectors=text_vectors(workspace))
+    return answer if result.notice is None else replace(answer, notice=result.notice)
+
+
+def text_vectors(workspace: Workspace) -> TextVectors:
+    """Sentence vectors as the index has them: its stored vectors, and its language handling when its vectors are
+    this embedder's (not while a new model backfills)."""
+    model = workspace.embedder.name
+    languages = workspace.retriever.vectors if workspace.retriever.embedder is workspace.embedder else None
+    return TextVectors(workspace.embedder, stored=lambda keys: workspace.store.vectors_for_keys(model, keys), languages=languages)
+
+
+def search_query(question: str, turns: tuple[Turn, ...], *, chat: ChatModel | None) -> str:
+    """The question itself, or for a follow-up a standalone query: rewritten by the chat model if there is one,
+    else — when it looks like a follow-up — the previous question joined to this one (so "and how much did it
+    cost?" keeps its topic, while an unrelated new question is searched on its own)."""
+    if not turns:
+        return question
+    if chat is not None:
+        history = _turns_text(turns)
+        reply = chat.complete([{"role": "user", "content": render("rewrite", **_fenced(history), question=question)}])
+        lines = [line.strip() for line in reply.strip().splitlines() if line.strip()]
+        if lines:
+            return lines[0].strip("\"'«»“”")[:500]
+    return f"{turns[-1].question} {question}" if looks_like_follow_up(question) else question
+
+
+# Words that point back at an earlier turn ("how much did *it* cost?", "а *там* что?").
+_ANAPHORA = frozenset(
+    "it its that this these those they them their there he she his her then also same "
+    "он она оно они его ее её их это этот эта эти тот та те там тогда туда оттуда тоже такой такая такие".split()
+)
+_CONTINUATIONS = ("and ", "but ", "what about", "how about", "also", "а ", "и ", "но ", "а что", "ещё", "еще", "тогда")
+
+
+def looks_like_follow_up(question: str) -> bool:
+    """Without a chat model to rewrite it, is this question a follow-up that needs the previous one's topic?
+    Yes if it is short, starts like a continuation, or points back with a pronoun; a full new question is not."""
+    words = stemming.words(question)
+    content = [w for w in words if w not in stemming.STOP_WORDS]
+    lowered = question.strip().lower()
+    return len(content) <= 2 or lowered.startswith(_CONTINUATIONS) or any(w in _ANAPHORA for w in words)
+
+
+def messages_for(question: str, context: FrozenContext, turns: tuple[Turn, ...] = ()) -> list[Message]:
+    """The chat messages for one question: the system rules, then the fenced sources, background and question."""
+    history = _turns_text(turns)
+    # One fence for the sources and the earlier turns (answers are model output, questions may quote notes): longer
+    # than any backtick run in either, so nothing in them can close it.
+    fence = max(context.fence, fence_for([history]), key=len)
+    conversation = render("conversation", **_fenced(history, fence)) if turns else ""
+    language = LANGUAGE_NAMES[language_of(question)]
+    user = render("answer", fence=fence, sources=render_sources(context.sources, fence), conversation=conversation,
+                  language=language, question=question)
+    return [{"role": "system", "content": render("system", fence=fence).strip()}, {"role": "user", "content": user.strip()}]
+
+
+def _fenced(history: str, fence: str | None = None) -> dict[str, str]:
+    """The template variables of fenced earlier turns: the fence, and the turns as the fence's `text` block."""
+    fence = fence or fence_for([history])
+    return {"fence": fence, "turns": f"text\n{history}\n"}
+
+
+def _source_budget(question: str, turns: tuple[Turn, ...], window: int) -> int:
+    """Tokens left for the sources once the rules, the question and the background are in the prompt."""
+    empty = FrozenContext((), (), "```", 0)
+    fixed = sum(count_tokens(m["content"]) + MESSAGE_OVERHEAD_TOKENS for m in messages_for(question, empty, turns))
+    budget = window - fixed
+    if budget <= 0:
+        raise ChatError(
+            f"The question and conversation take {fixed} tokens, leaving no room for sources in the chat model's window "
+            f"({window} tokens after the answer's reserve). Shorten the question, or set chat_context_tokens in rag.toml."
+        )
+    return budget
+
+
+def _generated(question, query, context: FrozenContext, turns, chat: ChatModel, emit, *, stage, vectors: TextVectors) -> Answer:
+    if not context.sources:  # nothing to answer from: the model is not asked, so it cannot answer from memory
+        return Answer(question, query, "llm", _not_found_text(question, emit), (), context, (), not_found=True)
+    stage(GENERATING)
+    stream = CitationFilter(context.ids)
+    reply = chat.stream(messages_for(question, context, turns))
+    truncated = False
+    while True:
+        try:
+            piece = stream.feed(next(reply))
+        except StopIteration as end:
+            truncated = bool(end.value)
+            break
+        if piece:
+            emit(piece)
+    tail = stream.tail()
+    if tail:
+        emit(tail)
+    cleaned = stream.finish()
+    if not re.search(r"\w", _CITATION.sub("", cleaned.text)):  # an empty reply, or citations alone: nothing to show or check
+        return Answer(question, query, "llm", _not_found_text(question, emit), (), context, cleaned.removed, not_found=True,
+                      notice="The chat model returned no answer text; this is the program's own reply.", truncated=truncated)
+    stage(CHECKING)
+    grounded = check(cleaned.text.strip(), context, question=question, vectors=vectors)
+    citations = tuple(_citation(context, i) for i in clean(grounded.text, context.ids).cited)  # as now shown
+    return Answer(question, query, "llm", grounded.text, citations, context, cleaned.removed, not_found=not grounded.grounded,
+                  claims=grounded.claims, abstained=grounded.abstains, truncated=truncated)
+
+
+def _extractive(question, query, context: FrozenContext, workspace: Workspace, emit) -> Answer:
+    found = extract(question, context, vectors=text_vectors(workspace))
+    if found.not_found:
+        return Answer(question, query, "extractive", _not_found_text(question, emit), (), context, (), not_found=True)
+    blocks = [_quoted(q) for q in found.quotes]
+    text = render(f"extractive.{language_of(question)}", quotes="\n\n".join(blocks)).strip()
+    emit(text)
+    cited = dict.fromkeys(q.source_id for q in found.quotes)
+    citations = tuple(_citation(context, i) for i in cited)
+    return Answer(question, query, "extractive", text, citations, context, (), not_found=False, quotes=found.quotes,
+                  claims=_quoted_claims(text, blocks, found.quotes))
+
+
+def _quoted(q: Quote) -> str:
+    """A quote as its label (which note and section, and the source id) above the note's lines in a blockquote."""
+    label = " ".join(q.label.split())
+    return f"{label} [{q.source_id}]\n" + "\n".join(f"> {line}" for line in q.text.split("\n"))
+
+
+def _quoted_claims(text: str, blocks: list[str], quotes: tuple[Quote, ...]) -> tuple[CheckedClaim, ...]:
+    """Each quote is a claim its own source supports: it is that source's text."""
+    out, at = [], 0
+    for block, q in zip(blocks, quotes):
+        start = text.index(block, at)
+        at = start + len(block)
+        out.append(CheckedClaim(q.text, start, at, (q.source_id,), "supported", (q.source_id,)))
+    return tuple(out)
+
+
+def _not_found_text(question: str, emit) -> str:
+    text = render(f"not_found.{language_of(question)}").strip()
+    emit(text)
+    return text
+
+
+def _citation(context: FrozenContext, source_id: str) -> Citation:
+    s = context.get(source_id)
+    return Citation(s.id, s.path, s.heading, s.start_line, s.end_line)
+
+
+def _turns_text(turns: tuple[Turn, ...]) -> str:
+    """Earlier turns as plain text; their answers lose their (now meaningless) source ids and are shortened."""
+    parts = []
+    for t in turns:
+        answer = _CITATION.sub("", t.answer).strip()
+        answer = answer if len(answer) <= TURN_CHARS else answer[:TURN_CHARS].rsplit(" ", 1)[0] + " …"
+        parts.append(f"Q: {t.question}\nA: {answer}")
+    return "\n\n".join(parts)

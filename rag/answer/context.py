@@ -1,0 +1,197 @@
+"""Ranked hits → a frozen, capped, fenced context: the only text a chat model sees, and the only ids it may cite.
+
+1. Every chunk is re-read from its file and re-hashed; a chunk whose file changed or vanished since indexing is
+   dropped (and the drop is recorded with its reason), so the model never sees text that is no longer in the note.
+2. Caps: at most `max_chunks_per_note` chunks per note, `max_notes` notes and `max_chars` characters of source
+   text. A chunk that does not fit is skipped and the next one tried; text is never cut.
+3. Source ids S1, S2 … are assigned here, in rank order, each mapped to path, heading path, lines and hash.
+4. Each source is fenced as untrusted data with a backtick fence longer than any backtick run in the whole
+   context, so no note can close its fence or pose as the system.
+5. The result is immutable. Building reads files, never the index: the hits were read (under the store's lock)
+   before, so nothing here or during streaming holds the index.
+
+Knows nothing about prompts or chat models; token counts use the chat-model tokenizer in `rag.tokens`.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterable
+
+from rag.config import Settings
+from rag.errors import NoteError
+from rag.search.retrieve import Hit
+from rag.tokens import count_tokens as chat_tokens
+from rag.index.vault import read_note
+
+REASON_CHANGED = "the note changed since it was indexed; run `python -m rag index` to refresh it"
+REASON_VANISHED = "the note no longer exists; run `python -m rag index` to refresh the index"
+_BACKTICKS = re.compile(r"`+")
+
+
+@dataclass(frozen=True)
+class ContextLimits:
+    max_chunks_per_note: int = 2
+    max_notes: int = 6
+    max_chars: int = 12_000
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> "ContextLimits":
+        return cls(settings.context_max_chunks_per_note, settings.context_max_notes, settings.context_max_chars)
+
+
+@dataclass(frozen=True)
+class Source:
+    id: str  # "S1", assigned by the program
+    path: str
+    heading: str  # "Note › Section"
+    start_line: int  # 1-based, inclusive
+    end_line: int
+    sha256: str  # of `text`, equal to the hash recorded at indexing time
+    text: str  # the exact slice of the note as it is on disk now
+    score: float  # retrieval score and per-channel ranks: why this passage was chosen
+    bm25_rank: int | None = None
+    dense_rank: int | None = None
+
+    @property
+    def label(self) -> str:
+        """Where the passage is: path, heading path and lines (written by the note's author: it goes inside the fence)."""
+        return " ".join(f"{self.path} › {self.heading}, lines {self.start_line}-{self.end_line}".split())
+
+
+@dataclass(frozen=True)
+class Dropped:
+    path: str
+    heading: str
+    start_line: int
+    end_line: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class FrozenContext:
+    sources: tuple[Source, ...]
+    dropped: tuple[Dropped, ...]  # chunks left out because their file changed or vanished
+    fence: str  # the backtick fence around every source; longer than any backtick run inside
+    tokens: int  # of `render()`, in the chat model's tokenizer
+
+    def get(self, source_id: str) -> Source | None:
+        return next((s for s in self.sources if s.id == source_id), None)
+
+    @property
+    def ids(self) -> tuple[str, ...]:
+        return tuple(s.id for s in self.sources)
+
+    @property
+    def chars(self) -> int:
+        return sum(len(s.text) for s in self.sources)
+
+    def render(self) -> str:
+        """All sources, each as its id line and its fenced place and text, separated by blank lines."""
+        return render_sources(self.sources, self.fence)
+
+
+def build_context(
+    hits: Iterable[Hit],
+    *,
+    vault: Path,
+    outside: tuple[str, ...] = (),
+    limits: ContextLimits = ContextLimits(),
+    max_tokens: int | None = None,
+    count_tokens: Callable[[str], int] = chat_tokens,
+) -> FrozenContext:
+    """Verify, cap, number and fence `hits` (best first). With `max_tokens`, lower-ranked sources are left out
+    until the rendered sources fit; a source is always kept whole."""
+    chosen, dropped = _select(hits, functools.partial(_read, vault, outside=outside), limits)
+    fence = fence_for([text for _, text in chosen] + [_label_text(hit) for hit, _ in chosen])
+    if max_tokens is not None:
+        chosen = _fit_tokens(chosen, fence, max_tokens, count_tokens)
+    sources = tuple(_source(f"S{i}", hit, text) for i, (hit, text) in enumerate(chosen, 1))
+    return FrozenContext(sources, tuple(dropped), fence, count_tokens(render_sources(sources, fence)) if sources else 0)
+
+
+def fence_for(texts: Iterable[str]) -> str:
+    """A backtick fence longer than the longest backtick run in any of `texts` (at least three)."""
+    longest = max((len(m.group()) for t in texts for m in _BACKTICKS.finditer(t)), default=0)
+    return "`" * max(3, longest + 1)
+
+
+def render_sources(sources: Iterable[Source], fence: str) -> str:
+    """Each source as its id on a line of its own, then its place and text inside the fence: nothing the note's author
+    wrote (file name and headings included) is outside it."""
+    return "\n\n".join(f"[{s.id}]\n{fence}text\nFrom: {s.label}\n\n{s.text}\n{fence}" for s in sources)
+
+
+def _select(hits: Iterable[Hit], read: Callable[[str], tuple[str, str | None]], limits: ContextLimits) -> tuple[list[tuple[Hit, str]], list[Dropped]]:
+    """Walk the hits best first, keeping those that are still true on disk and fit the caps."""
+    chosen: list[tuple[Hit, str]] = []
+    dropped: list[Dropped] = []
+    per_note: dict[str, int] = {}
+    notes: dict[str, tuple[str, str | None]] = {}  # path → (decoded text, why unreadable); read once per context
+    chars = 0
+    for hit in hits:
+        chunk = hit.chunk
+        if chunk.path not in per_note and len(per_note) >= limits.max_notes:
+            continue
+        if per_note.get(chunk.path, 0) >= limits.max_chunks_per_note:
+            continue
+        if any(c.chunk.id == chunk.id for c, _ in chosen) or chars + len(chunk.text) > limits.max_chars:
+            continue  # a duplicate, or too long for what is left: try the next one, never cut text
+        text, reason = _verify(hit, read, notes)
+        if reason is not None:
+            dropped.append(Dropped(chunk.path, chunk.heading_path, chunk.start_line, chunk.end_line, reason))
+            continue
+        chosen.append((hit, text))
+        per_note[chunk.path] = per_note.get(chunk.path, 0) + 1
+        chars += len(text)
+    return chosen, dropped
+
+
+def _verify(hit: Hit, read: Callable[[str], tuple[str, str | None]], notes: dict[str, tuple[str, str | None]]) -> tuple[str, str | None]:
+    """(text on disk, None) if the chunk is unchanged, else ("", why it was dropped)."""
+    chunk = hit.chunk
+    if chunk.path not in notes:
+        notes[chunk.path] = read(chunk.path)
+    note, reason = notes[chunk.path]
+    if reason is not None:
+        return "", reason
+    text = note[chunk.start_char : chunk.end_char]
+    if hashlib.sha256(text.encode("utf-8")).hexdigest() != chunk.sha256:
+        return "", REASON_CHANGED
+    return text, None
+
+
+def _read(vault: Path, path: str, *, outside: tuple[str, ...] = ()) -> tuple[str, str | None]:
+    if not (vault / path).is_file():
+        return "", REASON_VANISHED
+    try:
+        return read_note(vault, path, outside=outside).text, None
+    except NoteError as exc:  # vanished this instant, or no longer UTF-8
+        return "", str(exc)
+
+
+def _fit_tokens(chosen: list[tuple[Hit, str]], fence: str, max_tokens: int, count_tokens) -> list[tuple[Hit, str]]:
+    """Keep sources best first while they fit `max_tokens`; one that does not fit is skipped, the next tried."""
+    kept: list[tuple[Hit, str]] = []
+    used = 0
+    for hit, text in chosen:
+        cost = count_tokens(render_sources([_source("S99", hit, text)], fence)) + 2  # + the blank line between
+        if used + cost <= max_tokens:
+            kept.append((hit, text))
+            used += cost
+    while kept and count_tokens(render_sources([_source(f"S{i}", h, t) for i, (h, t) in enumerate(kept, 1)], fence)) > max_tokens:
+        kept.pop()  # estimates were optimistic: drop the lowest-ranked source
+    return kept
+
+
+def _source(source_id: str, hit: Hit, text: str) -> Source:
+    c = hit.chunk
+    return Source(source_id, c.path, c.heading_path, c.start_line, c.end_line, c.sha256, text, hit.score, hit.bm25_rank, hit.dense_rank)
+
+
+def _label_text(hit: Hit) -> str:
+    return f"{hit.chunk.path} {hit.chunk.heading_path}"

@@ -1,0 +1,296 @@
+"""Does a passage say what a claim says? One passage's verdict on one claim.
+
+The passage is read sentence by sentence (table rows and code lines count as sentences; the heading path goes with
+each). A window — one sentence, or a sentence and the next — supports the claim when (a) every specific of the claim
+(`specifics`: numbers, dates, months, names, code) occurs in it, and (b) it says the same thing: at least
+`OVERLAP_MIN` of the claim's content words are in it, or the claim's vector is within `MEANING_MIN` of one of its
+sentences' vectors. Judging by window, not by passage, means a number from another sentence ("11" sacks, when the
+claim says 11 interceptions and the interceptions sentence says 24) does not count.
+
+Specifics the question itself names ("… in 2015?") are the person's own premise: a claim that also brings something
+of its own need not find them in the passage. Sentences of a passage that address the model ("Ignore all previous
+instructions…") are never evidence.
+Pure apart from the embedder (through `TextVectors`).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from rag.index import sentences
+from rag.answer.context import Source
+from rag.answer.specifics import Profile, Specific, content_words, number_contexts, occurs, profile, specifics
+from rag.search.text_vectors import TextVectors
+
+NUMBER_REACH = 4  # words either side of a number in a passage that say what it counts
+OVERLAP_MIN = 0.6  # share of a claim's content words in one window that says the same thing
+# Cosine between a claim and a sentence that says the same thing (multilingual-e5-small), calibrated on the dev QA
+# data by bench/grounding_calibration.py: within a language 0.86 (XQuAD-en precision 0.95 / recall 0.97, -ru 0.95 /
+# 0.94), across languages 0.84 (ru→en 0.97 / 0.97, en→ru 0.99 / 0.96), where translations sit a little further apart.
+MEANING_MIN = 0.86
+MEANING_MIN_ACROSS = 0.84
+# In the same language a paraphrase still shares some words; without any, a close cosine is a near miss ("Allen
+# retired to grow roses" against "he finished his career with 136 sacks"). Across languages the cosine decides alone.
+MEANING_WORDS_MIN = 0.34
+INSTRUCTION_OVERLAP = 0.5  # a claim this close to an instruction in a note repeats it
+# Text that addresses the model rather than recording a fact (EN + RU): never evidence for a claim.
+_PRONOUN = re.compile(r"\b(?:he|she|it|they|his|her|its|their|him|them|он|она|оно|они|его|её|ее|их|ему|ей|им)\b", re.I)
+_INSTRUCTION = re.compile(
+    r"\b(?:ignore|disregard|forget|override)\b.{0,40}\b(?:instructions?|rules?|prompts?|above|previous|prior)\b|"
+    r"\b(?:reply|respond|answer|say|output|print|write)\b.{0,30}\b(?:only|exactly)\b.{0,40}['\"«“]|"
+    r"\byou are (?:now )?(?:an? |the )?(?:ai|assistant|model|chatbot|language model|gpt)\b|"
+    r"(?:^|\n)\s*(?:system|assistant)\s*:|\[/?inst\]|<\|im_(?:start|end)\|>|"
+    r"\b(?:cite|citation)\b.{0,20}\b[SС]\d+|"
+    r"\b(?:игнорир\w*|забуд\w*|не обращай\w*)\b.{0,40}\b(?:инструкц\w*|правил\w*|указани\w*|выше)|"
+    r"\b(?:отвечай\w*|ответь\w*|напиши\w*|выведи\w*|скажи)\b.{0,30}\bтолько\b|"
+    r"\bты (?:теперь )?(?:ии|ассистент|модель|бот|чат-бот)\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Unit:
+    text: str
+    words: frozenset[str]  # every form of every content word
+    facts: Profile
+    script: str | None  # "latin" or "cyrillic"
+    numbers: dict[str, frozenset[str]]  # each number's key → the words around it (`specifics.number_contexts`)
+
+
+@dataclass(frozen=True)
+class Passage:
+    id: str
+    heading: Unit  # the heading path: it goes with every sentence
+    units: tuple[Unit, ...]  # sentences, table rows and code lines that state facts
+    instructions: tuple[Unit, ...]  # sentences that address the model
+    lowered: str  # the whole text, lower-cased, whitespace collapsed (code must occur as written)
+    script: str | None
+    prose: int  # units[:prose] are sentences (compared by meaning too); the code lines after them only by words
+
+    @classmethod
+    def of(cls, source: Source) -> "Passage":
+        facts, told = [], []
+        for s in sentences.split(source.text, source.start_line):
+            (told if _INSTRUCTION.search(s.text) else facts).append(_unit(sentences.plain(s.text)))
+        prose = len(facts)
+        facts += [_unit(line) for line in _code_lines(source.text)]
+        lowered = " ".join(source.text.lower().split())
+        return cls(source.id, _unit(source.heading), tuple(facts), tuple(told), lowered, sentences.script(source.text), prose)
+
+
+@dataclass(frozen=True)
+class ClaimView:
+    """A claim as the check reads it: what must occur, and the words that should (its content words other than its
+    names: what it says of them; a name that is not said to do what the claim says proves nothing)."""
+
+    text: str
+    script: str | None
+    specifics: tuple[Specific, ...]  # to be found in the passage (the question's premises taken out, see `view`)
+    words: tuple[frozenset[str], ...]
+    code: bool = False
+    numbers: dict[str, frozenset[str]] = field(default_factory=dict)  # each number → the words next to it in the claim
+    premises: tuple[Specific, ...] = ()  # names taken from the question: the passage must mention them
+
+
+@dataclass(frozen=True)
+class Verdict:
+    missing: tuple[Specific, ...]  # specifics absent from the closest window (empty when one window has them all)
+    overlap: float  # best word share among the windows that have every specific
+    windows: tuple[tuple[int, ...], ...] = ()  # those windows (unit indices)
+    cosine: float | None = None  # best sentence cosine among them, once measured
+    same_script: bool = True  # claim and passage are written in one script (language)
+    nearest: tuple[int, ...] = ()  # the window sharing most of the claim's words, whether or not it has every specific
+
+    @property
+    def supports(self) -> bool:
+        if not self.windows:
+            return False
+        if self.same_script:
+            close = (self.cosine or 0.0) >= MEANING_MIN and self.overlap >= MEANING_WORDS_MIN
+        else:
+            close = (self.cosine or 0.0) >= MEANING_MIN_ACROSS
+        return self.overlap >= OVERLAP_MIN or close
+
+    @property
+    def strength(self) -> float:
+        return max(self.overlap, self.cosine or 0.0) if self.windows else 0.0
+
+
+def view(text: str, *, code: bool = False, question: str = "") -> ClaimView:
+    """The claim `text` for judging. Its own specifics must be in one window of a passage, with what it says of its
+    names (its content words other than names). Specifics it repeats from the question are the person's premise:
+    numbers and dates ("… in 2015?") need not be in the passage, names must be somewhere in it."""
+    if code:
+        return ClaimView(" ".join(text.lower().split()), None, (), (), code=True)
+    specs, words = specifics(text), content_words(text)
+    names = {k.split(":", 1)[1] for sp in specs if sp.soft for k in sp.keys if k.startswith(("stem:", "word:"))}
+    words = [w for w in words if w.isdisjoint(names)] or words  # what is said of the names, not the names again
+    premises: list[Specific] = []
+    if question:
+        asked = {k for s in specifics(question) for k in s.keys} | {k for w in content_words(question) for k in w}
+        own_specs = [s for s in specs if s.keys.isdisjoint(asked)]
+        if own_specs or any(w.isdisjoint(asked) for w in words):  # an answer, not a restatement of the question
+            premises = [s for s in specs if s.soft and not s.keys.isdisjoint(asked)]
+            specs = own_specs
+    return ClaimView(text, sentences.script(text), tuple(specs), tuple(words), numbers=number_contexts(text, 3),
+                     premises=tuple(premises))
+
+
+def judge(claim: ClaimView, passage: Passage) -> Verdict:
+    """The passage's verdict by specifics and shared words (meaning by vectors is `add_meaning`)."""
+    if claim.code:
+        found = claim.text in passage.lowered
+        return Verdict((), float(found), ((),) if found else ())
+    same = claim.script is None or passage.script is None or claim.script == passage.script
+    everywhere = [passage.heading, *passage.units]
+    absent = tuple(s for s in claim.premises if not any(_found(s, claim, u, sentence=u is not passage.heading) for u in everywhere))
+    if absent:  # the passage is not about what the question names
+        elsewhere = tuple(s for s in claim.specifics if not any(occurs(s, u.facts) for u in everywhere))
+        return Verdict(absent + elsewhere, 0.0, same_script=same)
+    closest: tuple[float, int, tuple[Specific, ...], tuple[int, ...]] = (-1.0, 0, (), ())
+    ok: list[tuple[tuple[int, ...], float]] = []
+    for window in _windows(len(passage.units)):
+        units = [passage.heading] + [passage.units[i] for i in window]
+        named = _named_in(claim, passage, window)
+        missing = tuple(s for s in claim.specifics if not any(
+            _found(s, claim, u, sentence=u is not passage.heading, window=units) for u in (named if s.soft else units)))
+        share = _share(claim.words, units) if claim.words else float(not missing)
+        if not missing:
+            ok.append((window, share))
+        if (share, -len(missing)) > closest[:2]:
+            closest = (share, -len(missing), missing, window)
+    if ok:
+        return Verdict((), max(share for _, share in ok), tuple(w for w, _ in ok), same_script=same, nearest=closest[3])
+    return Verdict(closest[2], 0.0, same_script=same, nearest=closest[3])
+
+
+def _named_in(claim: ClaimView, passage: Passage, window: tuple[int, ...]) -> list[Unit]:
+    """Where the claim's names may be in a window: the heading and the sentence that says what the claim says of
+    them — or, when that sentence refers back ("He is also the oldest…"), the sentence before it too."""
+    units = [passage.units[i] for i in window]
+    if len(units) < 2:
+        return [passage.heading, *units]
+    first, second = units
+    if _share(claim.words, [first]) >= _share(claim.words, [second]):
+        return [passage.heading, first]
+    return [passage.heading, first, second] if _PRONOUN.search(second.text) else [passage.heading, second]
+
+
+def jointly(claim: ClaimView, parts: list[tuple[Passage, Verdict]]) -> bool:
+    """Do the passages a claim cites support it together ("tickets 38 000 [S1], the hotel 27 000 [S2]")? Every
+    specific in the window of one of them nearest the claim, and most of its words across those windows."""
+    windows = [[passage.units[i] for i in verdict.nearest] for passage, verdict in parts]
+    if not claim.specifics or not all(any(_found(s, claim, u) for s in claim.specifics for u in w) for w in windows):
+        return False  # each source brings a specific of its own, or it is not part of the claim
+    headings = [passage.heading for passage, _ in parts]
+    units = headings + [u for w in windows for u in w]
+    if not all(any(_found(s, claim, u, sentence=u not in headings) for u in units) for s in claim.specifics):
+        return False
+    return bool(claim.words) and _share(claim.words, units) >= OVERLAP_MIN
+
+
+def add_meaning(pending: list[tuple[ClaimView, Passage, Verdict]], vectors: TextVectors) -> list[Verdict]:
+    """The verdicts with the best sentence cosine of their windows: for the claims that have every specific in
+    some window but too few shared words there (paraphrases, other languages)."""
+    if not pending:
+        return []
+    claims = list(dict.fromkeys(c.text for c, _, _ in pending))
+    claim_vectors = dict(zip(claims, vectors.passages(claims)))
+    passages = {p.id: p for _, p, _ in pending}
+    # Sentences the index holds vectors for (three words or more, `sentences.MIN_WORDS`); shorter ones say too little
+    # to be compared by meaning, and embedding them here would cost more than the whole check.
+    measurable = {pid: [i for i, u in enumerate(p.units[: p.prose]) if len(u.text.split()) >= sentences.MIN_WORDS]
+                  for pid, p in passages.items()}
+    unit_vectors = {pid: dict(zip(rows, vectors.passages([passages[pid].units[i].text for i in rows]))) for pid, rows in measurable.items()}
+    out = []
+    for claim, passage, verdict in pending:
+        by_row = unit_vectors[passage.id]
+        rows = sorted({i for w in verdict.windows for i in w if i in by_row})
+        cosine = float(max(by_row[i] @ claim_vectors[claim.text] for i in rows)) if rows else 0.0
+        out.append(Verdict(verdict.missing, verdict.overlap, verdict.windows, cosine, verdict.same_script, verdict.nearest))
+    return out
+
+
+def repeats_instruction(claim: ClaimView, missing: tuple[Specific, ...], passage: Passage) -> bool:
+    """The claim restates a sentence of the passage that addresses the model (the injection case)."""
+    if not passage.instructions:
+        return False
+    if missing and all(any(occurs(s, u.facts) for u in passage.instructions) for s in missing):
+        return True
+    return bool(claim.words) and max(_share(claim.words, [u]) for u in passage.instructions) >= INSTRUCTION_OVERLAP
+
+
+def numbers_near(claim: ClaimView, missing: tuple[Specific, ...], passage: Passage) -> list[str]:
+    """What the passage's sentence closest to the claim counts where the claim's missing numbers should be: "136"
+    for "56 career sacks" (the numbers next to the same words), else that sentence's other numbers."""
+    mine = {k for s in specifics(claim.text) for k in s.keys}
+    wanted = frozenset().union(*(claim.numbers.get(k, frozenset()) for s in missing for k in s.keys))
+    best: tuple[float, list[str]] = (-1.0, [])
+    for u in passage.units:
+        numbers = [s for s in specifics(u.text) if any(k.startswith("num:") for k in s.keys) and s.keys.isdisjoint(mine)]
+        beside = [s for s in numbers if any(not wanted.isdisjoint(u.numbers.get(k, frozenset())) for k in s.keys)]
+        share = (_share(claim.words, [u]) if claim.words else 0.0) + (1.0 if beside else 0.0)
+        if numbers and share > best[0]:
+            best = (share, [s.text for s in (beside or numbers)][:3])
+    return best[1]
+
+
+def _found(specific: Specific, claim: ClaimView, unit: Unit, *, sentence: bool = True, window: list[Unit] = ()) -> bool:
+    """In the unit — a number next to what it counts in the claim — or a name or number word of a claim in the other
+    script than this sentence, which only meaning can confirm (a heading in another script is no such sentence)."""
+    if occurs(specific, unit.facts):
+        return _counts_the_same(specific, claim, unit, window or [unit])
+    other = claim.script is not None and unit.script is not None and claim.script != unit.script
+    return sentence and specific.soft and other
+
+
+def _counts_the_same(specific: Specific, claim: ClaimView, unit: Unit, window: list[Unit]) -> bool:
+    """A number of the claim stands, in this unit, next to one of the words it stands next to in the claim ("11
+    interceptions" is not "sacks with 11": there 24 stands next to interceptions), unless no number of the unit stands
+    next to those words in the window. Across languages, and for a bare number, occurring is enough."""
+    keys = [k for k in specific.keys if k.startswith("num:")]
+    needs = frozenset().union(*(claim.numbers.get(k, frozenset()) for k in keys))
+    if not keys or not needs or claim.script != unit.script:
+        return True
+    if any(_related(needs, unit.numbers.get(k, frozenset())) for k in keys):
+        return True
+    return not any(_related(needs, around) for u in window for k, around in u.numbers.items() if k not in keys)
+
+
+def _related(words: frozenset[str], others: frozenset[str]) -> bool:
+    """A word in common, or one the start of the other ("old" / "oldest": stems do not always join them)."""
+    if not words.isdisjoint(others):
+        return True
+    return any(len(a) >= 3 and len(b) >= 3 and (a.startswith(b) or b.startswith(a)) for a in words for b in others if ":" not in a + b)
+
+
+def _windows(n: int) -> list[tuple[int, ...]]:
+    return [(i,) for i in range(n)] + [(i, i + 1) for i in range(n - 1)] or [()]
+
+
+def _share(words: tuple[frozenset[str], ...], units: list[Unit]) -> float:
+    if not words:
+        return 0.0
+    forms = frozenset().union(*(u.words for u in units))
+    return sum(not w.isdisjoint(forms) for w in words) / len(words)
+
+
+@functools.lru_cache(maxsize=16384)
+def _unit(text: str) -> Unit:
+    """Cached: follow-up questions and evaluation runs meet the same sentences again."""
+    return Unit(text, frozenset().union(*content_words(text)), profile(text), sentences.script(text), number_contexts(text, NUMBER_REACH))
+
+
+def _code_lines(text: str) -> list[str]:
+    """Lines inside code fences (sentences skip them; a claim may quote one)."""
+    out, inside = [], False
+    for line in text.split("\n"):
+        if line.strip().startswith(("```", "~~~")):
+            inside = not inside
+        elif inside and line.strip():
+            out.append(line.strip())
+    return out

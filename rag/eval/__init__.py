@@ -1,0 +1,1 @@
+"""Evaluation: retrieval metrics on labelled queries, QA metrics on gold evidence, and their CLI commands."""

@@ -1,0 +1,54 @@
+"""The language reference: the same hundred short sentences in English and Russian (`language_reference.md`),
+embedded once per model at indexing time; their per-language mean vectors are kept in the index, so search can tell
+how far apart the two languages sit for that model (rag/search/languages.py uses them). Knows nothing about search.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from rag.index.embed import Embedder
+from rag.index.sentences import SCRIPT_CODES, script
+from rag.index.store import Store
+
+REFERENCE = Path(__file__).with_name("language_reference.md")
+LANGUAGES = (SCRIPT_CODES["latin"], SCRIPT_CODES["cyrillic"])
+
+
+def reference_texts() -> dict[int, list[str]]:
+    """The reference sentences by script code (the lines under the file's second-level headings)."""
+    lines = [line.strip() for line in REFERENCE.read_text(encoding="utf-8").splitlines()]
+    body = lines[next(i for i, line in enumerate(lines) if line.startswith("## ")) :]  # the preamble is not reference
+    texts = [line for line in body if line and not line.startswith("#") and script(line) is not None]
+    return {code: [t for t in texts if SCRIPT_CODES[script(t)] == code] for code in LANGUAGES}
+
+
+def _meta_key(model: str) -> str:
+    return f"language_means:{model}"
+
+
+def reference_means(store: Store, model: str) -> dict[int, np.ndarray]:
+    """Per script code, the mean vector of the reference sentences for `model`; {} until `embed_reference` ran."""
+    stored = store.get_meta(_meta_key(model))
+    if not stored:
+        return {}
+    return {int(code): np.asarray(mean, np.float32) for code, mean in json.loads(stored).items()}
+
+
+def reference_pending(store: Store, model: str) -> int:
+    """How many reference texts `embed_reference` would embed for `model` (0 once it ran)."""
+    return 0 if store.get_meta(_meta_key(model)) else sum(map(len, reference_texts().values()))
+
+
+def embed_reference(store: Store, embedder: Embedder) -> int:
+    """Embed the reference once per model and keep the means in the index; the number of texts embedded (0 when
+    they are known). Raises EmbedderError like any embedding."""
+    if store.get_meta(_meta_key(embedder.name)):
+        return 0
+    texts = reference_texts()
+    means = {code: embedder.embed_passages(texts[code]).mean(axis=0) for code in LANGUAGES}
+    store.set_meta(_meta_key(embedder.name), json.dumps({code: mean.tolist() for code, mean in means.items()}), searchable=True)
+    return sum(len(texts[code]) for code in LANGUAGES)

@@ -1,0 +1,183 @@
+"""Markdown prose → sentences with the line each starts on. Shared by the index (sentence vectors) and the
+extractive answerer (quotes), so both see the same units.
+
+Wrapped lines of a paragraph or list item are joined; a table row becomes "Header: cell; …"; headings, code,
+table rules and callout markers are skipped. Sentences end at . ! ? … before a capital or a digit, not after
+common abbreviations in either language.
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+import re
+from dataclasses import dataclass
+
+from rag.index.chunking import visible_text
+
+# Bump when the splitting (or the script rule) changes: the index re-derives every chunk's sentences and script
+# (unchanged sentences keep their vectors).
+VERSION = "3"
+MIN_WORDS = 3  # shorter units ("Yes.", "See above.") say too little to be searched on their own
+
+_EMPHASIS = re.compile(r"\*\*|__|`")
+_HEADING = re.compile(r"#{1,6}\s")
+_TABLE_RULE = re.compile(r"\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?")
+_LIST_MARK = re.compile(r"^(?:[-*+]\s+(?:\[[ xX]\]\s+)?|\d{1,3}[.)]\s+)")
+_QUOTE_MARK = re.compile(r"^(?:>\s?)+")
+_CALLOUT = re.compile(r"\[![\w-]+\][+-]?(?:\s|$)")
+_BOUNDARY = re.compile(r"(?<=[.!?…])[\"»”’')\]]*\s+(?=[\"«“(\[]?[A-ZА-ЯЁ0-9])")
+_ABBREVIATIONS = frozenset(
+    "mr mrs ms dr st prof sr jr vs etc e.g i.e no fig al approx ca cf gen gov sen rep col lt sgt "
+    "т е г гг им ул д см стр тыс млн млрд руб проф акад др пр св".split()
+)
+
+
+@dataclass(frozen=True)
+class Sentence:
+    text: str  # as written in the note
+    line: int  # 1-based line where it starts
+    following: str  # the next sentence of the same paragraph ("" if none)
+
+
+def split(text: str, first_line: int = 1) -> list[Sentence]:
+    """The sentences of a Markdown passage whose first line is `first_line`, in order."""
+    out = []
+    for para, starts in _paragraphs(text.split("\n"), first_line):
+        spans = [(a, b) for a, b in split_sentences(para) if any(ch.isalnum() for ch in para[a:b])]
+        offsets = [o for o, _ in starts]
+        for k, (a, b) in enumerate(spans):
+            line = starts[bisect.bisect_right(offsets, a) - 1][1]
+            following = para[spans[k + 1][0] : spans[k + 1][1]] if k + 1 < len(spans) else ""
+            out.append(Sentence(para[a:b], line, following))
+    return out
+
+
+def plain(text: str) -> str:
+    """What a reader sees: wikilinks resolved, emphasis and code marks dropped (for scoring, not for quoting)."""
+    return _EMPHASIS.sub("", visible_text(text))
+
+
+def for_vectors(text: str, first_line: int = 1) -> list[tuple[str, int, str, str | None]]:
+    """(plain sentence, line, vector key, script) worth a vector of its own in a chunk's text: its headings (a heading
+    sums up its section; a note's title often reads like the question) and sentences, each of at least MIN_WORDS
+    words, each distinct text once. Empty when the chunk holds fewer than two: its own vector already is that."""
+    units: dict[str, int] = {}
+    found = [(plain(h), line) for h, line in headings(text, first_line)] + [(plain(s.text), s.line) for s in split(text, first_line)]
+    for words, line in sorted(found, key=lambda x: x[1]):
+        if len(re.findall(r"\w+", words)) >= MIN_WORDS:
+            units.setdefault(words, line)
+    if len(units) < 2:
+        return []
+    return [(t, line, vector_key(t), script(t)) for t, line in units.items()]
+
+
+def headings(text: str, first_line: int = 1) -> list[tuple[str, int]]:
+    """(heading text, line) of the ATX headings outside code fences."""
+    out, in_code = [], False
+    for number, raw in enumerate(text.split("\n"), first_line):
+        line = raw.strip()
+        if line.startswith(("```", "~~~")):
+            in_code = not in_code
+        elif not in_code and _HEADING.match(line):
+            out.append((line.lstrip("#").strip(), number))
+    return out
+
+
+_LATIN = re.compile(r"[A-Za-z]")
+_CYRILLIC = re.compile(r"[А-Яа-яЁё]")
+
+
+SCRIPT_CODES = {None: 0, "latin": 1, "cyrillic": 2}  # `script()` as stored in the index
+
+
+def script(text: str) -> str | None:
+    """"cyrillic" or "latin" by the majority of letters, None without letters. Embeddings of one script share an
+    offset (the model's language direction) that `languages` evens out."""
+    latin, cyrillic = len(_LATIN.findall(text)), len(_CYRILLIC.findall(text))
+    if not latin and not cyrillic:
+        return None
+    return "cyrillic" if cyrillic > latin else "latin"
+
+
+def vector_key(text: str) -> str:
+    """Vectors are keyed by the sha256 of the text embedded, like chunks' (`Chunk.vector_key`)."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def split_sentences(text: str) -> list[tuple[int, int]]:
+    """Spans of the sentences of one paragraph: cut at . ! ? … before a capital or digit, not after abbreviations."""
+    spans, start = [], 0
+    for m in _BOUNDARY.finditer(text):
+        before = text[start : m.start()].split()
+        word = before[-1].rstrip(".!?…\"»”’')]").lstrip("(\"«“*_").lower() if before else ""
+        if len(word) <= 1 or word in _ABBREVIATIONS or "." in word:
+            continue  # "U.S. Army", "т. е.", "Dr. Smith": not the end of a sentence
+        spans.append((start, m.start()))
+        start = m.end()
+    spans.append((start, len(text)))
+    return [(a, b) for a, b in spans if text[a:b].strip()]
+
+
+def _paragraphs(lines: list[str], first_line: int) -> list[tuple[str, list[tuple[int, int]]]]:
+    """(paragraph text, [(offset in text, line number)]) for each paragraph, list item and table row."""
+    out: list[tuple[str, list[tuple[int, int]]]] = []
+    parts: list[tuple[str, int]] = []
+    table: list[tuple[str, int]] = []
+    in_code = False
+
+    def flush() -> None:
+        if parts:
+            out.append(_join(parts))
+            parts.clear()
+        if table:
+            out.extend(_table_rows(table))
+            table.clear()
+
+    for number, raw in enumerate(lines, first_line):
+        line = _QUOTE_MARK.sub("", raw.strip()).strip()
+        if raw.strip().startswith(("```", "~~~")):
+            flush()
+            in_code = not in_code
+        elif in_code or not line or _HEADING.match(line) or _CALLOUT.match(line):
+            flush()
+        elif line.startswith("|"):
+            if parts:
+                out.append(_join(parts))
+                parts.clear()
+            table.append((line, number))
+        else:
+            body = _LIST_MARK.sub("", line, count=1)
+            if body != line or table:
+                flush()  # a list item (or the end of a table) starts a new unit
+            parts.append((body.strip(), number))
+    flush()
+    return out
+
+
+def _join(parts: list[tuple[str, int]]) -> tuple[str, list[tuple[int, int]]]:
+    text, starts = "", []
+    for piece, number in parts:
+        text += (" " if text else "")
+        starts.append((len(text), number))
+        text += piece
+    return text, starts
+
+
+def _table_rows(rows: list[tuple[str, int]]) -> list[tuple[str, list[tuple[int, int]]]]:
+    """Each data row as its own unit, cells labelled by the header when there is one."""
+    cells = [[c.strip() for c in row.strip().strip("|").split("|")] for row, _ in rows]
+    header = None
+    if len(rows) > 1 and _TABLE_RULE.fullmatch(rows[1][0]):
+        header, cells, rows = cells[0], cells[2:], rows[2:]
+    out = []
+    for row_cells, (row, number) in zip(cells, rows):
+        if _TABLE_RULE.fullmatch(row):
+            continue
+        if header:
+            text = "; ".join(f"{h}: {c}" if h else c for h, c in zip(header, row_cells) if c)
+        else:
+            text = " | ".join(c for c in row_cells if c)
+        if text:
+            out.append((text, [(0, number)]))
+    return out

@@ -1,0 +1,289 @@
+"""The index: one SQLite file (WAL) with files, chunks, an FTS5 table of stems, sentences, vectors and meta.
+
+With `schema` (its tables and migrations) and `store_vectors` (the vector tables, mixed in), the only modules that
+touch sqlite3. The index is disposable: everything in it can be rebuilt from the vault.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from rag.index import schema
+from rag.errors import IndexCorrupt, IndexMissing, RagError
+from rag.index.sentences import script
+from rag.index.store_vectors import VectorTables
+
+try:
+    import fcntl
+except ImportError:  # Windows: no embedding lock; SQLite's own locking still keeps the index consistent
+    fcntl = None
+
+log = logging.getLogger(__name__)
+
+@dataclass(frozen=True)
+class FileState:
+    path: str
+    sha256: str
+    mtime: float
+    size: int
+
+
+@dataclass(frozen=True)
+class FileInfo:
+    path: str
+    sha256: str
+    title: str | None
+    tags: tuple[str, ...]
+    aliases: tuple[str, ...]
+    tier: int
+    project: str | None
+    frontmatter_error: str | None = None
+
+
+@dataclass(frozen=True)
+class StoredChunk:
+    rowid: int
+    id: str
+    path: str
+    heading_path: str
+    start_line: int
+    end_line: int
+    start_char: int
+    end_char: int
+    text: str
+    sha256: str
+    tier: int
+    project: str | None
+
+
+_CHUNK_COLUMNS = "c.rowid, c.id, c.path, c.heading_path, c.start_line, c.end_line, c.start_char, c.end_char, c.text, c.sha256, f.tier, f.project"
+
+
+class Store(VectorTables):
+    """Owns one SQLite connection. Safe to share between threads (one lock serialises use of the connection)."""
+
+    def __init__(self, path: Path, conn: sqlite3.Connection) -> None:
+        self.path = path
+        self._conn = conn
+        self._lock = threading.RLock()
+
+    @classmethod
+    def open(cls, path: Path, *, create: bool = False) -> "Store":
+        """Open an index. With `create`, make it (and its folder) if missing. Raises IndexMissing / IndexCorrupt."""
+        path = Path(path)
+        if not path.exists() and not create:
+            raise IndexMissing(f"No index at {path}. Run `python -m rag index` first.")
+        if create:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            conn = sqlite3.connect(path, timeout=30, check_same_thread=False, isolation_level=None)
+            schema.check_identity(conn, path)
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = NORMAL")
+            conn.execute("PRAGMA foreign_keys = ON")
+            schema.migrate(conn)
+        except sqlite3.DatabaseError as exc:
+            raise IndexCorrupt(
+                f"The index {path} is damaged ({exc}). Run `python -m rag index` to move it aside and rebuild it."
+            ) from exc
+        return cls(path, conn)
+
+    @staticmethod
+    def move_aside(path: Path) -> Path:
+        """Rename a damaged index (and its WAL files) out of the way; returns the new name. Nothing is deleted."""
+        target = path.with_name(f"{path.name}.corrupt-{time.strftime('%Y%m%d-%H%M%S')}")
+        for suffix in ("", "-wal", "-shm"):
+            side = Path(f"{path}{suffix}")
+            if side.exists():
+                side.rename(Path(f"{target}{suffix}"))
+        return target
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    @contextlib.contextmanager
+    def embedding_lock(self):
+        """Held while embedding, across processes (a lock file beside the index): the app, the MCP server and the CLI
+        never embed the same texts twice at once. Writes themselves are serialised by SQLite (BEGIN IMMEDIATE, WAL,
+        30 s busy timeout), and readers are never blocked. The OS releases the lock if the process dies."""
+        with open(f"{self.path}.lock", "a+b") as handle:
+            if fcntl is not None:
+                fcntl.flock(handle, fcntl.LOCK_EX)
+            yield
+
+    @contextlib.contextmanager
+    def transaction(self, *, searchable: bool = True):
+        """One write transaction. `searchable` writes (chunks, vectors) bump the generation so caches reload;
+        bookkeeping (meta, file stats) does not, so a no-change sync never forces a vector-matrix reload."""
+        with self._lock, _translate(self.path):
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._conn
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            if searchable:
+                self._conn.execute("UPDATE meta SET value = value + 1 WHERE key = 'generation'")
+            self._conn.execute("COMMIT")
+
+    def _read(self, sql: str, params=()) -> list[tuple]:
+        with self._lock, _translate(self.path):
+            return self._conn.execute(sql, params).fetchall()
+
+    def _read_in(self, sql: str, values: list, *leading) -> list[tuple]:
+        """`sql` with `IN ({marks})` run over `values` in parts of 500 (SQLite's bound-parameter limit), after the
+        `leading` parameters."""
+        rows: list[tuple] = []
+        for i in range(0, len(values), 500):
+            part = values[i : i + 500]
+            rows.extend(self._read(sql.format(marks=",".join("?" * len(part))), [*leading, *part]))
+        return rows
+
+    # --- meta -------------------------------------------------------------------------------------------------
+
+    def get_meta(self, key: str, default: str | None = None) -> str | None:
+        rows = self._read("SELECT value FROM meta WHERE key = ?", (key,))
+        return rows[0][0] if rows else default
+
+    def set_meta(self, key: str, value: str, *, searchable: bool = False) -> None:
+        """`searchable` when search reads the value (it reloads its caches then)."""
+        with self.transaction(searchable=searchable) as db:
+            db.execute("INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", (key, value))
+
+    def generation(self) -> int:
+        """Bumped by every write; caches (the vector matrix) compare it to know they are stale."""
+        return int(self.get_meta("generation", "0"))
+
+    # --- files and chunks -------------------------------------------------------------------------------------
+
+    def file_states(self) -> dict[str, FileState]:
+        rows = self._read("SELECT path, sha256, mtime, size FROM files")
+        return {r[0]: FileState(*r) for r in rows}
+
+    def replace_file(self, state: FileState, info: FileInfo, chunks: list, stems: list[str], sentences: list[list] | None = None) -> None:
+        """Atomically replace one file's row, chunks, FTS rows and (if given, one list per chunk) sentence rows
+        `(text, line, vector_key, script)`."""
+        with self.transaction() as db:
+            _delete_fts(db, "SELECT rowid FROM chunks WHERE path = ?", (state.path,))
+            db.execute("DELETE FROM files WHERE path = ?", (state.path,))
+            db.execute(
+                "INSERT INTO files(path, sha256, mtime, size, title, tags, aliases, tier, project, frontmatter_error, indexed_at)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                (state.path, state.sha256, state.mtime, state.size, info.title, json.dumps(info.tags, ensure_ascii=False),
+                 json.dumps(info.aliases, ensure_ascii=False), info.tier, info.project, info.frontmatter_error, time.time()),
+            )
+            for ordinal, (chunk, stem_text) in enumerate(zip(chunks, stems)):
+                cur = db.execute(
+                    "INSERT INTO chunks(id, path, ordinal, heading_path, start_line, end_line, start_char, end_char, text,"
+                    " sha256, tokens, index_text, vector_key, script) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    (chunk.id, state.path, ordinal, chunk.heading_path, chunk.start_line, chunk.end_line, chunk.start_char,
+                     chunk.end_char, chunk.text, chunk.sha256, chunk.tokens, chunk.index_text, chunk.vector_key,
+                     script(chunk.text)),
+                )
+                db.execute("INSERT INTO chunks_fts(rowid, stems) VALUES (?, ?)", (cur.lastrowid, stem_text))
+                if sentences:
+                    _insert_sentences(db, cur.lastrowid, sentences[ordinal])
+
+    def chunk_texts(self) -> list[tuple[int, str, int]]:
+        """(rowid, text, start line) of every chunk, for re-deriving sentence rows."""
+        return self._read("SELECT rowid, text, start_line FROM chunks ORDER BY rowid")
+
+    def replace_sentences(self, rows: list[tuple[int, str | None, list]]) -> None:
+        """Set the script and sentence rows of the given chunks: [(chunk rowid, script, [(text, line, vector_key,
+        script)])]."""
+        with self.transaction() as db:
+            for rowid, chunk_script, sentences in rows:
+                db.execute("UPDATE chunks SET script = ? WHERE rowid = ?", (chunk_script, rowid))
+                db.execute("DELETE FROM sentences WHERE chunk = ?", (rowid,))
+                _insert_sentences(db, rowid, sentences)
+
+    def touch_file(self, path: str, mtime: float, size: int) -> None:
+        """The file was rewritten with the same content: remember its new stat so the next check is a stat only."""
+        with self.transaction(searchable=False) as db:
+            db.execute("UPDATE files SET mtime = ?, size = ? WHERE path = ?", (mtime, size, path))
+
+    def remove_files(self, paths: list[str]) -> None:
+        with self.transaction() as db:
+            for path in paths:
+                _delete_fts(db, "SELECT rowid FROM chunks WHERE path = ?", (path,))
+                db.execute("DELETE FROM files WHERE path = ?", (path,))
+
+    def chunks_by_rowid(self, rowids: list[int]) -> dict[int, StoredChunk]:
+        rows = self._read_in(f"SELECT {_CHUNK_COLUMNS} FROM chunks c JOIN files f ON f.path = c.path WHERE c.rowid IN ({{marks}})", rowids)
+        return {r[0]: StoredChunk(*r) for r in rows}
+
+    def chunks_of(self, path: str) -> list[StoredChunk]:
+        rows = self._read(f"SELECT {_CHUNK_COLUMNS} FROM chunks c JOIN files f ON f.path = c.path WHERE c.path = ? ORDER BY c.ordinal", (path,))
+        return [StoredChunk(*r) for r in rows]
+
+    def file_info(self, path: str) -> FileInfo | None:
+        rows = self._read("SELECT path, sha256, title, tags, aliases, tier, project, frontmatter_error FROM files WHERE path = ?", (path,))
+        return _file_info(rows[0]) if rows else None
+
+    def files(self) -> list[FileInfo]:
+        rows = self._read("SELECT path, sha256, title, tags, aliases, tier, project, frontmatter_error FROM files ORDER BY path")
+        return [_file_info(r) for r in rows]
+
+    # --- keyword channel --------------------------------------------------------------------------------------
+
+    def bm25(self, match: str, limit: int) -> list[tuple[int, float]]:
+        """(chunk rowid, bm25 score) best first; FTS5's bm25() is negative, lower is better, so it is negated."""
+        rows = self._read("SELECT rowid, rank FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?", (match, limit))
+        return [(r[0], -r[1]) for r in rows]
+
+    def document_frequencies(self, terms: list[str]) -> tuple[int, dict[str, int]]:
+        """(number of chunks, {term: chunks containing it}) for the given stems; absent terms are left out."""
+        total = self._read("SELECT COUNT(*) FROM chunks")[0][0]
+        if not terms:
+            return total, {}
+        marks = ",".join("?" * len(terms))
+        return total, dict(self._read(f"SELECT term, doc FROM chunks_vocab WHERE term IN ({marks})", terms))
+
+    # --- status -----------------------------------------------------------------------------------------------
+
+    def counts(self, model: str) -> dict:
+        files, chunks = self._read("SELECT (SELECT COUNT(*) FROM files), (SELECT COUNT(*) FROM chunks)")[0]
+        with_vectors = self._read(
+            "SELECT COUNT(*) FROM chunks c JOIN embeddings e ON e.vector_key = c.vector_key AND e.model = ?", (model,)
+        )[0][0]
+        sentences, sentence_vectors = self._read(
+            "SELECT (SELECT COUNT(*) FROM sentences), (SELECT COUNT(*) FROM sentences s JOIN embeddings e"
+            " ON e.vector_key = s.vector_key AND e.model = ?)", (model,),
+        )[0]
+        return {"notes": files, "chunks": chunks, "vectors_present": with_vectors, "vectors_missing": chunks - with_vectors,
+                "sentences": sentences, "sentence_vectors_missing": sentences - sentence_vectors}
+
+
+def _file_info(r) -> FileInfo:
+    return FileInfo(r[0], r[1], r[2], tuple(json.loads(r[3])), tuple(json.loads(r[4])), r[5], r[6], r[7])
+
+
+def _insert_sentences(db: sqlite3.Connection, chunk: int, sentences: list) -> None:
+    db.executemany("INSERT INTO sentences(chunk, text, line, vector_key, script) VALUES (?,?,?,?,?)", [(chunk, *row) for row in sentences])
+
+
+def _delete_fts(db: sqlite3.Connection, select: str, params) -> None:
+    db.execute(f"DELETE FROM chunks_fts WHERE rowid IN ({select})", params)
+
+
+@contextlib.contextmanager
+def _translate(path: Path):
+    """sqlite3 failures → errors a person can act on."""
+    try:
+        yield
+    except sqlite3.OperationalError as exc:
+        if "locked" in str(exc) or "busy" in str(exc):
+            raise RagError(f"The index {path} is busy (another indexing run?). Try again in a moment.") from exc
+        raise
+    except sqlite3.DatabaseError as exc:
+        if type(exc) is sqlite3.DatabaseError:  # "file is not a database", "database disk image is malformed"
+            raise IndexCorrupt(f"The index {path} is damaged ({exc}). Run `python -m rag index` to move it aside and rebuild it.") from exc
+        raise

