@@ -60,7 +60,10 @@ def _header(ctx: common.AppContext, turns: list[ChatTurn]) -> None:
     if state.running and (status["vectors_missing"] or not status["notes"]):
         st.info("Indexing is running: keyword search works on what is indexed now, meaning search as vectors arrive.", icon=":material/sync:")
     elif not status["notes"]:
-        st.warning(f"There are no Markdown notes in {ctx.settings.vault}. Add notes, or choose another vault folder in Settings.", icon=":material/folder_off:")
+        st.warning(
+            f"There are no Markdown notes in {ctx.settings.vault}. Add notes, or choose another vault folder in Settings.",
+            icon=":material/folder_off:",
+        )
 
 
 def _demo_hints(box) -> None:
@@ -85,8 +88,10 @@ def _answer(ctx: common.AppContext, question: str, turns: list[ChatTurn]) -> Non
         with slot.container():
             waiting = st.empty()
             waiting.caption(":material/search: Searching your notes…")
-            call = StreamedCall(lambda emit, stage: ask(ctx.workspace, question, history=history, chat=chat, on_text=emit, on_stage=stage),
-                                on_stage=lambda name: _show_stage(waiting, name))
+            call = StreamedCall(
+                lambda emit, stage: ask(ctx.workspace, question, history=history, chat=chat, on_text=emit, on_stage=stage),
+                on_stage=lambda name: _show_stage(waiting, name),
+            )
             st.write_stream(_after_first(call, waiting))
         try:
             answer = call.result()
@@ -138,8 +143,10 @@ def _show_answer(ctx: common.AppContext, i: int, turn: ChatTurn) -> None:
         st.warning("**Not found in your notes.** No sentence of the model's answer below is supported by them.", icon=":material/search_off:")
         st.markdown(answer_markdown(a.text, a.context.ids, turn=i, claims=a.claims))
     elif a.not_found:
-        st.warning(("**Not found in your notes.** " if a.mode != "extractive" and a.context.sources else "") + escape_markdown(a.text),
-                   icon=":material/search_off:")
+        st.warning(
+            ("**Not found in your notes.** " if a.mode != "extractive" and a.context.sources else "") + escape_markdown(a.text),
+            icon=":material/search_off:",
+        )
         st.caption("Try other words, or look on the Search page.")
     else:
         st.markdown(answer_markdown(a.text, a.context.ids, turn=i, claims=a.claims))
@@ -171,8 +178,9 @@ def _claim_list(a: Answer) -> None:
     if not notes or a.mode != "llm":
         return
     counts = a.grounding()
-    st.caption(f"Checked against your notes: {counts['supported'] + counts['misattributed'] + counts['uncited']} of {len(a.claims)} "
-               "sentences supported.")
+    st.caption(
+        f"Checked against your notes: {counts['supported'] + counts['misattributed'] + counts['uncited']} of {len(a.claims)} sentences supported."
+    )
     for status, text, reason in notes:
         st.markdown(f"- {_NOTE_LABELS[status]} · {escape_markdown(text)} · :gray[{escape_markdown(reason)}]")
 
@@ -185,8 +193,10 @@ def _sources_panel(ctx: common.AppContext, i: int, a: Answer) -> None:
         for s in a.context.sources:
             text, button = st.columns([5, 1], vertical_alignment="center")
             mark = "**supports the answer**" if s.id in supporting else "cited, but does not say it" if s.id in cited else "not cited"
-            text.markdown(f"**[{s.id}]** {escape_markdown(s.path)} › {escape_markdown(s.heading)} · lines {s.start_line}–{s.end_line}  \n"
-                          f":gray[found by {why_found(s.bm25_rank, s.dense_rank)} · {mark}]")
+            text.markdown(
+                f"**[{s.id}]** {escape_markdown(s.path)} › {escape_markdown(s.heading)} · lines {s.start_line}–{s.end_line}  \n"
+                f":gray[found by {why_found(s.bm25_rank, s.dense_rank)} · {mark}]"
+            )
             if button.button("Show", key=f"src-{i}-{s.id}", help="Show the passage"):
                 _open_citation(ctx, a, s.id)
         for d in a.context.dropped:
@@ -198,8 +208,18 @@ def _open_citation(ctx: common.AppContext, a: Answer, source_id: str) -> None:
     if s is None:
         return
     quoted = [q.line for q in a.quotes if q.source_id == source_id]
-    common.passage_dialog(ctx.settings.vault, outside=ctx.settings.outside_folders, source_id=s.id, path=s.path, heading=s.heading, start=s.start_line, end=s.end_line,
-                          text=s.text, why=why_found(s.bm25_rank, s.dense_rank), quoted=quoted)
+    common.passage_dialog(
+        ctx.settings.vault,
+        outside=ctx.settings.outside_folders,
+        source_id=s.id,
+        path=s.path,
+        heading=s.heading,
+        start=s.start_line,
+        end=s.end_line,
+        text=s.text,
+        why=why_found(s.bm25_rank, s.dense_rank),
+        quoted=quoted,
+    )
 
 
 main()

@@ -99,11 +99,20 @@ def settings_panel(settings: Settings) -> None:
     defaults = choices_of(settings)
     with st.sidebar.expander("Settings", icon=":material/settings:", expanded=False), st.form("rag_settings", border=False):
         vault = st.text_input("Vault folder", defaults.vault, help="The folder that holds your Markdown notes (an Obsidian vault).")
-        endpoint = st.text_input("Chat endpoint (OpenAI-compatible)", defaults.endpoint, placeholder="http://localhost:11434/v1",
-                                 help="Ollama, LM Studio, vLLM, llama.cpp, LiteLLM or OpenAI. Empty with a model name: api.openai.com.")
+        endpoint = st.text_input(
+            "Chat endpoint (OpenAI-compatible)",
+            defaults.endpoint,
+            placeholder="http://localhost:11434/v1",
+            help="Ollama, LM Studio, vLLM, llama.cpp, LiteLLM or OpenAI. Empty with a model name: api.openai.com.",
+        )
         chat_model = st.text_input("Chat model", defaults.chat_model, placeholder="empty → extractive answers")
-        embedder = st.radio("Embeddings", ["local", "openai"], index=["local", "openai"].index(defaults.embedder), horizontal=True,
-                            help="local: the offline model shipped with the app. openai: the endpoint above.")
+        embedder = st.radio(
+            "Embeddings",
+            ["local", "openai"],
+            index=["local", "openai"].index(defaults.embedder),
+            horizontal=True,
+            help="local: the offline model shipped with the app. openai: the endpoint above.",
+        )
         embed_model = st.text_input("Embedding model (openai only)", defaults.embed_model)
         notes = st.number_input("Max notes per answer", 1, 50, defaults.max_notes)
         per_note = st.number_input("Max passages per note", 1, 20, defaults.max_chunks_per_note)
@@ -169,8 +178,9 @@ def citation_clicks() -> tuple[int, str] | None:
 
 
 @st.dialog("Cited passage", width="large")
-def passage_dialog(vault, *, source_id: str, path: str, heading: str, start: int, end: int, text: str, why: str, quoted=(),
-                   outside: tuple[str, ...] = ()) -> None:
+def passage_dialog(
+    vault, *, source_id: str, path: str, heading: str, start: int, end: int, text: str, why: str, quoted=(), outside: tuple[str, ...] = ()
+) -> None:
     st.markdown(f"**{source_id}** · `{path}`" if source_id else f"`{path}`")
     st.caption(f"{heading} · lines {start}–{end} · found by {why}")
     shown = passage(vault, path, start, end, text, quoted_lines=quoted, outside=outside)

@@ -6,9 +6,9 @@ import streamlit as st
 
 from app_pages import common
 from rag.errors import NoteError
+from rag.index.vault import read_note
 from rag.search.similar import DUPLICATE_THRESHOLD, duplicate_pairs
 from rag.web.ui_render import obsidian_url
-from rag.index.vault import read_note
 
 SHOWN = 25  # pairs drawn at once
 PREVIEW_CHARS = 1500

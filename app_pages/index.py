@@ -18,8 +18,13 @@ def main() -> None:
         st.warning(f"The index was damaged; it was moved to {ctx.workspace.recovered_from} and rebuilt.", icon=":material/build:")
     _counts(ctx)
     state = ctx.shared.indexer.progress()
-    if st.button("Re-index now", icon=":material/sync:", type="primary", disabled=state.running,
-                 help="Reads new and changed notes, then embeds the passages and sentences that have no vector yet."):
+    if st.button(
+        "Re-index now",
+        icon=":material/sync:",
+        type="primary",
+        disabled=state.running,
+        help="Reads new and changed notes, then embeds the passages and sentences that have no vector yet.",
+    ):
         ctx.shared.indexer.start()
         st.rerun()
     st.fragment(run_every=0.5 if state.running else None)(_progress)(ctx)
@@ -30,9 +35,12 @@ def _counts(ctx: common.AppContext) -> None:
     notes, chunks, missing = st.columns(3)
     notes.metric("Notes", status["notes"])
     chunks.metric("Passages (chunks)", status["chunks"])
-    missing.metric("Vectors missing", status["vectors_missing"] + status["sentence_vectors_missing"],
-                   help=f"{status['vectors_missing']} passages and {status['sentence_vectors_missing']} of {status['sentences']} sentences "
-                        "have no vector yet; keyword search covers them meanwhile.")
+    missing.metric(
+        "Vectors missing",
+        status["vectors_missing"] + status["sentence_vectors_missing"],
+        help=f"{status['vectors_missing']} passages and {status['sentence_vectors_missing']} of {status['sentences']} sentences "
+        "have no vector yet; keyword search covers them meanwhile.",
+    )
     last = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(status["last_sync"])) if status["last_sync"] else "never"
     st.markdown(
         f"**Model** `{status['model']}`  \n**Last sync** {last}  \n**Vault** `{status['vault']}`  \n"

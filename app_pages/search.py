@@ -71,8 +71,17 @@ def _passage(ctx: common.AppContext, n: int, h: int, hit) -> None:
     text, button = st.columns([5, 1], vertical_alignment="center")
     text.markdown(f":gray[{escape_markdown(c.heading_path)} · lines {c.start_line}–{c.end_line} · {why}]  \n{escape_markdown(excerpt(c.text))}")
     if button.button("Show", key=f"hit-{n}-{h}", help="Show the passage in its note"):
-        common.passage_dialog(ctx.settings.vault, outside=ctx.settings.outside_folders, source_id="", path=c.path, heading=c.heading_path, start=c.start_line,
-                              end=c.end_line, text=c.text, why=why)
+        common.passage_dialog(
+            ctx.settings.vault,
+            outside=ctx.settings.outside_folders,
+            source_id="",
+            path=c.path,
+            heading=c.heading_path,
+            start=c.start_line,
+            end=c.end_line,
+            text=c.text,
+            why=why,
+        )
 
 
 main()

@@ -29,10 +29,14 @@ def main() -> None:
     except RagError as exc:
         common.fail(exc)
     st.link_button("Open this note in Obsidian", obsidian_url(ctx.settings.vault, note), icon=":material/open_in_new:")
-    rows = [{"Note": titles.get(n.path, n.path), "Path": n.path, "Similarity": n.score,
-             "Open": obsidian_url(ctx.settings.vault, n.path)} for n in neighbours]
+    rows = [
+        {"Note": titles.get(n.path, n.path), "Path": n.path, "Similarity": n.score, "Open": obsidian_url(ctx.settings.vault, n.path)}
+        for n in neighbours
+    ]
     st.dataframe(
-        rows, hide_index=True, width="stretch",
+        rows,
+        hide_index=True,
+        width="stretch",
         column_config={
             "Similarity": st.column_config.ProgressColumn(min_value=0.0, max_value=1.0, format="%.3f"),
             "Open": st.column_config.LinkColumn(display_text="Obsidian"),

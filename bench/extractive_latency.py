@@ -17,11 +17,9 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from rag.answer import ask as answering  # noqa: E402
-from rag.config import load_settings  # noqa: E402
-from rag.workspace import Workspace  # noqa: E402
+from rag.answer import ask as answering
+from rag.config import load_settings
+from rag.workspace import Workspace
 
 SCIFACT = Path(__file__).resolve().parent.parent.parent / "shared" / "eval-data" / "qa" / "scifact"
 
@@ -55,10 +53,17 @@ def main() -> None:
             done = time.perf_counter()
             after.append(done - marks[answering.EXTRACTING])
             search.append(marks[answering.EXTRACTING] - begun)
-    report = {"chunks": chunks, "index_seconds": round(indexed, 1), "questions": len(after),
-              "after_retrieval_ms": {"p50": round(statistics.median(after) * 1000), "p95": round(sorted(after)[int(0.95 * (len(after) - 1))] * 1000),
-                                     "max": round(max(after) * 1000)},
-              "retrieval_ms_p50": round(statistics.median(search) * 1000)}
+    report = {
+        "chunks": chunks,
+        "index_seconds": round(indexed, 1),
+        "questions": len(after),
+        "after_retrieval_ms": {
+            "p50": round(statistics.median(after) * 1000),
+            "p95": round(sorted(after)[int(0.95 * (len(after) - 1))] * 1000),
+            "max": round(max(after) * 1000),
+        },
+        "retrieval_ms_p50": round(statistics.median(search) * 1000),
+    }
     print(json.dumps(report) if args.json else report)
 
 

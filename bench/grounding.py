@@ -22,18 +22,17 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from rag import text_vectors  # noqa: E402
 from rag.answer import specifics, support
-from rag.answer.ask import Answer, ask, text_vectors as index_vectors  # noqa: E402
-from rag.answer.chat import make_chat_model  # noqa: E402
-from rag.answer.citations import clean  # noqa: E402
-from rag.config import load_settings  # noqa: E402
-from rag.eval.qa import QAItem, load_dataset  # noqa: E402
-from rag.eval.qa import _contains as contains_gold  # noqa: E402
-from rag.answer.grounding import STATUSES, check  # noqa: E402
-from rag.workspace import Workspace  # noqa: E402
+from rag.answer.ask import Answer, ask
+from rag.answer.ask import text_vectors as index_vectors
+from rag.answer.chat import make_chat_model
+from rag.answer.citations import clean
+from rag.answer.grounding import STATUSES, check
+from rag.config import load_settings
+from rag.eval.qa import QAItem, load_dataset
+from rag.eval.qa import _contains as contains_gold
+from rag.search import text_vectors
+from rag.workspace import Workspace
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT.parent / "shared" / "eval-data" / "qa" / "xquad"
@@ -109,7 +108,8 @@ def score(item: QAItem, answer: Answer, reply: str, lang: str) -> dict:
     first_after = answer.context.get(grounded[0].sources[0]) if grounded else None
     first_before = answer.context.get(before.cited[0]) if before.cited else None
     return {
-        "lang": lang, "id": item.id,
+        "lang": lang,
+        "id": item.id,
         "before": {
             "correct": contains_gold(before.text, item.answers) and bool(before.cited),
             "first_on_gold": _on_gold(item, first_before),
@@ -158,9 +158,24 @@ def _cold() -> None:
 def _dump(out, lang: str, item: QAItem, answer: Answer) -> None:
     for c in answer.claims:
         passages = {i: answer.context.get(i).text for i in dict.fromkeys(c.cited + c.sources)}
-        out.write(json.dumps({"lang": lang, "id": item.id, "question": item.question, "gold": item.answers, "claim": c.text,
-                              "status": c.status, "cited": c.cited, "sources": c.sources, "reason": c.reason,
-                              "passages": passages}, ensure_ascii=False) + "\n")
+        out.write(
+            json.dumps(
+                {
+                    "lang": lang,
+                    "id": item.id,
+                    "question": item.question,
+                    "gold": item.answers,
+                    "claim": c.text,
+                    "status": c.status,
+                    "cited": c.cited,
+                    "sources": c.sources,
+                    "reason": c.reason,
+                    "passages": passages,
+                },
+                ensure_ascii=False,
+            )
+            + "\n"
+        )
 
 
 def summary(rows: list[dict]) -> dict:
@@ -209,7 +224,8 @@ def label_scores(db_dir: Path, chat: RecordedChat, n: int) -> dict | None:
         flagged, bad = status == "unsupported", x["label"] == "unsupported"
         tp, fp, fn, tn = tp + (flagged and bad), fp + (flagged and not bad), fn + (not flagged and bad), tn + (not flagged and not bad)
     return {
-        "labelled": len(labels) - missing, "not_found_again": missing,
+        "labelled": len(labels) - missing,
+        "not_found_again": missing,
         "unsupported_precision": round(tp / (tp + fp), 3) if tp + fp else None,
         "unsupported_recall": round(tp / (tp + fn), 3) if tp + fn else None,
         "supported_precision": round(tn / (tn + fn), 3) if tn + fn else None,
@@ -233,9 +249,14 @@ def main() -> None:
     chat = RecordedChat(make_chat_model(settings), args.replies)
     dump = args.dump.open("w", encoding="utf-8") if args.dump else None
     rows = {lang: run(lang, args.n, chat, args.db_dir, dump) for lang in args.langs.split(",")}
-    report = {"model": settings.chat_model, "endpoint": os.environ.get("OPENAI_BASE_URL"), "asked_the_model": chat.asked,
-              **{lang: summary(r) for lang, r in rows.items()}, "all": summary([x for r in rows.values() for x in r]),
-              "labels": label_scores(args.db_dir, chat, args.n)}
+    report = {
+        "model": settings.chat_model,
+        "endpoint": os.environ.get("OPENAI_BASE_URL"),
+        "asked_the_model": chat.asked,
+        **{lang: summary(r) for lang, r in rows.items()},
+        "all": summary([x for r in rows.values() for x in r]),
+        "labels": label_scores(args.db_dir, chat, args.n),
+    }
     print(json.dumps(report, ensure_ascii=False, indent=2) if args.json else _text(report))
 
 

@@ -25,15 +25,13 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from rag import support  # noqa: E402
-from rag.answer.context import Source  # noqa: E402
-from rag.index.embed import LocalEmbedder  # noqa: E402
-from rag.index.sentences import split_sentences  # noqa: E402
-from rag.answer.specifics import content_words  # noqa: E402
-from rag.index.store import Store  # noqa: E402
-from rag.search.text_vectors import TextVectors  # noqa: E402
+from rag.answer import support
+from rag.answer.context import Source
+from rag.answer.specifics import content_words
+from rag.index.embed import LocalEmbedder
+from rag.index.sentences import split_sentences
+from rag.index.store import Store
+from rag.search.text_vectors import TextVectors
 
 QA = Path(__file__).resolve().parent.parent.parent / "shared" / "eval-data" / "qa"
 THRESHOLDS = [round(0.80 + 0.01 * i, 2) for i in range(14)]
@@ -66,8 +64,10 @@ def xquad_pairs(n: int) -> dict[str, list[tuple[str, str, bool, str]]]:
             gold = (row["gold_file"], row["gold_line_start"])
             claim = f"{row['question']} {row['answers'][0]['text']}"
             negative = idf_overlap_negative(claim, {k: v for k, v in paragraphs[lang].items()}, {gold})
-            sets[f"xquad-{lang}"] += [(claim, paragraphs[lang][gold], True, row["question"]),
-                                      (claim, paragraphs[lang][negative], False, row["question"])]
+            sets[f"xquad-{lang}"] += [
+                (claim, paragraphs[lang][gold], True, row["question"]),
+                (claim, paragraphs[lang][negative], False, row["question"]),
+            ]
         if other is None or key not in paragraphs["en"] or (other["gold_file"], other["gold_line_start"]) not in paragraphs["ru"]:
             continue
         for src, dst, name in (("en", "ru", "xquad-en2ru"), ("ru", "en", "xquad-ru2en")):
@@ -135,23 +135,35 @@ def curve(measured, *, words_min: float = support.MEANING_WORDS_MIN, cosine_only
         if cosine_only:
             predicted = [(m[3] >= t, m[4]) for m in measured]
         else:
-            predicted = [(ok and (share >= support.OVERLAP_MIN or (cos >= t and (not same or share >= words_min))), truth)
-                         for ok, share, cos, _, truth, same in measured]
+            predicted = [
+                (ok and (share >= support.OVERLAP_MIN or (cos >= t and (not same or share >= words_min))), truth)
+                for ok, share, cos, _, truth, same in measured
+            ]
         tp = sum(p and t_ for p, t_ in predicted)
         fp = sum(p and not t_ for p, t_ in predicted)
         fn = sum(not p and t_ for p, t_ in predicted)
         precision = tp / (tp + fp) if tp + fp else 1.0
         recall = tp / (tp + fn) if tp + fn else 1.0
-        rows.append({"cosine": t, "precision": round(precision, 3), "recall": round(recall, 3),
-                     "f1": round(2 * precision * recall / (precision + recall), 3) if precision + recall else 0.0})
+        rows.append(
+            {
+                "cosine": t,
+                "precision": round(precision, 3),
+                "recall": round(recall, 3),
+                "f1": round(2 * precision * recall / (precision + recall), 3) if precision + recall else 0.0,
+            }
+        )
     return rows
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n", type=int, default=150, help="questions / claims per set")
-    parser.add_argument("--db-dir", type=Path, default=Path("/tmp/rag-eval"),
-                        help="indexes of the XQuAD vaults (xquad-en.db, xquad-ru.db from `rag eval qa`), to reuse their sentence vectors")
+    parser.add_argument(
+        "--db-dir",
+        type=Path,
+        default=Path("/tmp/rag-eval"),
+        help="indexes of the XQuAD vaults (xquad-en.db, xquad-ru.db from `rag eval qa`), to reuse their sentence vectors",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if not QA.exists():
@@ -166,15 +178,21 @@ def main() -> None:
         if name != "scifact-contradict":
             pooled += measured
         report[name] = {
-            "pairs": len(pairs), "positives": sum(p[2] for p in pairs),
-            "with_specifics_and_words": curve(measured), "without_the_word_floor": curve(measured, words_min=0.0),
+            "pairs": len(pairs),
+            "positives": sum(p[2] for p in pairs),
+            "with_specifics_and_words": curve(measured),
+            "without_the_word_floor": curve(measured, words_min=0.0),
             "cosine_only": curve(measured, cosine_only=True),
             "mean_cosine": {"yes": _mean([m[3] for m in measured if m[4]]), "no": _mean([m[3] for m in measured if not m[4]])},
             "at_the_product_thresholds": _product(measured),
         }
         print(f"{name}: {len(pairs)} pairs", file=sys.stderr)
-    report["pooled"] = {"pairs": len(pooled), "with_specifics_and_words": curve(pooled), "without_the_word_floor": curve(pooled, words_min=0.0),
-                        "at_the_product_thresholds": _product(pooled)}
+    report["pooled"] = {
+        "pairs": len(pooled),
+        "with_specifics_and_words": curve(pooled),
+        "without_the_word_floor": curve(pooled, words_min=0.0),
+        "at_the_product_thresholds": _product(pooled),
+    }
     print(json.dumps(report, indent=2) if args.json else _text(report))
 
 
@@ -183,8 +201,11 @@ def _product(measured) -> dict:
     said = [(_product_says_yes(m), m[4]) for m in measured]
     tp, fp = sum(p and t for p, t in said), sum(p and not t for p, t in said)
     fn = sum(not p and t for p, t in said)
-    return {"precision": round(tp / (tp + fp), 3) if tp + fp else None, "recall": round(tp / (tp + fn), 3) if tp + fn else None,
-            "accepted": round((tp + fp) / max(1, len(said)), 3)}
+    return {
+        "precision": round(tp / (tp + fp), 3) if tp + fp else None,
+        "recall": round(tp / (tp + fn), 3) if tp + fn else None,
+        "accepted": round((tp + fp) / max(1, len(said)), 3),
+    }
 
 
 def _product_says_yes(m) -> bool:
@@ -213,8 +234,10 @@ def _mean(values: list[float]) -> float | None:
 def _text(report: dict) -> str:
     lines = []
     for name, r in report.items():
-        lines.append(f"{name} ({r['pairs']} pairs; product: {r['at_the_product_thresholds']}): " + "  ".join(
-            f"{row['cosine']:.2f}: P {row['precision']:.2f} R {row['recall']:.2f}" for row in r["with_specifics_and_words"]))
+        lines.append(
+            f"{name} ({r['pairs']} pairs; product: {r['at_the_product_thresholds']}): "
+            + "  ".join(f"{row['cosine']:.2f}: P {row['precision']:.2f} R {row['recall']:.2f}" for row in r["with_specifics_and_words"])
+        )
     return "\n".join(lines)
 
 

@@ -23,17 +23,26 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PARAGRAPH = ("Закваска любит тепло: при 26 °C она поднимается за четыре часа. "
-             "Sourdough likes warmth; at 26 °C it doubles in about four hours. ") * 3
-ARTIFACT = ('<antArtifact identifier="bake" type="application/vnd.ant.code" language="python" title="Таймер">\n'
-            + "def bake(minutes):\n    return minutes * 60\n" * 10 + "</antArtifact>")
+PARAGRAPH = ("Закваска любит тепло: при 26 °C она поднимается за четыре часа. Sourdough likes warmth; at 26 °C it doubles in about four hours. ") * 3
+ARTIFACT = (
+    '<antArtifact identifier="bake" type="application/vnd.ant.code" language="python" title="Таймер">\n'
+    + "def bake(minutes):\n    return minutes * 60\n" * 10
+    + "</antArtifact>"
+)
 
 
 def _message(i: int, j: int, day: str) -> dict:
     sender = "human" if j % 2 == 0 else "assistant"
     text = PARAGRAPH + (f"\n\n{ARTIFACT}" if sender == "assistant" and j % 4 == 1 else "")
-    message = {"uuid": f"m-{i}-{j}", "sender": sender, "text": text, "created_at": f"{day}T10:{j % 60:02d}:00Z",
-               "updated_at": f"{day}T10:{j % 60:02d}:00Z", "attachments": [], "files": []}
+    message = {
+        "uuid": f"m-{i}-{j}",
+        "sender": sender,
+        "text": text,
+        "created_at": f"{day}T10:{j % 60:02d}:00Z",
+        "updated_at": f"{day}T10:{j % 60:02d}:00Z",
+        "attachments": [],
+        "files": [],
+    }
     if i % 2:  # the newer schema: content blocks next to the text
         message["content"] = [{"type": "thinking", "thinking": "Считаю."}, {"type": "text", "text": text}]
     return message
@@ -47,9 +56,14 @@ def write_export(path: Path, megabytes: int) -> int:
         out.write("[")
         while out.tell() < target:
             day = f"2024-{1 + count % 12:02d}-{1 + count % 28:02d}"
-            conv = {"uuid": f"conv-{count:07d}", "name": f"Хлеб и закваска, часть {count}",
-                    "created_at": f"{day}T10:00:00Z", "updated_at": f"{day}T12:00:00Z", "account": {"uuid": "acc"},
-                    "chat_messages": [_message(count, j, day) for j in range(12)]}
+            conv = {
+                "uuid": f"conv-{count:07d}",
+                "name": f"Хлеб и закваска, часть {count}",
+                "created_at": f"{day}T10:00:00Z",
+                "updated_at": f"{day}T12:00:00Z",
+                "account": {"uuid": "acc"},
+                "chat_messages": [_message(count, j, day) for j in range(12)],
+            }
             out.write(("," if count else "") + json.dumps(conv, ensure_ascii=True))
             count += 1
         out.write("]")
@@ -57,7 +71,6 @@ def write_export(path: Path, megabytes: int) -> int:
 
 
 def _child(step: str, source: str, vault: str) -> None:
-    sys.path.insert(0, str(ROOT))
     from rag.importers import import_export
 
     started = time.perf_counter()
@@ -74,8 +87,7 @@ def _child(step: str, source: str, vault: str) -> None:
 
 
 def _run(step: str, source: Path, vault: Path) -> dict:
-    out = subprocess.run([sys.executable, __file__, "--child", step, str(source), str(vault)],
-                         check=True, capture_output=True, text=True)
+    out = subprocess.run([sys.executable, __file__, "--child", step, str(source), str(vault)], check=True, capture_output=True, text=True)
     return json.loads(out.stdout)
 
 
@@ -92,13 +104,16 @@ def main() -> None:
         source, vault = Path(tmp) / "conversations.json", Path(tmp) / "vault"
         vault.mkdir()
         conversations = write_export(source, args.mb)
-        result = {"file_mb": round(source.stat().st_size / 1e6, 1), "conversations": conversations,
-                  "idle": _run("idle", source, vault), "import": _run("import", source, vault),
-                  "reimport": _run("reimport", source, vault)}
+        result = {
+            "file_mb": round(source.stat().st_size / 1e6, 1),
+            "conversations": conversations,
+            "idle": _run("idle", source, vault),
+            "import": _run("import", source, vault),
+            "reimport": _run("reimport", source, vault),
+        }
         if not args.no_naive:
             result["naive"] = _run("naive", source, vault)
-            result["rss_ratio_import_to_naive"] = round(
-                result["import"]["peak_rss_mb"] / result["naive"]["peak_rss_mb"], 3)
+            result["rss_ratio_import_to_naive"] = round(result["import"]["peak_rss_mb"] / result["naive"]["peak_rss_mb"], 3)
         result["import_rss_above_idle_mb"] = round(result["import"]["peak_rss_mb"] - result["idle"]["peak_rss_mb"], 1)
         print(json.dumps(result, indent=1))
 

@@ -16,17 +16,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from rag.config import load_settings  # noqa: E402
-from rag.index.embed import LocalEmbedder  # noqa: E402
-from rag.index.store import Store  # noqa: E402
-from rag.index.sync import sync  # noqa: E402
+from rag.config import load_settings
+from rag.index.embed import LocalEmbedder
+from rag.index.store import Store
+from rag.index.sync import sync
 
 DEFAULT_VAULT = Path(__file__).resolve().parent.parent.parent / "shared/eval-data/qa/xquad/vault-ru"
 
@@ -86,12 +83,20 @@ def main() -> None:
     embed_s = (before + after) / 2
     assert report.chunks_embedded + report.sentences_embedded == len(texts), (report, len(texts))
     result = {
-        "vault": str(args.vault), "notes": report.files_added, "chunks": report.chunks_total, "texts_embedded": len(texts),
+        "vault": str(args.vault),
+        "notes": report.files_added,
+        "chunks": report.chunks_total,
+        "texts_embedded": len(texts),
         "sentences_embedded": report.sentences_embedded,
-        "index_s": round(index_s, 2), "embedder_alone_s": round(embed_s, 2), "text_only_index_s": round(text_only_s, 2),
+        "index_s": round(index_s, 2),
+        "embedder_alone_s": round(embed_s, 2),
+        "text_only_index_s": round(text_only_s, 2),
         "embedder_alone_runs_s": [round(before, 2), round(after, 2)],
-        "index_chunks_per_s": round(len(texts) / index_s, 2), "embedder_chunks_per_s": round(len(texts) / embed_s, 2),
-        "ratio": round(embed_s / index_s, 3), "model_share": round(timed.seconds / index_s, 3), "load_avg": os.getloadavg(),
+        "index_chunks_per_s": round(len(texts) / index_s, 2),
+        "embedder_chunks_per_s": round(len(texts) / embed_s, 2),
+        "ratio": round(embed_s / index_s, 3),
+        "model_share": round(timed.seconds / index_s, 3),
+        "load_avg": os.getloadavg(),
     }
     print(json.dumps(result) if args.json else "\n".join(f"{k}: {v}" for k, v in result.items()))
 

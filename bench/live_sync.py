@@ -14,18 +14,16 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from sync_cost import CountingEmbedder, bare_walk, make_vault  # the sibling script (bench/ is the script folder)
 
-from bench.sync_cost import CountingEmbedder, bare_walk, make_vault  # noqa: E402
-from rag.config import load_settings  # noqa: E402
-from rag.live import LiveWorkspace  # noqa: E402
-from rag.index.watch import Watcher  # noqa: E402
-from rag.workspace import Workspace  # noqa: E402
+from rag.config import load_settings
+from rag.index.watch import Watcher
+from rag.live import LiveWorkspace
+from rag.workspace import Workspace
 
 FACTS = [
     ("axolotl", "The axolotl regrows lost limbs within weeks.", "which amphibian can regenerate its legs"),
@@ -76,8 +74,13 @@ def save_to_found(saves: int) -> dict:
                     keyword_s.append(_until(lambda: ws.retriever.keyword(word, 5).hits) - saved)
                     found = lambda: any(h.chunk.path == f"{word}.md" for h in ws.retriever.dense(question, 3).hits)  # noqa: E731
                     meaning_s.append(_until(found) - saved)
-    return {"debounce_s": settings.watch_debounce, "saves": len(keyword_s), "save_to_keyword_s": round(statistics.median(keyword_s), 3),
-            "save_to_meaning_s": round(statistics.median(meaning_s), 3), "save_to_meaning_max_s": round(max(meaning_s), 3)}
+    return {
+        "debounce_s": settings.watch_debounce,
+        "saves": len(keyword_s),
+        "save_to_keyword_s": round(statistics.median(keyword_s), 3),
+        "save_to_meaning_s": round(statistics.median(meaning_s), 3),
+        "save_to_meaning_max_s": round(max(meaning_s), 3),
+    }
 
 
 def _until(condition, timeout: float = 60.0) -> float:

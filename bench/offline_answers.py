@@ -14,15 +14,12 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from rag.answer import ask as answering  # noqa: E402
-from rag.config import DEMO_VAULT, load_settings  # noqa: E402
-from rag.workspace import Workspace  # noqa: E402
+from rag.answer import ask as answering
+from rag.config import DEMO_VAULT, load_settings
+from rag.workspace import Workspace
 
 HERE = Path(__file__).resolve().parent / "offline_qa"
 SETS = {"demo": (DEMO_VAULT, HERE / "demo.jsonl"), "holdout": (HERE / "holdout-vault", HERE / "holdout.jsonl")}
@@ -63,17 +60,35 @@ def run_set(name: str, db_dir: Path, offtopic: list[dict]) -> dict:
             ranges = _ranges(item["gold_lines"])
             lo, hi = ranges[0]
             q0 = answer.quotes[0] if answer.quotes else None
-            on_gold = any(first is not None and first.path == item["gold_file"] and first.start_line <= b and first.end_line >= a
-                          for a, b in ranges)
-            quote_on_gold = q0 is not None and answer.context.get(q0.source_id).path == item["gold_file"] and any(
-                q0.line <= b and q0.end_line >= a for a, b in ranges)
+            on_gold = any(first is not None and first.path == item["gold_file"] and first.start_line <= b and first.end_line >= a for a, b in ranges)
+            quote_on_gold = (
+                q0 is not None
+                and answer.context.get(q0.source_id).path == item["gold_file"]
+                and any(q0.line <= b and q0.end_line >= a for a, b in ranges)
+            )
             ok = has_keys(answer.text, item["keys"])
-            results.append({"id": item["id"], "lang": item["lang"], "type": item["type"], "keys": ok, "first_citation_on_gold": on_gold,
-                            "first_quote_on_gold_lines": quote_on_gold, "not_found": answer.not_found})
+            results.append(
+                {
+                    "id": item["id"],
+                    "lang": item["lang"],
+                    "type": item["type"],
+                    "keys": ok,
+                    "first_citation_on_gold": on_gold,
+                    "first_quote_on_gold_lines": quote_on_gold,
+                    "not_found": answer.not_found,
+                }
+            )
             if not (ok and on_gold):
                 quoted = [f"{answer.context.get(q.source_id).path}:{q.line}-{q.end_line} {' '.join(q.text.split())[:120]}" for q in answer.quotes]
-                misses.append({"id": item["id"], "question": item["question"], "gold": f"{item['gold_file']}:{lo}-{hi}",
-                               "quotes": quoted, "not_found": answer.not_found})
+                misses.append(
+                    {
+                        "id": item["id"],
+                        "question": item["question"],
+                        "gold": f"{item['gold_file']}:{lo}-{hi}",
+                        "quotes": quoted,
+                        "not_found": answer.not_found,
+                    }
+                )
         off = [ask_timed(ws, q["question"])[0].not_found for q in offtopic]
     n = len(results) or 1
     return {
@@ -85,8 +100,10 @@ def run_set(name: str, db_dir: Path, offtopic: list[dict]) -> dict:
         "offtopic_questions": len(off),
         "offtopic_not_found": round(sum(off) / max(1, len(off)), 3),
         "seconds_after_retrieval": {"p50": round(statistics.median(seconds), 3), "max": round(max(seconds), 3)} if seconds else None,
-        "by_type": {t: round(sum(r["keys"] and r["first_citation_on_gold"] for r in results if r["type"] == t)
-                             / sum(r["type"] == t for r in results), 3) for t in sorted({r["type"] for r in results})},
+        "by_type": {
+            t: round(sum(r["keys"] and r["first_citation_on_gold"] for r in results if r["type"] == t) / sum(r["type"] == t for r in results), 3)
+            for t in sorted({r["type"] for r in results})
+        },
         "misses": misses,
     }
 
@@ -105,9 +122,16 @@ def curve(name: str, db_dir: Path, offtopic: list[dict]) -> list[dict]:
             extractive.CLOSE_COSINE, extractive.ACROSS_MARGIN = close, across
             r = run_set(name, db_dir, offtopic)
             caught, false = r["offtopic_not_found"] * r["offtopic_questions"], r["false_not_found"] * r["questions"]
-            out.append({"close": close, "across": across, "recall": r["offtopic_not_found"],
-                        "precision": round(caught / (caught + false), 3) if caught + false else None,
-                        "false_not_found": r["false_not_found"], "answer_contains_key": r["answer_contains_key"]})
+            out.append(
+                {
+                    "close": close,
+                    "across": across,
+                    "recall": r["offtopic_not_found"],
+                    "precision": round(caught / (caught + false), 3) if caught + false else None,
+                    "false_not_found": r["false_not_found"],
+                    "answer_contains_key": r["answer_contains_key"],
+                }
+            )
     finally:
         extractive.CLOSE_COSINE, extractive.ACROSS_MARGIN = saved
     return out
@@ -129,12 +153,16 @@ def main() -> None:
         print(json.dumps(report, ensure_ascii=False, indent=2))
         return
     for name, r in report.items():
-        print(f"{name}: {r['questions']} questions; contains key {r['answer_contains_key']}, first citation on gold "
-              f"{r['first_citation_on_gold']}, false not-found {r['false_not_found']}; off-topic not-found "
-              f"{r['offtopic_not_found']} of {r['offtopic_questions']}; {r['seconds_after_retrieval']} s after retrieval")
+        print(
+            f"{name}: {r['questions']} questions; contains key {r['answer_contains_key']}, first citation on gold "
+            f"{r['first_citation_on_gold']}, false not-found {r['false_not_found']}; off-topic not-found "
+            f"{r['offtopic_not_found']} of {r['offtopic_questions']}; {r['seconds_after_retrieval']} s after retrieval"
+        )
         for c in r.get("not_found_curve", []):
-            print(f"  not-found at {c['close']}/{c['across']}: precision {c['precision']}, recall {c['recall']}, "
-                  f"false not-found {c['false_not_found']}, contains key {c['answer_contains_key']}")
+            print(
+                f"  not-found at {c['close']}/{c['across']}: precision {c['precision']}, recall {c['recall']}, "
+                f"false not-found {c['false_not_found']}, contains key {c['answer_contains_key']}"
+            )
         for m in r["misses"]:
             print(f"  miss {m['id']}: {m['question']}  gold {m['gold']}" + (" NOT FOUND" if m["not_found"] else ""))
             for q in m["quotes"]:

@@ -24,12 +24,11 @@ import numpy as np
 import Stemmer
 from bm25s.stopwords import STOPWORDS_EN, STOPWORDS_RUSSIAN
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from rag.errors import RagError
+from rag.eval import retrieval as evaluate
+from rag.index.embed import LocalEmbedder
 
-from rag import evaluate  # noqa: E402
-from rag.index.embed import LocalEmbedder  # noqa: E402
-from rag.errors import RagError  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 DEPTH = 100
 RRF_K = 60
@@ -97,9 +96,12 @@ def main() -> None:
         dense = [ids[int(i)] for i in np.argsort(-cosine)[:DEPTH]]
         runs["bm25"][q["id"]], runs["dense"][q["id"]], runs["rrf"][q["id"]] = keyword, dense, rrf(keyword, dense)
 
-    result = {"dataset": data.name, "queries": len(data.queries),
-              "channels": {name: evaluate.score_run(run, data.qrels) for name, run in runs.items()},
-              "seconds": round(time.perf_counter() - started, 1)}
+    result = {
+        "dataset": data.name,
+        "queries": len(data.queries),
+        "channels": {name: evaluate.score_run(run, data.qrels) for name, run in runs.items()},
+        "seconds": round(time.perf_counter() - started, 1),
+    }
     if args.json:
         print(json.dumps(result))
     else:

@@ -30,14 +30,12 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from rag import stemming  # noqa: E402
-from rag.index.chunking import Chunk  # noqa: E402
-from rag.config import load_settings  # noqa: E402
-from rag.search.retrieve import Retriever  # noqa: E402
-from rag.index.store import FileInfo, FileState, Store  # noqa: E402
-from rag.search.vectors import VectorIndex  # noqa: E402
+from rag.config import load_settings
+from rag.index import stemming
+from rag.index.chunking import Chunk
+from rag.index.store import FileInfo, FileState, Store
+from rag.search.retrieve import Retriever
+from rag.search.vectors import VectorIndex
 
 DIM = 384
 MODEL = "bench-model"

@@ -18,18 +18,15 @@ import hashlib
 import json
 import os
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from rag.config import load_settings  # noqa: E402
-from rag.index.store import Store  # noqa: E402
-from rag.index.sync import sync  # noqa: E402
+from rag.config import load_settings
+from rag.index.store import Store
+from rag.index.sync import sync
 
 WORDS = "sourdough levain hydration sqlite wal index vector query moscow kazan baikal train ticket garden tomato".split()
 
@@ -119,10 +116,16 @@ def main() -> None:
         store.close()
     sync_s, walk_s = statistics.median(sync_times), statistics.median(walk_times)
     result = {
-        "notes": args.notes, "chunks": first.chunks_total, "initial_index_s": round(initial_s, 1),
-        "no_change_sync_s": round(sync_s, 4), "bare_walk_s": round(walk_s, 4), "ratio": round(sync_s / walk_s, 2),
-        "edit_sync_s": round(edit_s, 4), "edit_chunks_embedded": edit.chunks_embedded,
-        "edit_embed_calls_texts": embedder.texts_embedded - before, "edit_files_updated": edit.files_updated,
+        "notes": args.notes,
+        "chunks": first.chunks_total,
+        "initial_index_s": round(initial_s, 1),
+        "no_change_sync_s": round(sync_s, 4),
+        "bare_walk_s": round(walk_s, 4),
+        "ratio": round(sync_s / walk_s, 2),
+        "edit_sync_s": round(edit_s, 4),
+        "edit_chunks_embedded": edit.chunks_embedded,
+        "edit_embed_calls_texts": embedder.texts_embedded - before,
+        "edit_files_updated": edit.files_updated,
         "load_avg": os.getloadavg(),
     }
     print(json.dumps(result) if args.json else "\n".join(f"{k}: {v}" for k, v in result.items()))

@@ -13,15 +13,12 @@ import argparse
 import json
 import sqlite3
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from rag.config import load_settings  # noqa: E402
-from rag.workspace import Workspace  # noqa: E402
+from rag.config import load_settings
+from rag.workspace import Workspace
 
 
 def main() -> None:
@@ -50,10 +47,14 @@ def main() -> None:
                 ws.retriever.hybrid(q, 10)
                 latencies.append((time.perf_counter() - started) * 1000)
     result = {
-        "vault": str(args.vault), "notes": first.files_added, "chunks": first.chunks_total,
-        "index_s": round(index_s, 2), "embedder_alone_s": round(embed_s, 2),
+        "vault": str(args.vault),
+        "notes": first.files_added,
+        "chunks": first.chunks_total,
+        "index_s": round(index_s, 2),
+        "embedder_alone_s": round(embed_s, 2),
         "embedder_share": round(embed_s / index_s, 3),
-        "reindex_s": round(reindex_s, 4), "reindex_chunks_embedded": second.chunks_embedded,
+        "reindex_s": round(reindex_s, 4),
+        "reindex_chunks_embedded": second.chunks_embedded,
         "search_queries": len(latencies),
         "search_median_ms": round(statistics.median(latencies), 1) if latencies else None,
         "search_p90_ms": round(sorted(latencies)[int(0.9 * (len(latencies) - 1))], 1) if latencies else None,

@@ -15,9 +15,9 @@ from pathlib import Path
 import click
 from tqdm import tqdm
 
-from rag.eval.cli import eval_group
 from rag.config import load_settings
 from rag.errors import RagError
+from rag.eval.cli import eval_group
 from rag.progress import ProgressBars
 from rag.search.retrieve import SearchResult
 from rag.workspace import Workspace
@@ -60,8 +60,17 @@ def index(settings, as_json: bool) -> None:
         with ProgressBars() as bars:
             report = ws.sync(progress=bars.update)
     if as_json:
-        keys = ("files_added", "files_updated", "files_removed", "files_unchanged", "chunks_total", "chunks_embedded", "chunks_reused",
-                "sentences_embedded", "seconds")
+        keys = (
+            "files_added",
+            "files_updated",
+            "files_removed",
+            "files_unchanged",
+            "chunks_total",
+            "chunks_embedded",
+            "chunks_reused",
+            "sentences_embedded",
+            "seconds",
+        )
         data = {k: getattr(report, k) for k in keys}
         data.update(vectors_missing=report.vectors_missing, skipped=report.to_json()["skipped"], embed_error=report.embed_error)
         click.echo(json.dumps(data, ensure_ascii=False))
@@ -81,7 +90,13 @@ def index(settings, as_json: bool) -> None:
 @_common
 @click.argument("query")
 @click.option("--k", default=10, show_default=True, help="Number of results.")
-@click.option("--mode", type=click.Choice(["hybrid", "bm25", "dense"]), default="hybrid", show_default=True, help="Keyword (bm25), meaning (dense) or both fused.")
+@click.option(
+    "--mode",
+    type=click.Choice(["hybrid", "bm25", "dense"]),
+    default="hybrid",
+    show_default=True,
+    help="Keyword (bm25), meaning (dense) or both fused.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list of hits.")
 def search(settings, query: str, k: int, mode: str, as_json: bool) -> None:
     """Search the index by keyword, by meaning, or both (hybrid)."""
@@ -107,9 +122,13 @@ def search(settings, query: str, k: int, mode: str, as_json: bool) -> None:
 def _hits_json(result: SearchResult) -> list[dict]:
     return [
         {
-            "path": h.chunk.path, "heading": h.chunk.heading_path, "start_line": h.chunk.start_line,
-            "end_line": h.chunk.end_line, "score": round(h.score, 6),
-            "ranks": {"bm25": h.bm25_rank, "dense": h.dense_rank}, "text": h.chunk.text,
+            "path": h.chunk.path,
+            "heading": h.chunk.heading_path,
+            "start_line": h.chunk.start_line,
+            "end_line": h.chunk.end_line,
+            "score": round(h.score, 6),
+            "ranks": {"bm25": h.bm25_rank, "dense": h.dense_rank},
+            "text": h.chunk.text,
         }
         for h in result.hits
     ]

@@ -88,7 +88,7 @@ class Settings:
     check_interval: float = 10.0
     watch_debounce: float = 0.5
 
-    def replace(self, **changes) -> "Settings":
+    def replace(self, **changes) -> Settings:
         return dataclasses.replace(self, **changes)
 
 
@@ -96,13 +96,28 @@ _BOOLEANS = {"1": True, "true": True, "yes": True, "on": True, "0": False, "fals
 _CHOICES = {"fusion": ("zscore", "rrf"), "embedder": ("local", "openai")}
 # Allowed ranges (inclusive), for the numbers where a wrong value would fail later and far from its cause.
 _RANGES = {
-    "fusion_alpha": (0.0, 1.0), "fusion_depth": (1, 10_000), "rrf_k": (1, 10_000), "tier1_boost": (0.0, 1.0),
-    "sentence_weight": (0.0, 10.0), "embed_batch_size": (1, 4096), "embed_window": (16, 1_000_000),
-    "request_timeout": (0.1, 3600.0), "max_retries": (0, 20), "context_max_chunks_per_note": (1, 100),
-    "context_max_notes": (1, 100), "context_max_chars": (200, 10_000_000), "chat_context_tokens": (256, 10_000_000),
-    "temperature": (0.0, 2.0), "max_answer_tokens": (16, 1_000_000), "answer_candidates": (1, 1000),
-    "history_turns": (0, 100), "check_interval": (0.0, 86_400.0), "watch_debounce": (0.0, 60.0),
-    "max_note_bytes": (1, 2**40), "chunk_target_tokens": (1, 100_000), "chunk_hard_tokens": (1, 100_000),
+    "fusion_alpha": (0.0, 1.0),
+    "fusion_depth": (1, 10_000),
+    "rrf_k": (1, 10_000),
+    "tier1_boost": (0.0, 1.0),
+    "sentence_weight": (0.0, 10.0),
+    "embed_batch_size": (1, 4096),
+    "embed_window": (16, 1_000_000),
+    "request_timeout": (0.1, 3600.0),
+    "max_retries": (0, 20),
+    "context_max_chunks_per_note": (1, 100),
+    "context_max_notes": (1, 100),
+    "context_max_chars": (200, 10_000_000),
+    "chat_context_tokens": (256, 10_000_000),
+    "temperature": (0.0, 2.0),
+    "max_answer_tokens": (16, 1_000_000),
+    "answer_candidates": (1, 1000),
+    "history_turns": (0, 100),
+    "check_interval": (0.0, 86_400.0),
+    "watch_debounce": (0.0, 60.0),
+    "max_note_bytes": (1, 2**40),
+    "chunk_target_tokens": (1, 100_000),
+    "chunk_hard_tokens": (1, 100_000),
     "chunk_min_tokens": (1, 100_000),
 }
 _ENV = {
@@ -162,7 +177,10 @@ def _find_config_file(env) -> Path | None:
     if local.is_file() and (user is None or local.resolve() != user.resolve()):
         log.warning(
             "%s in the working folder is not read: a config file could come from an untrusted repository. "
-            "Put your settings in %s, or point RAG_CONFIG at the file.", local.absolute(), user or "~/.config/ask-your-vault/rag.toml")
+            "Put your settings in %s, or point RAG_CONFIG at the file.",
+            local.absolute(),
+            user or "~/.config/ask-your-vault/rag.toml",
+        )
     return user if user is not None and user.is_file() else None
 
 
@@ -221,18 +239,18 @@ def _checked(name: str, value, hint):
         return number
     if hint is str or hint is Path:
         if not isinstance(value, (str, Path)) or not str(value).strip():
-            raise ConfigError(f"Setting {name} must be a text value, like {name} = \"…\", got {value!r}.")
+            raise ConfigError(f'Setting {name} must be a text value, like {name} = "…", got {value!r}.')
         value = str(value)
         if name in _CHOICES and value not in _CHOICES[name]:
             raise ConfigError(f"Setting {name} must be one of {', '.join(map(repr, _CHOICES[name]))}, got {value!r}.")
         return value
     if origin is tuple:
         if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
-            raise ConfigError(f"Setting {name} must be a list of strings, like {name} = [\"Templates/*\"], got {value!r}.")
+            raise ConfigError(f'Setting {name} must be a list of strings, like {name} = ["Templates/*"], got {value!r}.')
         return tuple(value)
     if origin is dict:
         if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
-            raise ConfigError(f"Setting {name} must be a table of names to names, like {name} = {{ \"old\" = \"new\" }}, got {value!r}.")
+            raise ConfigError(f'Setting {name} must be a table of names to names, like {name} = {{ "old" = "new" }}, got {value!r}.')
         return dict(value)
     raise ConfigError(f"Setting {name} has a type this version cannot check ({hint}).")  # a new Settings field
 

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from typing import Callable
 
 from rag.config import Settings
-from rag.index.embed import Embedder
 from rag.errors import RagError
+from rag.index.embed import Embedder
 from rag.index.sync import SyncReport, backfill
 from rag.index.watch import Watcher
 from rag.workspace import Workspace
@@ -49,8 +49,9 @@ class Indexing:
 class LiveWorkspace:
     """Owns one Workspace (opened on first use) and the thread that keeps its index in line with the vault."""
 
-    def __init__(self, settings: Settings, *, embedder: Embedder | None = None, interval: float | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, settings: Settings, *, embedder: Embedder | None = None, interval: float | None = None, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.settings = settings
         self.interval = settings.check_interval if interval is None else interval
         self._embedder = embedder
@@ -143,7 +144,7 @@ class LiveWorkspace:
                 self._ws.close()
                 self._ws = None
 
-    def __enter__(self) -> "LiveWorkspace":
+    def __enter__(self) -> LiveWorkspace:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -24,7 +24,7 @@ class ProgressBars:
         if done >= total:
             bar.close()
 
-    def __enter__(self) -> "ProgressBars":
+    def __enter__(self) -> ProgressBars:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -10,19 +10,20 @@ import time
 from pathlib import Path
 
 from rag.config import Settings
-from rag.index.embed import Embedder, make_embedder
 from rag.errors import IndexCorrupt, RagError
-from rag.search.retrieve import Retriever
+from rag.index.embed import Embedder, make_embedder
 from rag.index.store import Store
 from rag.index.sync import Progress, SyncReport, sync
 from rag.index.vault import check_vault
+from rag.search.retrieve import Retriever
 
 log = logging.getLogger(__name__)
 
 
 class Workspace:
-    def __init__(self, settings: Settings, store: Store, embedder: Embedder, *, recovered_from: Path | None = None,
-                 previous_embedder: Embedder | None = None) -> None:
+    def __init__(
+        self, settings: Settings, store: Store, embedder: Embedder, *, recovered_from: Path | None = None, previous_embedder: Embedder | None = None
+    ) -> None:
         self.settings = settings
         self.store = store
         self.embedder = embedder
@@ -44,8 +45,9 @@ class Workspace:
         return self._current
 
     @classmethod
-    def open(cls, settings: Settings, *, create: bool = False, embedder: Embedder | None = None,
-             previous_embedder: Embedder | None = None) -> "Workspace":
+    def open(
+        cls, settings: Settings, *, create: bool = False, embedder: Embedder | None = None, previous_embedder: Embedder | None = None
+    ) -> Workspace:
         """Open the index for this vault. With `create`, a missing index is made and a damaged one is moved aside.
         `previous_embedder` (the model the index was built with, if it differs) keeps serving during a model change."""
         check_vault(settings.vault)
@@ -68,7 +70,11 @@ class Workspace:
             return
         previous = _embedder_named(self.settings, name)
         if previous is None:
-            log.warning("The embedding model changed from %s to %s; meaning search covers only what the new model has embedded so far.", name, self.embedder.name)
+            log.warning(
+                "The embedding model changed from %s to %s; meaning search covers only what the new model has embedded so far.",
+                name,
+                self.embedder.name,
+            )
             return
         log.info("The embedding model changed from %s to %s; the old vectors serve until the new ones are complete.", name, self.embedder.name)
         self._previous = Retriever(self.settings, self.store, previous)
@@ -102,7 +108,7 @@ class Workspace:
     def close(self) -> None:
         self.store.close()
 
-    def __enter__(self) -> "Workspace":
+    def __enter__(self) -> Workspace:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -112,7 +118,7 @@ class Workspace:
 def _embedder_named(settings: Settings, name: str) -> Embedder | None:
     """Rebuild the embedder that recorded `name` (names are made in `rag.index.embed`), or None if this install cannot."""
     if name.startswith("openai/") and "@" in name:
-        model, _, base = name[len("openai/"):].rpartition("@")
+        model, _, base = name[len("openai/") :].rpartition("@")
         if base != (settings.openai_base_url or "api.openai.com"):
             # The index file is not trusted (it may come with a vault from elsewhere): its endpoint would receive the
             # API key and the notes' passages. Only the endpoint the user configured is ever called.

@@ -73,7 +73,7 @@ def shape() -> dict:
     folders = Counter(str(p.parent.relative_to(ROOT)) for p in mods.values())
     longest = ("", 0)
     largest = ("", 0)
-    for name, path in mods.items():
+    for path in mods.values():
         text = path.read_text(encoding="utf-8")
         largest = max(largest, (str(path.relative_to(ROOT)), text.count("\n")), key=lambda x: x[1])
         for node in ast.walk(ast.parse(text)):
@@ -81,9 +81,13 @@ def shape() -> dict:
                 size = node.end_lineno - node.lineno + 1
                 if size > longest[1]:
                     longest = (f"{path.relative_to(ROOT)}:{node.name}", size)
-    return {"modules": len(mods), "modules_per_folder": dict(sorted(folders.items())),
-            "longest_function": {"where": longest[0], "lines": longest[1]},
-            "largest_module": {"where": largest[0], "lines": largest[1]}, "import_depth": depth(graph)}
+    return {
+        "modules": len(mods),
+        "modules_per_folder": dict(sorted(folders.items())),
+        "longest_function": {"where": longest[0], "lines": longest[1]},
+        "largest_module": {"where": largest[0], "lines": largest[1]},
+        "import_depth": depth(graph),
+    }
 
 
 def main() -> None:

@@ -28,8 +28,13 @@ def settings(vault, tmp_path):
     # Small chunks, so the small fixture notes still have several chunks each. Sentence vectors off, so counts of
     # embedded texts are counts of chunks; tests/test_sentences.py covers them (and the app tests use them).
     return load_settings(
-        vault=vault, db_path=tmp_path / "index" / "index.db", env={},
-        chunk_target_tokens=40, chunk_min_tokens=10, chunk_hard_tokens=200, sentence_vectors=False,
+        vault=vault,
+        db_path=tmp_path / "index" / "index.db",
+        env={},
+        chunk_target_tokens=40,
+        chunk_min_tokens=10,
+        chunk_hard_tokens=200,
+        sentence_vectors=False,
     )
 
 

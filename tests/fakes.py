@@ -6,8 +6,8 @@ import hashlib
 
 import numpy as np
 
-from rag.index import stemming
 from rag.errors import EmbedderError
+from rag.index import stemming
 
 
 class FakeEmbedder:

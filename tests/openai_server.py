@@ -15,9 +15,20 @@ streaming over chunked transfer encoding), ``POST /v1/embeddings`` (float or
 base64). Use the scripting hooks on FakeOpenAI (replies, injected errors, delays,
 recorded requests) to test the answer pipeline.
 """
+
 from __future__ import annotations
 
-import base64, hashlib, itertools, json, math, re, struct, sys, threading, time, traceback  # noqa: E401
+import base64  # noqa: E401
+import hashlib
+import itertools
+import json
+import math
+import re
+import struct
+import sys
+import threading
+import time
+import traceback
 from collections import deque
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -84,8 +95,9 @@ class _Handler(BaseHTTPRequestHandler):
             except ValueError:
                 body = None
             with fake._lock:
-                fake.requests.append({"method": self.command, "path": self.path, "json": body,
-                                      "headers": {k.lower(): v for k, v in self.headers.items()}})
+                fake.requests.append(
+                    {"method": self.command, "path": self.path, "json": body, "headers": {k.lower(): v for k, v in self.headers.items()}}
+                )
             self._dispatch(fake, body)
         except _DISCONNECT:
             self.close_connection = True
@@ -112,15 +124,18 @@ class _Handler(BaseHTTPRequestHandler):
         if fake.api_key is not None:
             auth = self.headers.get("Authorization", "")
             if not auth.startswith("Bearer ") or not auth[7:].strip():
-                return self._send(401, _error("You didn't provide an API key. You need to provide "
-                                              "your API key in an Authorization header using Bearer auth."))
+                return self._send(
+                    401, _error("You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth.")
+                )
             if auth[7:] != fake.api_key:
                 return self._send(401, _error(f"Incorrect API key provided: {auth[7:]}.", code="invalid_api_key"))
         path = self.path.split("?")[0].rstrip("/")
         if (self.command, path) == ("GET", "/v1/models"):
             meta = {"meta": {"n_ctx_train": fake.embed_window}} if fake.embed_window else {}  # as llama.cpp reports it
-            return self._send(200, {"object": "list", "data": [
-                {"id": m, "object": "model", "created": 1700000000, "owned_by": "fake", **meta} for m in fake.models]})
+            return self._send(
+                200,
+                {"object": "list", "data": [{"id": m, "object": "model", "created": 1700000000, "owned_by": "fake", **meta} for m in fake.models]},
+            )
         handler = {"/v1/chat/completions": self._chat, "/v1/embeddings": self._embeddings}.get(path)
         if self.command != "POST" or handler is None:
             return self._send(404, _error(f"Invalid URL ({self.command} {self.path})"))
@@ -137,16 +152,24 @@ class _Handler(BaseHTTPRequestHandler):
         prompt, completion = _count_tokens(body.get("messages", "")), _count_tokens(text)
         usage = {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
         if not body.get("stream"):
-            return self._send(200, {
-                "id": cid, "object": "chat.completion", "created": created, "model": model,
-                "choices": [{"index": 0, "message": {"role": "assistant", "content": text, "refusal": None},
-                             "logprobs": None, "finish_reason": finish}],
-                "usage": usage, "system_fingerprint": None})
+            return self._send(
+                200,
+                {
+                    "id": cid,
+                    "object": "chat.completion",
+                    "created": created,
+                    "model": model,
+                    "choices": [
+                        {"index": 0, "message": {"role": "assistant", "content": text, "refusal": None}, "logprobs": None, "finish_reason": finish}
+                    ],
+                    "usage": usage,
+                    "system_fingerprint": None,
+                },
+            )
         include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
 
         def chunk(choices, **extra):
-            c = {"id": cid, "object": "chat.completion.chunk", "created": created, "model": model,
-                 "system_fingerprint": None, "choices": choices}
+            c = {"id": cid, "object": "chat.completion.chunk", "created": created, "model": model, "system_fingerprint": None, "choices": choices}
             return {**c, "usage": None, **extra} if include_usage else c
 
         def choice(delta, finish=None):
@@ -167,12 +190,18 @@ class _Handler(BaseHTTPRequestHandler):
         inputs = body.get("input")
         inputs = [inputs] if isinstance(inputs, str) else inputs
         if not isinstance(inputs, list) or not inputs or not all(isinstance(t, str) and t for t in inputs):
-            return self._send(400, _error("'$.input' is invalid. Please check the API reference: "
-                                          "https://platform.openai.com/docs/api-reference.", param="input"))
+            return self._send(
+                400, _error("'$.input' is invalid. Please check the API reference: https://platform.openai.com/docs/api-reference.", param="input")
+            )
         too_long = [t for t in inputs if fake.embed_window and _count_tokens(t) > fake.embed_window]
         if too_long:  # llama.cpp refuses; other servers cut silently, which is worse
-            return self._send(500, _error(f"input is too large to process. increase the physical batch size "
-                                          f"({_count_tokens(too_long[0])} > {fake.embed_window})", type_="server_error"))
+            return self._send(
+                500,
+                _error(
+                    f"input is too large to process. increase the physical batch size ({_count_tokens(too_long[0])} > {fake.embed_window})",
+                    type_="server_error",
+                ),
+            )
         dim = int(body.get("dimensions") or fake.embedding_dim)
         as_b64 = body.get("encoding_format") == "base64"
         data = []
@@ -181,8 +210,7 @@ class _Handler(BaseHTTPRequestHandler):
             emb = base64.b64encode(struct.pack(f"<{dim}f", *vec)).decode("ascii") if as_b64 else vec
             data.append({"object": "embedding", "index": i, "embedding": emb})
         tokens = sum(_count_tokens(t) for t in inputs)
-        self._send(200, {"object": "list", "data": data, "model": body["model"],
-                         "usage": {"prompt_tokens": tokens, "total_tokens": tokens}})
+        self._send(200, {"object": "list", "data": data, "model": body["model"], "usage": {"prompt_tokens": tokens, "total_tokens": tokens}})
 
     # -- wire helpers -------------------------------------------------------
     def _send(self, status: int, payload, close: bool = False):
@@ -232,8 +260,15 @@ class _Server(ThreadingHTTPServer):
 class FakeOpenAI:
     """A local OpenAI-compatible server; use as a context manager (or start()/stop())."""
 
-    def __init__(self, models=("fake-chat", "fake-embed"), *, api_key: str | None = None,
-                 embedding_dim: int = 16, chunk_size: int = 4, default_reply: str = DEFAULT_REPLY):
+    def __init__(
+        self,
+        models=("fake-chat", "fake-embed"),
+        *,
+        api_key: str | None = None,
+        embedding_dim: int = 16,
+        chunk_size: int = 4,
+        default_reply: str = DEFAULT_REPLY,
+    ):
         self.models, self.api_key = list(models), api_key
         self.embedding_dim, self.chunk_size, self.default_reply = embedding_dim, chunk_size, default_reply
         self.embed_window: int | None = None  # set: /v1/models reports it, and longer embedding inputs are refused
@@ -251,8 +286,7 @@ class FakeOpenAI:
     def start(self) -> FakeOpenAI:
         self._stopping.clear()
         self._server = _Server(self)
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
-                                        name="FakeOpenAI", daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="FakeOpenAI", daemon=True)
         self._thread.start()
         return self
 
@@ -286,9 +320,10 @@ class FakeOpenAI:
     def fail_next(self, status: int = 500, body=None, times: int = 1) -> None:
         """The next `times` requests get `status` with `body` (dict -> JSON, str/bytes raw)."""
         if body is None:
-            body = _error("The server had an error while processing your request. Sorry about that!"
-                          if status >= 500 else f"Injected HTTP {status} error",
-                          "server_error" if status >= 500 else "invalid_request_error")
+            body = _error(
+                "The server had an error while processing your request. Sorry about that!" if status >= 500 else f"Injected HTTP {status} error",
+                "server_error" if status >= 500 else "invalid_request_error",
+            )
         with self._lock:
             self._failures.extend([(status, body)] * times)
 
@@ -303,7 +338,7 @@ class FakeOpenAI:
             reply = self.chat_handler(body) if self.chat_handler else self.default_reply
         if isinstance(reply, str):
             n = max(1, self.chunk_size)
-            return [reply[i:i + n] for i in range(0, len(reply), n)]
+            return [reply[i : i + n] for i in range(0, len(reply), n)]
         return list(reply)
 
     def _sleep(self, seconds: float) -> None:

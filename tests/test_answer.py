@@ -13,8 +13,8 @@ import pytest
 
 from rag.answer.ask import Turn, ask, messages_for, search_query
 from rag.answer.chat import OpenAIChat
-from rag.answer.phantoms import phantoms
 from rag.answer.context import ContextLimits, build_context
+from rag.answer.phantoms import phantoms
 from rag.errors import ChatError
 from rag.search.retrieve import Hit
 from rag.tokens import count_tokens
@@ -59,7 +59,12 @@ def test_valid_citations_become_citations_with_path_heading_and_lines(ws, srv, c
     (citation,) = answer.citations
     source = answer.context.get("S1")
     assert (citation.id, citation.path, citation.heading, citation.start_line, citation.end_line) == (
-        "S1", source.path, source.heading, source.start_line, source.end_line)
+        "S1",
+        source.path,
+        source.heading,
+        source.start_line,
+        source.end_line,
+    )
     assert source.path == "Notes/Байкал.md"
 
 
@@ -112,10 +117,13 @@ def test_the_prompt_goes_over_the_wire_with_rules_fenced_sources_and_the_questio
         assert source.label in user["content"]
 
 
-@pytest.mark.parametrize("name, question, turns, notes", [
-    ("en", "What hydration do I use for whole wheat?", (), ("Notes/Sourdough.md", "Notes/SQLite.md")),
-    ("ru-follow-up", "А сколько стоило жильё?", (Turn("Когда мы ездили на Байкал?", "В марте 2025 года [S1]."),), ("Notes/Байкал.md",)),
-])
+@pytest.mark.parametrize(
+    "name, question, turns, notes",
+    [
+        ("en", "What hydration do I use for whole wheat?", (), ("Notes/Sourdough.md", "Notes/SQLite.md")),
+        ("ru-follow-up", "А сколько стоило жильё?", (Turn("Когда мы ездили на Байкал?", "В марте 2025 года [S1]."),), ("Notes/Байкал.md",)),
+    ],
+)
 def test_rendered_prompts_match_golden_files(ws, vault, name, question, turns, notes):
     chunks = [c for path in notes for c in ws.store.chunks_of(path)]
     context = build_context([Hit(c, 1.0) for c in chunks], vault=vault, limits=ContextLimits(max_chunks_per_note=3))
@@ -208,8 +216,19 @@ def test_the_answer_json_has_the_documented_shape(ws, vault, srv, chat):
     note.write_text(note.read_text(encoding="utf-8").replace("72%", "73%"), encoding="utf-8")
     answer = ask(ws, BAIKAL + " hydration whole wheat", chat=chat)
     data = json.loads(json.dumps(answer.to_json()))
-    assert set(data) == {"question", "mode", "answer", "citations", "sources", "removed_citations", "dropped_sources", "not_found",
-                         "claims", "grounding", "truncated"}
+    assert set(data) == {
+        "question",
+        "mode",
+        "answer",
+        "citations",
+        "sources",
+        "removed_citations",
+        "dropped_sources",
+        "not_found",
+        "claims",
+        "grounding",
+        "truncated",
+    }
     (claim,) = data["claims"]
     holder = next(s.id for s in answer.context.sources if "38 000" in s.text)
     assert set(claim) == {"text", "cited", "status", "sources", "reason"}

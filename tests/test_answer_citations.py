@@ -87,9 +87,28 @@ def test_a_stream_holds_back_only_a_possible_citation():
 
 # --- property: whatever citation-shaped text a model streams, cut wherever, no phantom reaches the person --------
 
-_TEMPLATES = ("[S{n}]", "[С{n}]", "【S{n}】", "[^S{n}]", "[S{n}†L{k}]", "[[S{n}]]", "(source S{n})", "(S{n}, S{k})",
-              "[S{n}, S{k}]", "[S{n}-S{k}]", " Source: S{n}", " according to S{n}", "\nS{n}: ", "[Source: S{n}]",
-              "(см. С{n})", "[S {n}]", "[s{n}; S{k}]", "【S{n}†source】", " согласно С{n}", "[S{n} and S{k}]")
+_TEMPLATES = (
+    "[S{n}]",
+    "[С{n}]",
+    "【S{n}】",
+    "[^S{n}]",
+    "[S{n}†L{k}]",
+    "[[S{n}]]",
+    "(source S{n})",
+    "(S{n}, S{k})",
+    "[S{n}, S{k}]",
+    "[S{n}-S{k}]",
+    " Source: S{n}",
+    " according to S{n}",
+    "\nS{n}: ",
+    "[Source: S{n}]",
+    "(см. С{n})",
+    "[S {n}]",
+    "[s{n}; S{k}]",
+    "【S{n}†source】",
+    " согласно С{n}",
+    "[S{n} and S{k}]",
+)
 _PROSE = ("The trip", " cost 38 000 roubles", ".", "\n", " ", "- ", "Байкал", " in March", ", ", "**bold** ", "1. ")
 _citation = st.builds(lambda t, n, k: t.format(n=n, k=k), st.sampled_from(_TEMPLATES), st.integers(1, 12), st.integers(1, 12))
 _reply = st.lists(st.one_of(_citation, st.sampled_from(_PROSE)), min_size=1, max_size=14).map("".join)

@@ -27,10 +27,24 @@ def xquad_dir(tmp_path):
     for name, text in NOTES.items():
         (root / "vault-en" / name).write_text(text, encoding="utf-8")
     rows = [
-        {"id": "1", "question": "What is the maximum depth in metres?", "answers": [{"text": "1642 metres"}],
-         "gold_file": "Lakes.md", "gold_line_start": 4, "gold_line_end": 4, "answer_line": 4},
-        {"id": "2", "question": "At what temperature do I bake sourdough?", "answers": [{"text": "250 degrees."}],
-         "gold_file": "Bread.md", "gold_line_start": 3, "gold_line_end": 3, "answer_line": 3},
+        {
+            "id": "1",
+            "question": "What is the maximum depth in metres?",
+            "answers": [{"text": "1642 metres"}],
+            "gold_file": "Lakes.md",
+            "gold_line_start": 4,
+            "gold_line_end": 4,
+            "answer_line": 4,
+        },
+        {
+            "id": "2",
+            "question": "At what temperature do I bake sourdough?",
+            "answers": [{"text": "250 degrees."}],
+            "gold_file": "Bread.md",
+            "gold_line_start": 3,
+            "gold_line_end": 3,
+            "answer_line": 3,
+        },
     ]
     (root / "qa.en.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     return root
@@ -42,8 +56,12 @@ def scifact_dir(tmp_path):
     (root / "vault").mkdir(parents=True)
     (root / "vault" / "1.md").write_text("# Vitamin\n\nVitamin B12 lowers homocysteine.\nIt was a large trial.\n", encoding="utf-8")
     rows = [
-        {"id": "7", "claim": "Vitamin B12 lowers homocysteine.", "verdict": "SUPPORT",
-         "evidence": [{"file": "1.md", "label": "SUPPORT", "lines": [3]}]},
+        {
+            "id": "7",
+            "claim": "Vitamin B12 lowers homocysteine.",
+            "verdict": "SUPPORT",
+            "evidence": [{"file": "1.md", "label": "SUPPORT", "lines": [3]}],
+        },
         {"id": "8", "claim": "Cats can fly.", "verdict": "NOT_ENOUGH_INFO", "evidence": []},
     ]
     (root / "claims.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")

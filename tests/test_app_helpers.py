@@ -10,7 +10,14 @@ import pytest
 from rag.errors import ConfigError, RagError, VaultError
 from rag.web.ui_indexing import BackgroundIndexer
 from rag.web.ui_render import (
-    answer_markdown, escape_markdown, excerpt, obsidian_url, parse_cite_href, passage, passage_html, why_found,
+    answer_markdown,
+    escape_markdown,
+    excerpt,
+    obsidian_url,
+    parse_cite_href,
+    passage,
+    passage_html,
+    why_found,
 )
 from rag.web.ui_search import Filters, filter_choices, search_notes
 from rag.web.ui_stream import StreamedCall
@@ -34,7 +41,10 @@ def test_obsidian_url_encodes_the_vault_name_and_the_path():
     from pathlib import Path
 
     url = obsidian_url(Path("/home/me/My Vault"), "Notes/Поездка на Байкал.md")
-    assert url == "obsidian://open?vault=My%20Vault&file=Notes%2F%D0%9F%D0%BE%D0%B5%D0%B7%D0%B4%D0%BA%D0%B0%20%D0%BD%D0%B0%20%D0%91%D0%B0%D0%B9%D0%BA%D0%B0%D0%BB.md"
+    assert (
+        url
+        == "obsidian://open?vault=My%20Vault&file=Notes%2F%D0%9F%D0%BE%D0%B5%D0%B7%D0%B4%D0%BA%D0%B0%20%D0%BD%D0%B0%20%D0%91%D0%B0%D0%B9%D0%BA%D0%B0%D0%BB.md"
+    )
 
 
 def test_why_found_names_the_rank_in_each_channel():
@@ -54,7 +64,13 @@ def test_a_passage_shows_the_cited_lines_marked_inside_their_surroundings(vault)
     p = passage(vault, "Notes/Sourdough.md", 14, 15, cited, around=2, quoted_lines=[14])
     assert not p.changed
     assert [(line.number, line.cited, line.quoted) for line in p.lines] == [
-        (12, False, False), (13, False, False), (14, True, True), (15, True, False), (16, False, False), (17, False, False)]
+        (12, False, False),
+        (13, False, False),
+        (14, True, True),
+        (15, True, False),
+        (16, False, False),
+        (17, False, False),
+    ]
     assert p.lines[2].text.startswith("I keep the dough at 72% hydration")
 
 

@@ -20,8 +20,16 @@ from tests.openai_server import FakeOpenAI
 
 CHROMIUM = "/usr/bin/chromium"
 ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 QUESTION = "What hydration do I keep for white bread?"
 
 if not Path(CHROMIUM).exists():
@@ -55,9 +63,25 @@ def start_app(vault: Path, db: Path, **env) -> tuple[subprocess.Popen, str]:
     environ = {k: v for k, v in os.environ.items() if not k.startswith(("RAG_", "OPENAI_"))}
     environ.update(RAG_VAULT=str(vault), RAG_DB=str(db), **env)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port), "--server.headless", "true",
-         "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, env=environ, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            str(ROOT / "app.py"),
+            "--server.port",
+            str(port),
+            "--server.headless",
+            "true",
+            "--server.fileWatcherType",
+            "none",
+            "--browser.gatherUsageStats",
+            "false",
+        ],
+        cwd=ROOT,
+        env=environ,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
     )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
@@ -102,7 +126,8 @@ def test_asking_in_the_browser_and_clicking_a_citation_shows_the_passage_and_its
         sync_api.expect(dialog).to_contain_text("Notes/Sourdough.md")
         sync_api.expect(dialog).to_contain_text("I keep the dough at 72% hydration for white bread")
         sync_api.expect(dialog.get_by_role("link", name="Open in Obsidian")).to_have_attribute(
-            "href", "obsidian://open?vault=vault&file=Notes%2FSourdough.md")
+            "href", "obsidian://open?vault=vault&file=Notes%2FSourdough.md"
+        )
     finally:
         stop(proc)
 

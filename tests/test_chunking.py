@@ -32,8 +32,14 @@ def test_chunks_match_golden_files(path):
     rel = path.relative_to(FIXTURES / "vault").as_posix()
     chunks = chunks_of(decode(path.read_bytes(), rel), rel)
     got = [
-        {"heading_path": c.heading_path, "lines": [c.start_line, c.end_line], "chars": [c.start_char, c.end_char],
-         "tokens": c.tokens, "id": c.id, "index_text": c.index_text}
+        {
+            "heading_path": c.heading_path,
+            "lines": [c.start_line, c.end_line],
+            "chars": [c.start_char, c.end_char],
+            "tokens": c.tokens,
+            "id": c.id,
+            "index_text": c.index_text,
+        }
         for c in chunks
     ]
     golden = GOLDEN / (rel.replace("/", "__") + ".json")

@@ -19,17 +19,21 @@ def test_a_citation_belongs_to_the_sentence_it_ends_before_or_after_the_full_sto
 
 def test_a_citation_opening_a_line_belongs_to_what_follows():
     assert claims("[S2] Билеты стоили 38 000 рублей.\n- [S1] Жильё — 27 000.") == [
-        ("Билеты стоили 38 000 рублей.", ("S2",)), ("Жильё — 27 000.", ("S1",))]
+        ("Билеты стоили 38 000 рублей.", ("S2",)),
+        ("Жильё — 27 000.", ("S1",)),
+    ]
 
 
 def test_list_items_are_claims_and_a_lead_in_is_not():
     assert claims("The steps are:\n\n1. Mix flour and water [S1].\n2. Rest for an hour [S1].\n- Bake at 250 °C") == [
-        ("Mix flour and water.", ("S1",)), ("Rest for an hour.", ("S1",)), ("Bake at 250 °C", ())]
+        ("Mix flour and water.", ("S1",)),
+        ("Rest for an hour.", ("S1",)),
+        ("Bake at 250 °C", ()),
+    ]
 
 
 def test_a_line_of_citations_alone_covers_the_uncited_claims_before_it():
-    assert claims("Tickets cost 38 000. Housing 27 000 [S2].\n[S1]") == [
-        ("Tickets cost 38 000.", ("S1",)), ("Housing 27 000.", ("S2",))]
+    assert claims("Tickets cost 38 000. Housing 27 000 [S2].\n[S1]") == [("Tickets cost 38 000.", ("S1",)), ("Housing 27 000.", ("S2",))]
     assert claims("Tickets cost 38 000.\n\n[S1][S3]") == [("Tickets cost 38 000.", ("S1", "S3"))]
 
 
@@ -54,8 +58,13 @@ def test_saying_the_notes_have_no_answer_is_not_a_claim():
 
 
 def test_abstention_phrases_in_both_languages():
-    for sentence in ["The sources do not mention Canberra.", "There is no information about the price in the notes.",
-                     "I cannot find this in the sources.", "В заметках не указано, когда это было.", "Нет информации о цене."]:
+    for sentence in [
+        "The sources do not mention Canberra.",
+        "There is no information about the price in the notes.",
+        "I cannot find this in the sources.",
+        "В заметках не указано, когда это было.",
+        "Нет информации о цене.",
+    ]:
         assert abstains(sentence), sentence
     for sentence in ["He does not mention it to his wife.", "Нет, он не приехал.", "The file was not found on the server."]:
         assert not abstains(sentence), sentence

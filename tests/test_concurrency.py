@@ -110,10 +110,13 @@ CHILD = textwrap.dedent("""
 def test_two_processes_index_and_search_one_index_at_once(settings, vault, fake_embedder):
     with Workspace.open(settings, create=True, embedder=fake_embedder) as ws:
         ws.sync()
-    env = {**os.environ, "PYTHONPATH": os.getcwd()}
+    env = dict(os.environ)
     run = lambda role, rounds: subprocess.Popen(  # noqa: E731
         [sys.executable, "-c", CHILD, role, str(vault), str(settings.db_path), str(rounds)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
     )
     procs = [run("writer", 40), run("writer", 40), run("reader", 300)]
     for p in procs:
@@ -151,9 +154,13 @@ def test_two_processes_embedding_one_index_never_embed_a_text_twice(settings, va
         assert result.error is None and done + result.reference == len(embedder.embedded)
         print(done, result.reference)
     """)
-    env = {**os.environ, "PYTHONPATH": os.getcwd()}
-    procs = [subprocess.Popen([sys.executable, "-c", child, str(vault), str(settings.db_path)], stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True, env=env) for _ in range(2)]
+    env = dict(os.environ)
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", child, str(vault), str(settings.db_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+        )
+        for _ in range(2)
+    ]
     counts, references = [], []
     for p in procs:
         out, err = p.communicate(timeout=120)

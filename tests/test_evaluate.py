@@ -8,8 +8,8 @@ import math
 import pytest
 from click.testing import CliRunner
 
-from rag.eval import retrieval as evaluate
 from rag.cli import cli
+from rag.eval import retrieval as evaluate
 
 
 def test_ndcg_recall_and_mrr_match_hand_computed_values():

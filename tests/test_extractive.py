@@ -10,11 +10,11 @@ import pytest
 from click.testing import CliRunner
 
 from rag.answer.ask import ask
+from rag.answer.context import FrozenContext, Source, build_context
+from rag.answer.extractive import extract
 from rag.answer.phantoms import phantoms
 from rag.cli import cli
 from rag.config import load_settings
-from rag.answer.context import FrozenContext, Source, build_context
-from rag.answer.extractive import extract
 from rag.index.sentences import split, split_sentences
 from rag.search.text_vectors import TextVectors
 from rag.workspace import Workspace
@@ -30,7 +30,11 @@ def sentences(text, first_line=1):
 def test_wrapped_lines_of_a_paragraph_are_one_text_and_each_sentence_keeps_its_first_line():
     text = "First sentence is here.\nIt wraps onto a second\nline. Third one.\n\n- A list item\n  that wraps.\n"
     assert sentences(text, first_line=10) == [
-        ("First sentence is here.", 10), ("It wraps onto a second line.", 11), ("Third one.", 12), ("A list item that wraps.", 14)]
+        ("First sentence is here.", 10),
+        ("It wraps onto a second line.", 11),
+        ("Third one.", 12),
+        ("A list item that wraps.", 14),
+    ]
 
 
 def test_headings_code_table_rules_and_callout_markers_are_not_sentences():
@@ -38,11 +42,14 @@ def test_headings_code_table_rules_and_callout_markers_are_not_sentences():
     assert sentences(text) == [("Feed it twice.", 8), ("a: 1; b: 2", 12)]
 
 
-@pytest.mark.parametrize("line, parts", [
-    ("The U.S. Army won. Then Dr. Smith left.", ["The U.S. Army won.", "Then Dr. Smith left."]),
-    ("Мы были там в 2025 г. и видели лёд. Потом уехали.", ["Мы были там в 2025 г. и видели лёд.", "Потом уехали."]),
-    ("Is it 72%? Yes! 80% for whole wheat…", ["Is it 72%?", "Yes!", "80% for whole wheat…"]),
-])
+@pytest.mark.parametrize(
+    "line, parts",
+    [
+        ("The U.S. Army won. Then Dr. Smith left.", ["The U.S. Army won.", "Then Dr. Smith left."]),
+        ("Мы были там в 2025 г. и видели лёд. Потом уехали.", ["Мы были там в 2025 г. и видели лёд.", "Потом уехали."]),
+        ("Is it 72%? Yes! 80% for whole wheat…", ["Is it 72%?", "Yes!", "80% for whole wheat…"]),
+    ],
+)
 def test_sentences_end_at_punctuation_but_not_after_abbreviations(line, parts):
     assert [line[a:b] for a, b in split_sentences(line)] == parts
 
@@ -104,12 +111,27 @@ def test_an_unrelated_question_is_not_found_rather_than_a_dump(real_ws):
 
 def test_cli_ask_json_has_the_documented_keys(real_ws):
     s = real_ws.settings
-    result = CliRunner().invoke(cli, ["ask", "Сколько стоили билеты на самолёт?", "--vault", str(s.vault), "--db", str(s.db_path), "--json"],
-                                env={"RAG_CHAT_MODEL": ""}, catch_exceptions=False)
+    result = CliRunner().invoke(
+        cli,
+        ["ask", "Сколько стоили билеты на самолёт?", "--vault", str(s.vault), "--db", str(s.db_path), "--json"],
+        env={"RAG_CHAT_MODEL": ""},
+        catch_exceptions=False,
+    )
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
-    assert set(data) == {"question", "mode", "answer", "citations", "sources", "removed_citations", "dropped_sources", "not_found",
-                         "claims", "grounding", "truncated"}
+    assert set(data) == {
+        "question",
+        "mode",
+        "answer",
+        "citations",
+        "sources",
+        "removed_citations",
+        "dropped_sources",
+        "not_found",
+        "claims",
+        "grounding",
+        "truncated",
+    }
     assert data["mode"] == "extractive" and data["citations"][0]["path"] == "Notes/Байкал.md"
     assert data["claims"] and all(c["status"] == "supported" for c in data["claims"])
     assert data["grounding"]["supported"] == len(data["claims"])
@@ -121,10 +143,18 @@ def test_cli_ask_streams_the_model_answer_then_lists_sources_without_phantoms(re
     with FakeOpenAI() as srv:
         srv.script_chat(["Tickets cost 38 000 ", "rubles [S1] ", "[S99]."])
         env = {"RAG_CHAT_MODEL": "fake-chat", "OPENAI_BASE_URL": srv.base_url, "OPENAI_API_KEY": ""}
-        result = CliRunner().invoke(cli, ["ask", "How much were the plane tickets to Baikal?", "--vault", str(s.vault), "--db", str(s.db_path)],
-                                    env=env, catch_exceptions=False)
-        extractive = CliRunner().invoke(cli, ["ask", "How much were the plane tickets?", "--vault", str(s.vault), "--db", str(s.db_path), "--extractive"],
-                                        env=env, catch_exceptions=False)
+        result = CliRunner().invoke(
+            cli,
+            ["ask", "How much were the plane tickets to Baikal?", "--vault", str(s.vault), "--db", str(s.db_path)],
+            env=env,
+            catch_exceptions=False,
+        )
+        extractive = CliRunner().invoke(
+            cli,
+            ["ask", "How much were the plane tickets?", "--vault", str(s.vault), "--db", str(s.db_path), "--extractive"],
+            env=env,
+            catch_exceptions=False,
+        )
         assert len(srv.requests) == 1, "--extractive never calls the model"
     assert result.exit_code == 0, result.output
     assert "Tickets cost 38 000 rubles [S1]." in result.stdout and "S99" not in result.stdout
@@ -176,6 +206,11 @@ def test_sentences_and_question_are_compared_as_the_index_compares_them(fake_emb
     languages.calls.clear()
     found = extract(question, context, vectors=TextVectors(fake_embedder, languages=languages))
     assert found.not_found  # still: not found is the words' call without the calibrated model
-    assert ("question", question) in languages.calls and ("sentences", ("Rye dough rests overnight in the fridge.",
-                                                                          "The vet gave the cat a rabies shot.")) in languages.calls
-    assert languages.calls == [("sentences", ("Rye dough rests overnight in the fridge.", "The vet gave the cat a rabies shot.")), ("question", question)]
+    assert ("question", question) in languages.calls and (
+        "sentences",
+        ("Rye dough rests overnight in the fridge.", "The vet gave the cat a rabies shot."),
+    ) in languages.calls
+    assert languages.calls == [
+        ("sentences", ("Rye dough rests overnight in the fridge.", "The vet gave the cat a rabies shot.")),
+        ("question", question),
+    ]

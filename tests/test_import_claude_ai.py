@@ -35,8 +35,9 @@ def test_messages_are_put_in_time_order(new_vault):
 
 
 def test_legacy_artifact_becomes_a_titled_fenced_block_that_survives_backticks():
-    text = legacy_text('Intro\n<antArtifact identifier="x" type="application/vnd.ant.code" language="python" '
-                       'title="Demo">\nprint("```")\n</antArtifact>\nOutro')
+    text = legacy_text(
+        'Intro\n<antArtifact identifier="x" type="application/vnd.ant.code" language="python" title="Demo">\nprint("```")\n</antArtifact>\nOutro'
+    )
     assert text == 'Intro\n\n**Artifact: Demo** · `application/vnd.ant.code`\n\n````python\nprint("```")\n````\n\nOutro'
 
 
@@ -54,9 +55,16 @@ def test_empty_conversations_are_not_imported(new_vault):
 def test_new_schema_keeps_text_thinking_tools_voice_and_attachments(new_vault):
     import_export("claude-ai", BLOCKS, new_vault)
     text = _note(new_vault, "Conversations/claude-ai/General/2025-06-10 Trip budget plan v2.md")
-    for expected in ("*Voice note:* Plan a two-day trip", "> [!thinking]- Thinking", "**Tool: web_search**",
-                     "print(80*2 + 60 + 15)", "**Artifact: Budget**", "hotel 80/night", "*Files:* map.png, ticket.pdf",
-                     "Fallback text when content is empty"):
+    for expected in (
+        "*Voice note:* Plan a two-day trip",
+        "> [!thinking]- Thinking",
+        "**Tool: web_search**",
+        "print(80*2 + 60 + 15)",
+        "**Artifact: Budget**",
+        "hotel 80/night",
+        "*Files:* map.png, ticket.pdf",
+        "Fallback text when content is empty",
+    ):
         assert expected in text
 
 

@@ -24,8 +24,7 @@ def test_blocks_of_one_message_form_one_turn_even_with_tool_results_between(new_
     text = _main(new_vault)
     # msg_A: thinking, text, Bash, (tool result line), Read — one block run, in order, under one heading.
     turn = text.split("## Claude · ")[1].split("## ")[0]
-    assert turn.index("Run the suite first.") < turn.index("Let me run the tests.") < turn.index("**Bash**") \
-        < turn.index("**Read**")
+    assert turn.index("Run the suite first.") < turn.index("Let me run the tests.") < turn.index("**Bash**") < turn.index("**Read**")
     assert "- **Bash** `pytest -q` → `2 failed, 10 passed in 0.31s …`\n- **Read** " in turn
     assert "messages: 9" in text  # user prompts + distinct assistant message ids + the compaction summary
 
@@ -41,8 +40,7 @@ def test_tool_calls_are_summarised_by_their_key_input_and_result(new_vault):
 def test_progress_snapshots_queue_system_and_meta_records_are_left_out(new_vault):
     import_export("claude-code", PROJECT, new_vault)
     text = _main(new_vault)
-    for noise in ("hook_progress", "SessionStart", "also check lint", "turn_duration", "system-reminder",
-                  "Compacted", "trackedFileBackups"):
+    for noise in ("hook_progress", "SessionStart", "also check lint", "turn_duration", "system-reminder", "Compacted", "trackedFileBackups"):
         assert noise not in text
     assert "`/compact keep the test names`" in text
     assert "> [!summary]- Summary of the earlier conversation" in text
@@ -104,8 +102,12 @@ def test_a_jsonl_of_something_else_imports_nothing_and_says_so(new_vault, tmp_pa
 
 def test_a_lone_surrogate_in_a_prompt_does_not_break_the_file_name(new_vault, tmp_path):
     session = tmp_path / "s.jsonl"
-    record = {"type": "user", "sessionId": "s-1", "timestamp": "2026-01-01T00:00:00Z",
-              "message": {"role": "user", "content": "broken \\ud800 emoji \\ud83d\\ude00"}}
+    record = {
+        "type": "user",
+        "sessionId": "s-1",
+        "timestamp": "2026-01-01T00:00:00Z",
+        "message": {"role": "user", "content": "broken \\ud800 emoji \\ud83d\\ude00"},
+    }
     session.write_text(json.dumps(record).replace("\\\\u", "\\u") + "\n", encoding="utf-8")
     report = import_export("claude-code", session, new_vault)
     assert report.created[0].endswith("2026-01-01 broken \ufffd emoji 😀.md")

@@ -17,8 +17,7 @@ GOLDEN = Path(__file__).parent / "golden" / "import"
 
 
 def _files(root: Path) -> dict[str, str]:
-    return {p.relative_to(root).as_posix(): p.read_text(encoding="utf-8")
-            for p in sorted(root.rglob("*")) if p.is_file()}
+    return {p.relative_to(root).as_posix(): p.read_text(encoding="utf-8") for p in sorted(root.rglob("*")) if p.is_file()}
 
 
 def _zip_folder(folder: Path, target: Path) -> Path:

@@ -28,8 +28,9 @@ def _export(tmp_path: Path, change) -> Path:
 
 
 def _add_turn(data: list) -> None:
-    data[0]["chat_messages"].append({"uuid": "m9", "text": "One more question.", "sender": "human",
-                                     "created_at": "2024-03-06T10:00:00Z", "attachments": [], "files": []})
+    data[0]["chat_messages"].append(
+        {"uuid": "m9", "text": "One more question.", "sender": "human", "created_at": "2024-03-06T10:00:00Z", "attachments": [], "files": []}
+    )
 
 
 def _snapshot(vault: Path) -> dict[str, bytes]:
@@ -65,8 +66,7 @@ def test_an_edited_note_is_never_overwritten(new_vault, tmp_path):
 def test_a_note_whose_frontmatter_was_edited_counts_as_edited(new_vault, tmp_path):
     import_export("claude-ai", LEGACY, new_vault)
     note = new_vault / HELPER
-    note.write_text(note.read_text(encoding="utf-8").replace('project: "General"\n', 'project: "General"\ntags: [x]\n'),
-                    encoding="utf-8")
+    note.write_text(note.read_text(encoding="utf-8").replace('project: "General"\n', 'project: "General"\ntags: [x]\n'), encoding="utf-8")
     assert import_export("claude-ai", _export(tmp_path, _add_turn), new_vault).skipped_edited == (HELPER,)
 
 
@@ -74,9 +74,19 @@ def test_a_conversation_note_without_a_stamp_is_left_alone(vault):
     # The shared fixture vault holds a hand-made claude-ai note (conversation abc-123) with no import stamp.
     path = vault / "Conversations/claude-ai/General/2026-04-10 Bread chat.md"
     export = vault.parent / "conversations.json"
-    export.write_text(json.dumps([{"uuid": "abc-123", "name": "Bread chat", "created_at": "2026-04-10T09:12:00Z",
-                                   "chat_messages": [{"sender": "human", "text": "New text",
-                                                      "created_at": "2026-04-10T09:12:00Z"}]}]), encoding="utf-8")
+    export.write_text(
+        json.dumps(
+            [
+                {
+                    "uuid": "abc-123",
+                    "name": "Bread chat",
+                    "created_at": "2026-04-10T09:12:00Z",
+                    "chat_messages": [{"sender": "human", "text": "New text", "created_at": "2026-04-10T09:12:00Z"}],
+                }
+            ]
+        ),
+        encoding="utf-8",
+    )
     before = path.read_bytes()
     report = import_export("claude-ai", export, vault)
     assert report.skipped_edited == ("Conversations/claude-ai/General/2026-04-10 Bread chat.md",)
@@ -177,12 +187,15 @@ def test_stamp_detects_any_change_to_the_text():
     assert not is_untouched("---\ntitle: x\n---\n\nbody\n")
 
 
-@pytest.mark.parametrize("title, expected", [
-    ("a/b\\c:d*e?f\"g<h>i|j#k^l[m]n", "a b c d e f g h i j k l m n"),
-    ("  ..dots..  ", "dots"),
-    ("CON", "_CON"),
-    ("", "Untitled"),
-    ("Очень " * 30, ("Очень " * 13).strip()),
-])
+@pytest.mark.parametrize(
+    "title, expected",
+    [
+        ('a/b\\c:d*e?f"g<h>i|j#k^l[m]n', "a b c d e f g h i j k l m n"),
+        ("  ..dots..  ", "dots"),
+        ("CON", "_CON"),
+        ("", "Untitled"),
+        ("Очень " * 30, ("Очень " * 13).strip()),
+    ],
+)
 def test_file_names_are_safe_everywhere(title, expected):
     assert safe_name(title) == expected

@@ -18,11 +18,26 @@ def _write_export(path: Path, conversations: int, turns: int) -> None:
         out.write("[")
         for i in range(conversations):
             day = f"2024-05-{1 + i % 28:02d}"
-            messages = [{"uuid": f"m{i}-{j}", "sender": "human" if j % 2 == 0 else "assistant",
-                         "text": f"{PARAGRAPH}\n\n```python\nprint({j})\n```", "created_at": f"{day}T10:{j:02d}:00Z",
-                         "updated_at": f"{day}T10:{j:02d}:00Z", "attachments": [], "files": []} for j in range(turns)]
-            conv = {"uuid": f"conv-{i:06d}", "name": f"Разговор номер {i}", "created_at": f"{day}T10:00:00Z",
-                    "updated_at": f"{day}T11:00:00Z", "account": {"uuid": "acc"}, "chat_messages": messages}
+            messages = [
+                {
+                    "uuid": f"m{i}-{j}",
+                    "sender": "human" if j % 2 == 0 else "assistant",
+                    "text": f"{PARAGRAPH}\n\n```python\nprint({j})\n```",
+                    "created_at": f"{day}T10:{j:02d}:00Z",
+                    "updated_at": f"{day}T10:{j:02d}:00Z",
+                    "attachments": [],
+                    "files": [],
+                }
+                for j in range(turns)
+            ]
+            conv = {
+                "uuid": f"conv-{i:06d}",
+                "name": f"Разговор номер {i}",
+                "created_at": f"{day}T10:00:00Z",
+                "updated_at": f"{day}T11:00:00Z",
+                "account": {"uuid": "acc"},
+                "chat_messages": messages,
+            }
             out.write(("," if i else "") + json.dumps(conv, ensure_ascii=True))
         out.write("]")
 

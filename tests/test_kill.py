@@ -23,7 +23,7 @@ def test_sigkill_during_indexing_then_rerun_completes_a_consistent_index(tmp_pat
         (vault / f"note {i:02d}.md").write_text(f"# Note {i}\n\n{body}\n", encoding="utf-8")
     db = tmp_path / "index.db"
     cmd = [sys.executable, "-m", "rag", "index", "--vault", str(vault), "--db", str(db), "--json"]
-    env = {**os.environ, "PYTHONPATH": os.getcwd()}
+    env = dict(os.environ)
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     deadline = time.time() + 60
     while time.time() < deadline:  # kill once some vectors exist but not all
@@ -38,8 +38,12 @@ def test_sigkill_during_indexing_then_rerun_completes_a_consistent_index(tmp_pat
     assert 0 < vectors_at_kill < 60, "the kill should land mid-embedding"
     state = consistency(db)
     assert state["chunks"] == state["fts"] and state["no_file"] == 0
-    search = subprocess.run([sys.executable, "-m", "rag", "search", "topic 12", "--vault", str(vault), "--db", str(db), "--json", "--mode", "bm25"],
-                            capture_output=True, text=True, env=env)
+    search = subprocess.run(
+        [sys.executable, "-m", "rag", "search", "topic 12", "--vault", str(vault), "--db", str(db), "--json", "--mode", "bm25"],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert search.returncode == 0 and json.loads(search.stdout)
     rerun = subprocess.run(cmd, capture_output=True, text=True, env=env)
     report = json.loads(rerun.stdout)
@@ -117,8 +121,10 @@ def _vault(path, notes: int = 14):
 
 
 def _run_killer(mode, vault, db, kill_at):
-    env = {**os.environ, "PYTHONPATH": os.getcwd()}
-    return subprocess.run([sys.executable, "-c", KILLER, mode, str(vault), str(db), str(kill_at)], capture_output=True, text=True, env=env, timeout=60)
+    env = dict(os.environ)
+    return subprocess.run(
+        [sys.executable, "-c", KILLER, mode, str(vault), str(db), str(kill_at)], capture_output=True, text=True, env=env, timeout=60
+    )
 
 
 def _check_after_kill(vault, db):
@@ -164,13 +170,17 @@ def test_sigkill_of_the_watcher_while_it_follows_edits_renames_and_deletes(tmp_p
 
 def test_a_corrupted_index_file_is_moved_aside_with_a_message_and_rebuilt(tmp_path):
     vault, db = _vault(tmp_path / "vault", notes=3), tmp_path / "index.db"
-    env = {**os.environ, "PYTHONPATH": os.getcwd()}
+    env = dict(os.environ)
     assert _run_killer("index", vault, db, 10_000).returncode == 0
     with open(db, "r+b") as f:  # scribble over the schema page
         f.seek(100)
         f.write(b"\xff" * 4000)
-    search = subprocess.run([sys.executable, "-m", "rag", "search", "topic", "--vault", str(vault), "--db", str(db), "--mode", "bm25"],
-                            capture_output=True, text=True, env=env)
+    search = subprocess.run(
+        [sys.executable, "-m", "rag", "search", "topic", "--vault", str(vault), "--db", str(db), "--mode", "bm25"],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert search.returncode == 1 and "damaged" in search.stderr and "python -m rag index" in search.stderr
     rebuilt = _run_killer("index", vault, db, 10_000)
     assert rebuilt.returncode == 0, rebuilt.stderr
@@ -180,9 +190,10 @@ def test_a_corrupted_index_file_is_moved_aside_with_a_message_and_rebuilt(tmp_pa
 
 def test_sigkill_of_python_m_rag_watch_while_it_follows_saves_then_index_completes(tmp_path):
     vault, db = _vault(tmp_path / "vault", notes=6), tmp_path / "index.db"
-    env = {**os.environ, "PYTHONPATH": os.getcwd()}
-    watcher = subprocess.Popen([sys.executable, "-m", "rag", "watch", "--vault", str(vault), "--db", str(db)],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    env = dict(os.environ)
+    watcher = subprocess.Popen(
+        [sys.executable, "-m", "rag", "watch", "--vault", str(vault), "--db", str(db)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
+    )
     try:
         _poll(lambda: _has_tables(db) and _vectors(db) == 6)  # the first check indexed and embedded what was there
         for i in range(20):  # a burst of new notes; kill while they are being read or embedded
@@ -193,8 +204,9 @@ def test_sigkill_of_python_m_rag_watch_while_it_follows_saves_then_index_complet
         watcher.wait()
     state = consistency(db)
     assert state["chunks"] == state["fts"] and state["no_file"] == 0
-    rerun = subprocess.run([sys.executable, "-m", "rag", "index", "--vault", str(vault), "--db", str(db), "--json"],
-                           capture_output=True, text=True, env=env)
+    rerun = subprocess.run(
+        [sys.executable, "-m", "rag", "index", "--vault", str(vault), "--db", str(db), "--json"], capture_output=True, text=True, env=env
+    )
     assert rerun.returncode == 0, rerun.stderr
     assert json.loads(rerun.stdout)["vectors_missing"] == 0
     state = consistency(db)

@@ -12,12 +12,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rag.search import languages
-from rag.index import sentences
 from rag.config import DEMO_VAULT, load_settings
+from rag.index import sentences
 from rag.index.language_reference import reference_means, reference_texts
-from rag.search.languages import MIN_SCRIPT_ROWS, QUERY_SHIFT, align_scripts, query_shifts, shift_query
 from rag.index.sentences import SCRIPT_CODES
+from rag.search import languages
+from rag.search.languages import MIN_SCRIPT_ROWS, QUERY_SHIFT, align_scripts, query_shifts, shift_query
 from rag.workspace import Workspace
 
 DEMO = Path(__file__).resolve().parent.parent / "examples"

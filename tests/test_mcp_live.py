@@ -22,7 +22,6 @@ class Clock:
         return self.now
 
 
-
 class GatedEmbedder(FakeEmbedder):
     """Blocks while chunking (count_tokens) until `gate` is set: indexing that takes as long as the test wants."""
 

@@ -12,10 +12,10 @@ import anyio
 import pytest
 from mcp import Client
 
-from rag.config import load_settings
-from rag.live import LiveWorkspace
 from rag.agents.mcp_server import TOOLS, build_server
 from rag.agents.notes import MAX_READ_CHARS
+from rag.config import load_settings
+from rag.live import LiveWorkspace
 from rag.workspace import Workspace
 
 from .conftest import FIXTURES
@@ -142,10 +142,16 @@ def escape_link(vault, tmp_path):
     return outside
 
 
-@pytest.mark.parametrize("path, says", [
-    ("../x.md", "'..'"), ("Notes/../../x.md", "'..'"), ("/etc/passwd", "absolute path"), (".rag/index.db", "off limits"),
-    ("Notes/escape.md", "outside the vault"),
-])
+@pytest.mark.parametrize(
+    "path, says",
+    [
+        ("../x.md", "'..'"),
+        ("Notes/../../x.md", "'..'"),
+        ("/etc/passwd", "absolute path"),
+        (".rag/index.db", "off limits"),
+        ("Notes/escape.md", "outside the vault"),
+    ],
+)
 async def test_paths_out_of_the_vault_are_tool_errors_for_every_path_tool(live, escape_link, path, says):
     async with connect(live) as client:
         errors = [

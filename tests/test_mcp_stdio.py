@@ -34,8 +34,10 @@ async def test_search_read_and_a_stale_write_over_real_stdio(tmp_path):
     vault = tmp_path / "vault"
     shutil.copytree(FIXTURES / "vault", vault, symlinks=True)
     params = StdioServerParameters(
-        command=sys.executable, args=["-m", "rag", "mcp", "--vault", str(vault), "--db", str(tmp_path / "index.db")],
-        env={"PYTHONPATH": str(ROOT)}, cwd=tmp_path,  # no rag.toml there, and only the SDK's safe variables
+        command=sys.executable,
+        args=["-m", "rag", "mcp", "--vault", str(vault), "--db", str(tmp_path / "index.db")],
+        env=None,  # only the SDK's safe variables: rag comes from the install (`pip install -e .`), not PYTHONPATH
+        cwd=tmp_path,
     )
     with open(tmp_path / "stderr.log", "w", encoding="utf-8") as errlog:
         started = time.monotonic()
@@ -49,8 +51,9 @@ async def test_search_read_and_a_stale_write_over_real_stdio(tmp_path):
             path = found.structured_content["results"][0]["path"]
             note = await client.call_tool("knowledge_read", {"path": path, "start_line": 1, "end_line": 16})
             (vault / path).write_text("# Sourdough\n\nEdited by the person meanwhile.\n", encoding="utf-8")
-            stale = await client.call_tool("knowledge_write", {"path": path, "content": "# Sourdough\n\nAgent text.\n",
-                                                               "expected_sha256": note.structured_content["sha256"]})
+            stale = await client.call_tool(
+                "knowledge_write", {"path": path, "content": "# Sourdough\n\nAgent text.\n", "expected_sha256": note.structured_content["sha256"]}
+            )
     assert [t.name for t in tools] == list(TOOLS) and handshake < 20
     assert path == "Notes/Sourdough.md" and "72%" in note.structured_content["content"]
     assert stale.is_error and "changed since it was read" in stale.content[0].text
@@ -63,7 +66,7 @@ async def test_http_transport_serves_the_same_tools_on_localhost(tmp_path):
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     command = [sys.executable, "-m", "rag", "mcp", "--vault", str(FIXTURES / "vault"), "--db", str(tmp_path / "index.db"), "--http", str(port)]
-    server = subprocess.Popen(command, cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)}, stderr=subprocess.DEVNULL)
+    server = subprocess.Popen(command, cwd=tmp_path, env=dict(os.environ), stderr=subprocess.DEVNULL)
     try:
         with anyio.fail_after(30):
             while True:

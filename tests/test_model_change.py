@@ -35,7 +35,6 @@ class NewModel(FakeEmbedder):
         return super().embed_passages(texts)
 
 
-
 def test_old_vectors_keep_serving_until_the_new_model_is_complete_then_switch(settings, fake_embedder):
     settings = settings.replace(embed_batch_size=4)
     with Workspace.open(settings, create=True, embedder=fake_embedder) as ws:

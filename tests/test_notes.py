@@ -5,16 +5,16 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
-from rag.errors import ConflictError, NoteError, VaultError
 from rag.agents.notes import MAX_READ_CHARS, append_note, confine, create_note, read_text, write_note
 from rag.agents.projects import commit_decision, commit_session, list_notes, list_projects, project_context
+from rag.errors import ConflictError, NoteError, VaultError
 from rag.index.vault import parse_frontmatter
 
-NOON = datetime(2026, 5, 1, 12, 0, tzinfo=timezone.utc)
+NOON = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
 
 
 def sha(path) -> str:
@@ -264,7 +264,9 @@ def test_list_notes_gives_size_date_tier_and_project_and_filters_by_folder(setti
     workspace.sync()
     listing = list_notes(settings, workspace.store, "Projects/Alpha")
     assert [n.path for n in listing.notes] == [
-        "Projects/Alpha/Decisions/2026-03-14 Use SQLite.md", "Projects/Alpha/Notes/Sensors.md", "Projects/Alpha/Overview.md",
+        "Projects/Alpha/Decisions/2026-03-14 Use SQLite.md",
+        "Projects/Alpha/Notes/Sensors.md",
+        "Projects/Alpha/Overview.md",
     ]
     assert {n.project for n in listing.notes} == {"Alpha"} and listing.total == 3
     assert [n.tier for n in listing.notes] == [2, 1, 1] and listing.notes[0].size > 0 and "T" in listing.notes[0].modified

@@ -1,4 +1,5 @@
 """The fake OpenAI server, exercised with the real `openai` client over real HTTP."""
+
 from __future__ import annotations
 
 import http.client
@@ -11,10 +12,7 @@ import urllib.request
 import openai
 import pytest
 
-try:
-    from tests.openai_server import FakeOpenAI, embed_text
-except ImportError:  # `pytest` run without the repo root on sys.path
-    from openai_server import FakeOpenAI, embed_text
+from tests.openai_server import FakeOpenAI, embed_text
 
 
 @pytest.fixture
@@ -36,8 +34,7 @@ def client(srv):
 
 
 def ask(client, question="What is in my vault?", **kwargs):
-    return client.chat.completions.create(
-        model="fake-chat", messages=[{"role": "user", "content": question}], **kwargs)
+    return client.chat.completions.create(model="fake-chat", messages=[{"role": "user", "content": question}], **kwargs)
 
 
 def cosine(a, b):
@@ -99,9 +96,12 @@ def test_sse_framing_on_the_wire_ends_with_done():
     with FakeOpenAI(chunk_size=3) as srv:
         srv.script_chat("abcdefgh")
         conn = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=5)
-        conn.request("POST", "/v1/chat/completions", headers={"Content-Type": "application/json"},
-                     body=json.dumps({"model": "fake-chat", "stream": True,
-                                      "messages": [{"role": "user", "content": "hi"}]}))
+        conn.request(
+            "POST",
+            "/v1/chat/completions",
+            headers={"Content-Type": "application/json"},
+            body=json.dumps({"model": "fake-chat", "stream": True, "messages": [{"role": "user", "content": "hi"}]}),
+        )
         resp = conn.getresponse()
         assert resp.status == 200
         assert resp.getheader("Content-Type").startswith("text/event-stream")
@@ -114,9 +114,8 @@ def test_sse_framing_on_the_wire_ends_with_done():
     frames = body.split(b"\n\n")
     assert frames[-1] == b""  # every frame, including the last, ends in a blank line
     assert all(f.startswith(b"data: ") and b"\n" not in f for f in frames[:-1])
-    events = [json.loads(f[len(b"data: "):]) for f in frames[:-2]]
-    assert [e["choices"][0]["delta"] for e in events] == [
-        {"role": "assistant"}, {"content": "abc"}, {"content": "def"}, {"content": "gh"}, {}]
+    events = [json.loads(f[len(b"data: ") :]) for f in frames[:-2]]
+    assert [e["choices"][0]["delta"] for e in events] == [{"role": "assistant"}, {"content": "abc"}, {"content": "def"}, {"content": "gh"}, {}]
     assert events[-1]["choices"][0]["finish_reason"] == "stop"
 
 
@@ -131,8 +130,7 @@ def test_embeddings_default_client_request_is_base64_and_decodes_to_unit_vector(
 
 
 def test_embeddings_batch_keeps_order_and_similar_texts_score_higher(srv, client):
-    texts = ["my cat sleeps on the sofa", "the cat sleeps on my sofa all day",
-             "quarterly tax invoice reminder"]
+    texts = ["my cat sleeps on the sofa", "the cat sleeps on my sofa all day", "quarterly tax invoice reminder"]
     resp = client.embeddings.create(model="fake-embed", input=texts, encoding_format="float")
     assert [d.index for d in resp.data] == [0, 1, 2]
     a, b, c = (d.embedding for d in resp.data)

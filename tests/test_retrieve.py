@@ -7,8 +7,8 @@ import math
 import pytest
 
 from rag.index import stemming
-from rag.workspace import Workspace
 from rag.search.retrieve import keyword_weight, rrf, zscore_fusion
+from rag.workspace import Workspace
 
 
 def test_rrf_matches_a_hand_computed_example():
@@ -74,7 +74,8 @@ def test_when_meaning_finds_the_answer_in_the_other_language_same_language_keywo
     # Most of the question's words are in an English note, so BM25 can see the query (high coverage) and ranks it
     # first; the answer is in the Russian note only.
     (vault / "Notes" / "Trips.md").write_text(
-        "# Trips\n\nHow many days of leave do I take for a trip? Island trips take days of planning.\n", encoding="utf-8")
+        "# Trips\n\nHow many days of leave do I take for a trip? Island trips take days of planning.\n", encoding="utf-8"
+    )
     with Workspace.open(settings, create=True, embedder=real_embedder) as ws:
         ws.sync()
         question = "How many days did the trip to Olkhon island take?"

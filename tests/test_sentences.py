@@ -33,7 +33,10 @@ def test_each_heading_and_sentence_of_three_words_or_more_gets_a_vector_with_its
     text = "# Pump schedule notes\n\nThe pump runs at night. It stops at six.\nOk.\n\n## Valve\n\n- Check the **valve** weekly\n\n```\n# not a heading in code\n```\n"
     units = sentences.for_vectors(text, first_line=5)
     assert [(t, line) for t, line, _, _ in units] == [
-        ("Pump schedule notes", 5), ("The pump runs at night.", 7), ("It stops at six.", 7), ("Check the valve weekly", 12),
+        ("Pump schedule notes", 5),
+        ("The pump runs at night.", 7),
+        ("It stops at six.", 7),
+        ("Check the valve weekly", 12),
     ]  # "Ok." and "Valve" are too short; emphasis is dropped as in extractive answers; code is not prose
     assert units[1][2] == sentences.vector_key("The pump runs at night.")
 
@@ -153,9 +156,10 @@ def test_one_matching_sentence_in_a_long_note_lifts_it_for_a_cross_language_ques
     (vault / "Поход.md").write_text(
         "# Поход на Эльбрус\n\nМы вышли из лагеря в четыре утра. Погода была ясной, ветер слабым. "
         "На седловине сделали долгий привал и пили чай. Проводник рассказывал о ледниках и трещинах. "
-        "Ключи от машины я оставил в кармане синего рюкзака. Спуск занял почти весь день.\n", encoding="utf-8")
-    (vault / "Keys.md").write_text(
-        "# Home\n\nThe spare house keys are with the neighbour. Car insurance renews in May.\n", encoding="utf-8")
+        "Ключи от машины я оставил в кармане синего рюкзака. Спуск занял почти весь день.\n",
+        encoding="utf-8",
+    )
+    (vault / "Keys.md").write_text("# Home\n\nThe spare house keys are with the neighbour. Car insurance renews in May.\n", encoding="utf-8")
     (vault / "Packing.md").write_text("# Packing list\n\nBlue backpack, tent, stove, two litres of water per person.\n", encoding="utf-8")
     from rag.config import load_settings
 
@@ -169,8 +173,8 @@ def test_one_matching_sentence_in_a_long_note_lifts_it_for_a_cross_language_ques
 
 
 def test_extractive_answers_read_the_indexed_sentence_vectors_instead_of_embedding_again(with_sentences, fake_embedder, monkeypatch):
-    from rag.search import text_vectors
     from rag.answer.ask import ask
+    from rag.search import text_vectors
 
     monkeypatch.setattr(text_vectors, "_CACHE", text_vectors._Cache())  # nothing remembered from other tests
     with Workspace.open(with_sentences, create=True, embedder=fake_embedder) as ws:

@@ -12,8 +12,8 @@ from click.testing import CliRunner
 
 from rag.cli import cli
 from rag.errors import NoteError
-from rag.search.similar import DuplicatePair, Neighbour, duplicate_pairs, note_vectors, similar_notes
 from rag.index.store import Store
+from rag.search.similar import DuplicatePair, Neighbour, duplicate_pairs, note_vectors, similar_notes
 
 
 @pytest.fixture

@@ -17,13 +17,13 @@ import pytest
 
 from rag.agents import notes
 from rag.answer.ask import Turn, messages_for, search_query
-from rag.config import load_settings
 from rag.answer.context import ContextLimits, build_context
-from rag.index.embed import OpenAIEmbedder
+from rag.config import load_settings
 from rag.errors import ConfigError, ConflictError, NoteError, VaultError
 from rag.importers import import_export
+from rag.index.embed import OpenAIEmbedder
+from rag.index.vault import read_note
 from rag.search.retrieve import Hit
-from rag.index.vault import read_note, walk
 from rag.workspace import Workspace, _embedder_named
 
 from .openai_server import FakeOpenAI
@@ -45,6 +45,7 @@ def _search(ws: Workspace, query: str) -> list[str]:
 
 
 # --- 1. symbolic links ------------------------------------------------------------------------------------------
+
 
 def test_links_leading_outside_the_vault_are_not_indexed_searched_or_read(settings, fake_embedder, outside, caplog):
     (settings.vault / "Linked").symlink_to(outside, target_is_directory=True)
@@ -87,6 +88,7 @@ def test_an_import_never_writes_through_a_link_out_of_the_vault(new_vault, outsi
 
 # --- 2. config from the user's folder only -----------------------------------------------------------------------
 
+
 def test_a_rag_toml_in_the_working_folder_is_ignored_with_a_notice(tmp_path, monkeypatch, caplog):
     repo = tmp_path / "untrusted-repo"
     repo.mkdir()
@@ -114,6 +116,7 @@ def test_an_index_from_elsewhere_cannot_point_the_key_at_its_own_endpoint(settin
 
 
 # --- 3. note text and history stay inside the fence ---------------------------------------------------------------
+
 
 def _outside_fences(text: str, fence: str) -> str:
     """The prompt text that is not between two fence lines."""
@@ -167,20 +170,24 @@ def test_the_rewrite_prompt_fences_earlier_turns_too():
 
 # --- 5. every setting is type-checked ------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("key, value, expected", [
-    ("ignore", "Templates/*", r"ignore must be a list of strings, like ignore = \["),
-    ("outside_folders", "/tmp", "outside_folders must be a list of strings"),
-    ("sentence_vectors", "maybe", "sentence_vectors must be true or false"),
-    ("context_max_chars", "big", "context_max_chars must be a whole number"),
-    ("context_max_chars", 1.5, "context_max_chars must be a whole number"),
-    ("max_retries", True, "max_retries must be a whole number"),
-    ("fusion_alpha", 3, r"fusion_alpha must be between 0.0 and 1.0"),
-    ("temperature", -1, r"temperature must be between 0.0 and 2.0"),
-    ("chat_model", ["a"], "chat_model must be a text value"),
-    ("project_aliases", ["a"], "project_aliases must be a table"),
-    ("fusion", "best", "fusion must be one of 'zscore', 'rrf'"),
-    ("embed_window", 4, "embed_window must be between 16"),
-])
+
+@pytest.mark.parametrize(
+    "key, value, expected",
+    [
+        ("ignore", "Templates/*", r"ignore must be a list of strings, like ignore = \["),
+        ("outside_folders", "/tmp", "outside_folders must be a list of strings"),
+        ("sentence_vectors", "maybe", "sentence_vectors must be true or false"),
+        ("context_max_chars", "big", "context_max_chars must be a whole number"),
+        ("context_max_chars", 1.5, "context_max_chars must be a whole number"),
+        ("max_retries", True, "max_retries must be a whole number"),
+        ("fusion_alpha", 3, r"fusion_alpha must be between 0.0 and 1.0"),
+        ("temperature", -1, r"temperature must be between 0.0 and 2.0"),
+        ("chat_model", ["a"], "chat_model must be a text value"),
+        ("project_aliases", ["a"], "project_aliases must be a table"),
+        ("fusion", "best", "fusion must be one of 'zscore', 'rrf'"),
+        ("embed_window", 4, "embed_window must be between 16"),
+    ],
+)
 def test_a_wrong_value_is_one_line_naming_the_key_and_the_form(tmp_path, key, value, expected):
     with pytest.raises(ConfigError, match=expected) as err:
         load_settings(vault=tmp_path, env={}, **{key: value})
@@ -197,6 +204,7 @@ def test_a_wrong_value_in_the_config_file_is_caught_the_same_way(tmp_path):
 
 # --- 6. size cap ----------------------------------------------------------------------------------------------
 
+
 def test_a_huge_md_file_is_skipped_with_a_message_without_being_read(settings, fake_embedder):
     huge = settings.vault / "Notes" / "dump.md"
     with open(huge, "wb") as handle:
@@ -212,6 +220,7 @@ def test_a_huge_md_file_is_skipped_with_a_message_without_being_read(settings, f
 
 
 # --- 7. the embedding window ----------------------------------------------------------------------------------
+
 
 def test_the_openai_embedder_asks_the_window_and_never_sends_more(settings, caplog):
     long_text = " ".join(f"word{i}" for i in range(400))
@@ -234,6 +243,7 @@ def test_the_openai_embedder_asks_the_window_and_never_sends_more(settings, capl
 
 
 # --- 8. compare-and-swap writes with an audit line ------------------------------------------------------------
+
 
 def _log_lines(settings) -> list[list[str]]:
     path = settings.db_path.parent / notes.LOG_NAME
@@ -309,10 +319,15 @@ def test_an_append_without_a_hash_retries_on_a_concurrent_change(settings, monke
 def test_writes_from_two_processes_take_turns(settings, monkeypatch):
     lock = settings.db_path.parent / notes.LOCK_NAME
     lock.parent.mkdir(parents=True, exist_ok=True)
-    holder = subprocess.Popen([sys.executable, "-c", (
-        "import fcntl, sys, time\n"
-        f"h = open({str(lock)!r}, 'a+b'); fcntl.flock(h, fcntl.LOCK_EX); print('held', flush=True); time.sleep(30)\n")],
-        stdout=subprocess.PIPE, text=True)
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            (f"import fcntl, sys, time\nh = open({str(lock)!r}, 'a+b'); fcntl.flock(h, fcntl.LOCK_EX); print('held', flush=True); time.sleep(30)\n"),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert holder.stdout.readline().strip() == "held"
         monkeypatch.setattr(notes, "LOCK_WAIT_SECONDS", 0.3)

@@ -14,7 +14,6 @@ from .test_sync import consistency
 from .waiting import wait_for
 
 
-
 class Recorder:
     """apply() for the watcher: one sync per call, every report kept."""
 
@@ -122,6 +121,7 @@ def test_saved_note_is_found_by_keyword_then_by_meaning_with_the_real_embedder(s
 
 
 # --- the live workspace (MCP server) follows the vault through the watcher ------------------------------------
+
 
 def test_the_live_indexer_indexes_a_saved_note_without_any_read_asking(settings, vault, fake_embedder):
     from rag.live import LiveWorkspace

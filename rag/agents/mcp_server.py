@@ -21,17 +21,17 @@ from mcp_types import ToolAnnotations
 from pydantic import Field
 
 from rag.agents import notes, projects
-from rag.search import similar
-from rag.answer.ask import Citation
-from rag.config import Settings
-from rag.errors import RagError
-from rag.answer.grounding import CheckedClaim
-from rag.live import LiveWorkspace
 from rag.agents.notes import NoteText
 from rag.agents.projects import NoteList, ProjectContext, ProjectInfo
+from rag.answer.ask import Citation
+from rag.answer.grounding import CheckedClaim
+from rag.config import Settings
+from rag.errors import RagError
+from rag.index.vault import check_vault
+from rag.live import LiveWorkspace
+from rag.search import similar
 from rag.search.retrieve import Hit
 from rag.search.similar import Neighbour
-from rag.index.vault import check_vault
 
 log = logging.getLogger(__name__)
 
@@ -149,7 +149,8 @@ class VaultTools:
 
     @_tool_errors
     def knowledge_search(
-        self, query: Annotated[str, Field(min_length=1, description="Words or a question, in any language.")],
+        self,
+        query: Annotated[str, Field(min_length=1, description="Words or a question, in any language.")],
         limit: Annotated[int, Field(ge=1, le=50)] = 8,
         project: Annotated[str | None, Field(description="Only notes of this project (see knowledge_projects).")] = None,
         tier: Annotated[Literal[1, 2] | None, Field(description="1 = curated notes (profile, memory, overviews) only; 2 = the rest.")] = None,
@@ -186,8 +187,9 @@ class VaultTools:
         return AskResult(answer.text, answer.mode, answer.not_found, answer.citations, answer.notice, answer.claims, answer.grounding())
 
     @_tool_errors
-    def knowledge_read(self, path: NotePath, start_line: Annotated[int | None, Field(ge=1)] = None,
-                       end_line: Annotated[int | None, Field(ge=1)] = None) -> NoteText:
+    def knowledge_read(
+        self, path: NotePath, start_line: Annotated[int | None, Field(ge=1)] = None, end_line: Annotated[int | None, Field(ge=1)] = None
+    ) -> NoteText:
         """Read a note, or lines start_line..end_line of it (1-based, inclusive), straight from disk. Returns the
         text and the sha256 of the whole file: pass that sha256 to knowledge_write or knowledge_append. Long notes come
         back cut at whole lines with truncated=true: read on from end_line + 1."""
@@ -208,7 +210,8 @@ class VaultTools:
 
     @_tool_errors
     def knowledge_commit(
-        self, title: Annotated[str, Field(description="A few words: what was decided or done.")],
+        self,
+        title: Annotated[str, Field(description="A few words: what was decided or done.")],
         body: Annotated[str, Field(description="Markdown: context, the decision or work done, reasons, next steps.")],
         project: Annotated[str | None, Field(description="Project name (see knowledge_projects); new names create a project folder.")] = None,
         kind: Literal["decision", "session"] = "decision",
@@ -234,8 +237,18 @@ class VaultTools:
         info = self.live.workspace().status()
         ix = self.live.indexing()
         last = datetime.fromtimestamp(info["last_sync"]).astimezone().isoformat(timespec="seconds") if info["last_sync"] else None
-        return Status(info["vault"], info["notes"], info["chunks"], info["vectors_present"], info["vectors_missing"],
-                      info["model"], last, ix.state, f"{ix.done}/{ix.total}" if ix.total else None, ix.error)
+        return Status(
+            info["vault"],
+            info["notes"],
+            info["chunks"],
+            info["vectors_present"],
+            info["vectors_missing"],
+            info["model"],
+            last,
+            ix.state,
+            f"{ix.done}/{ix.total}" if ix.total else None,
+            ix.error,
+        )
 
     @_tool_errors
     def knowledge_projects(self) -> Projects:
@@ -249,8 +262,16 @@ class VaultTools:
         10 s). full=true re-reads every note (unchanged text is not embedded again; searches find less until it ends).
         Vectors follow in the background."""
         r = self.live.reindex(full=full)
-        return Reindexed(r.files_added, r.files_updated, r.files_removed, r.files_unchanged, r.chunks_total,
-                         r.vectors_missing, r.seconds, tuple(f"{p}: {why}" for p, why in r.skipped))
+        return Reindexed(
+            r.files_added,
+            r.files_updated,
+            r.files_removed,
+            r.files_unchanged,
+            r.chunks_total,
+            r.vectors_missing,
+            r.seconds,
+            tuple(f"{p}: {why}" for p, why in r.skipped),
+        )
 
     @_tool_errors
     def similar_notes(self, path: NotePath, limit: Annotated[int, Field(ge=1, le=50)] = 8) -> Similar:
@@ -261,8 +282,11 @@ class VaultTools:
         return Similar(rel, tuple(similar.similar_notes(ws.store, ws.embedder.name, rel, limit)))
 
     @_tool_errors
-    def list_notes(self, folder: Annotated[str | None, Field(description="e.g. 'Projects/Alpha'; omit for the whole vault.")] = None,
-                   limit: Annotated[int, Field(ge=1, le=5000)] = 500) -> NoteList:
+    def list_notes(
+        self,
+        folder: Annotated[str | None, Field(description="e.g. 'Projects/Alpha'; omit for the whole vault.")] = None,
+        limit: Annotated[int, Field(ge=1, le=5000)] = 500,
+    ) -> NoteList:
         """List notes (sorted by path) with size, last modification time, tier (1 = curated) and project.
         `total` says how many there are when the list is cut at `limit`."""
         return projects.list_notes(self.settings, self.live.fresh().store, folder, limit=limit)
@@ -291,9 +315,18 @@ def _search_hit(hit: Hit) -> SearchHit:
 
 
 TOOLS = {  # name → annotations, in the order agents see them
-    "knowledge_search": READ, "knowledge_ask": READ, "knowledge_read": READ, "knowledge_write": WRITE,
-    "knowledge_append": ADD, "knowledge_commit": ADD, "project_context": READ, "knowledge_status": READ,
-    "knowledge_projects": READ, "knowledge_reindex": INDEX, "similar_notes": READ, "list_notes": READ,
+    "knowledge_search": READ,
+    "knowledge_ask": READ,
+    "knowledge_read": READ,
+    "knowledge_write": WRITE,
+    "knowledge_append": ADD,
+    "knowledge_commit": ADD,
+    "project_context": READ,
+    "knowledge_status": READ,
+    "knowledge_projects": READ,
+    "knowledge_reindex": INDEX,
+    "similar_notes": READ,
+    "list_notes": READ,
 }
 
 

@@ -104,8 +104,9 @@ def _refuse_outside(settings: Settings, path: str, full: Path, *, outside: tuple
     _refuse_hidden(path, list(real.relative_to(vault).parts))
 
 
-def read_text(settings: Settings, path: str, *, start_line: int | None = None, end_line: int | None = None,
-              max_chars: int = MAX_READ_CHARS) -> NoteText:
+def read_text(
+    settings: Settings, path: str, *, start_line: int | None = None, end_line: int | None = None, max_chars: int = MAX_READ_CHARS
+) -> NoteText:
     """A note or a range of its lines, with the hash of the whole file. Ranges are 1-based and inclusive."""
     rel, full = confine(settings, path)
     if not rel.lower().endswith(NOTE_SUFFIXES):
@@ -174,7 +175,9 @@ def write_note(settings: Settings, path: str, content: str, *, expected_sha256: 
         current = _current_bytes(rel, full)
         if current is None:
             if expected is not None:
-                raise ConflictError(f"{rel} no longer exists (it was moved or deleted since it was read). Write it without expected_sha256 to create it again.")
+                raise ConflictError(
+                    f"{rel} no longer exists (it was moved or deleted since it was read). Write it without expected_sha256 to create it again."
+                )
             return _logged(settings, tool, _create(rel, full, _encode(content, crlf=False)), None)
         if expected is None:
             raise ConflictError(f"{rel} already exists. Read it first and pass its sha256 as expected_sha256 to replace it, or choose a new path.")
@@ -234,8 +237,9 @@ def _locked(settings: Settings):
                     break
                 except BlockingIOError:
                     if time.monotonic() > deadline:
-                        raise ConflictError("Another process has been writing notes for over "
-                                            f"{LOCK_WAIT_SECONDS:.0f} s; nothing was written. Try again.") from None
+                        raise ConflictError(
+                            f"Another process has been writing notes for over {LOCK_WAIT_SECONDS:.0f} s; nothing was written. Try again."
+                        ) from None
                     time.sleep(0.05)
             try:
                 yield
@@ -325,8 +329,9 @@ def _swap(rel: str, full: Path, data: bytes, expected: str) -> None:
         os.replace(tmp, full)
         if _sha256(aside.read_bytes()) != expected:  # saved into the old inode between the check and the rename
             os.replace(aside, full)
-            raise ConflictError(f"{rel} was saved by another program while it was being written; its text was kept "
-                                "and nothing was written. Read it again and retry.")
+            raise ConflictError(
+                f"{rel} was saved by another program while it was being written; its text was kept and nothing was written. Read it again and retry."
+            )
     finally:
         Path(tmp).unlink(missing_ok=True)
         aside.unlink(missing_ok=True)

@@ -15,9 +15,9 @@ from pathlib import PurePosixPath
 
 import yaml
 
+from rag.agents.notes import Written, confine, create_note, read_text
 from rag.config import Settings
 from rag.errors import ConflictError, NoteError, VaultError
-from rag.agents.notes import Written, confine, create_note, read_text
 from rag.index.store import FileInfo, Store
 from rag.index.vault import project_of, tier_of, walk
 
@@ -86,10 +86,16 @@ def list_notes(settings: Settings, store: Store, folder: str | None = None, *, l
     entries = []
     for stat in stats[:limit]:
         info = infos.get(stat.path)
-        entries.append(NoteEntry(
-            stat.path, info.title if info else None, stat.size, _iso(stat.mtime),
-            info.tier if info else tier_of(stat.path, settings), info.project if info else project_of(stat.path, settings),
-        ))
+        entries.append(
+            NoteEntry(
+                stat.path,
+                info.title if info else None,
+                stat.size,
+                _iso(stat.mtime),
+                info.tier if info else tier_of(stat.path, settings),
+                info.project if info else project_of(stat.path, settings),
+            )
+        )
     return NoteList(tuple(entries), len(stats))
 
 
@@ -102,10 +108,16 @@ def list_projects(settings: Settings, store: Store) -> list[ProjectInfo]:
         mine = [f for f in files if f.project == name]
         overview = next((f.path for f in _overviews(settings, mine)), None)
         latest = max((mtimes.get(f.path, 0.0) for f in mine), default=0.0)
-        projects.append(ProjectInfo(
-            name, len(mine), sum(_in(f, DECISIONS) for f in mine), sum(_in(f, SESSIONS) for f in mine),
-            overview, _iso(latest) if latest else None,
-        ))
+        projects.append(
+            ProjectInfo(
+                name,
+                len(mine),
+                sum(_in(f, DECISIONS) for f in mine),
+                sum(_in(f, SESSIONS) for f in mine),
+                overview,
+                _iso(latest) if latest else None,
+            )
+        )
     return projects
 
 
@@ -139,8 +151,9 @@ def _project_folders(settings: Settings) -> list[str]:
     return [p.name for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")]
 
 
-def project_context(settings: Settings, store: Store, project: str, *, max_chars: int = CONTEXT_MAX_CHARS,
-                    recent: int = CONTEXT_RECENT) -> ProjectContext:
+def project_context(
+    settings: Settings, store: Store, project: str, *, max_chars: int = CONTEXT_MAX_CHARS, recent: int = CONTEXT_RECENT
+) -> ProjectContext:
     """The notes to start work on a project with, read from disk within `max_chars`: the project's overview, the
     vault's profile notes, the project's other tier-1 notes, then its most recent decisions and sessions."""
     name = resolve_project(settings, store, project)
@@ -198,20 +211,17 @@ def _recency(path: str, mtimes: dict[str, float]) -> tuple[str, float]:
     return (dated.group(1) if dated else "", mtimes.get(path, 0.0))
 
 
-def commit_decision(settings: Settings, store: Store, title: str, body: str, *, project: str | None = None,
-                    now: datetime | None = None) -> Written:
+def commit_decision(settings: Settings, store: Store, title: str, body: str, *, project: str | None = None, now: datetime | None = None) -> Written:
     """Record a decision as a new dated note in `<project>/Decisions/` (or `Decisions/` without a project)."""
     return _commit(settings, store, DECISIONS, "decision", title, body, project, now)
 
 
-def commit_session(settings: Settings, store: Store, title: str, body: str, *, project: str | None = None,
-                   now: datetime | None = None) -> Written:
+def commit_session(settings: Settings, store: Store, title: str, body: str, *, project: str | None = None, now: datetime | None = None) -> Written:
     """Record a work-session summary as a new dated note in `<project>/Sessions/` (or `Sessions/`)."""
     return _commit(settings, store, SESSIONS, "session", title, body, project, now)
 
 
-def _commit(settings: Settings, store: Store, folder: str, kind: str, title: str, body: str, project: str | None,
-            now: datetime | None) -> Written:
+def _commit(settings: Settings, store: Store, folder: str, kind: str, title: str, body: str, project: str | None, now: datetime | None) -> Written:
     title = " ".join(title.split())
     if not title:
         raise VaultError("Give the note a title: a few words that say what was decided or done.")
@@ -249,4 +259,3 @@ def _safe_name(text: str, limit: int = 80) -> str:
 
 def _iso(mtime: float) -> str:
     return datetime.fromtimestamp(mtime).astimezone().isoformat(timespec="seconds")
-

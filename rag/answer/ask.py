@@ -18,14 +18,14 @@ import re
 from dataclasses import asdict, dataclass, replace
 from typing import Callable, Iterable
 
-from rag.index import stemming
 from rag.answer.chat import ChatModel, Message
 from rag.answer.citations import CitationFilter, clean
 from rag.answer.context import ContextLimits, FrozenContext, build_context, fence_for, render_sources
-from rag.errors import ChatError
 from rag.answer.extractive import Quote, extract
 from rag.answer.grounding import STATUSES, CheckedClaim, check
 from rag.answer.prompts import LANGUAGE_NAMES, language_of, render
+from rag.errors import ChatError
+from rag.index import stemming
 from rag.search.text_vectors import TextVectors
 from rag.tokens import count_tokens
 from rag.workspace import Workspace
@@ -174,8 +174,9 @@ def messages_for(question: str, context: FrozenContext, turns: tuple[Turn, ...] 
     fence = max(context.fence, fence_for([history]), key=len)
     conversation = render("conversation", **_fenced(history, fence)) if turns else ""
     language = LANGUAGE_NAMES[language_of(question)]
-    user = render("answer", fence=fence, sources=render_sources(context.sources, fence), conversation=conversation,
-                  language=language, question=question)
+    user = render(
+        "answer", fence=fence, sources=render_sources(context.sources, fence), conversation=conversation, language=language, question=question
+    )
     return [{"role": "system", "content": render("system", fence=fence).strip()}, {"role": "user", "content": user.strip()}]
 
 
@@ -218,13 +219,34 @@ def _generated(question, query, context: FrozenContext, turns, chat: ChatModel, 
         emit(tail)
     cleaned = stream.finish()
     if not re.search(r"\w", _CITATION.sub("", cleaned.text)):  # an empty reply, or citations alone: nothing to show or check
-        return Answer(question, query, "llm", _not_found_text(question, emit), (), context, cleaned.removed, not_found=True,
-                      notice="The chat model returned no answer text; this is the program's own reply.", truncated=truncated)
+        return Answer(
+            question,
+            query,
+            "llm",
+            _not_found_text(question, emit),
+            (),
+            context,
+            cleaned.removed,
+            not_found=True,
+            notice="The chat model returned no answer text; this is the program's own reply.",
+            truncated=truncated,
+        )
     stage(CHECKING)
     grounded = check(cleaned.text.strip(), context, question=question, vectors=vectors)
     citations = tuple(_citation(context, i) for i in clean(grounded.text, context.ids).cited)  # as now shown
-    return Answer(question, query, "llm", grounded.text, citations, context, cleaned.removed, not_found=not grounded.grounded,
-                  claims=grounded.claims, abstained=grounded.abstains, truncated=truncated)
+    return Answer(
+        question,
+        query,
+        "llm",
+        grounded.text,
+        citations,
+        context,
+        cleaned.removed,
+        not_found=not grounded.grounded,
+        claims=grounded.claims,
+        abstained=grounded.abstains,
+        truncated=truncated,
+    )
 
 
 def _extractive(question, query, context: FrozenContext, workspace: Workspace, emit) -> Answer:
@@ -236,8 +258,18 @@ def _extractive(question, query, context: FrozenContext, workspace: Workspace, e
     emit(text)
     cited = dict.fromkeys(q.source_id for q in found.quotes)
     citations = tuple(_citation(context, i) for i in cited)
-    return Answer(question, query, "extractive", text, citations, context, (), not_found=False, quotes=found.quotes,
-                  claims=_quoted_claims(text, blocks, found.quotes))
+    return Answer(
+        question,
+        query,
+        "extractive",
+        text,
+        citations,
+        context,
+        (),
+        not_found=False,
+        quotes=found.quotes,
+        claims=_quoted_claims(text, blocks, found.quotes),
+    )
 
 
 def _quoted(q: Quote) -> str:

@@ -99,11 +99,12 @@ class OpenAIChat:
 def _message(openai, chat: OpenAIChat, exc: Exception) -> str:
     url, model = chat.base_url, chat.model
     if isinstance(exc, openai.APITimeoutError):
-        return (f"The chat endpoint {url} did not answer within {chat.timeout:g} s. "
-                "Check that the server is not overloaded, or raise request_timeout in rag.toml.")
+        return (
+            f"The chat endpoint {url} did not answer within {chat.timeout:g} s. "
+            "Check that the server is not overloaded, or raise request_timeout in rag.toml."
+        )
     if isinstance(exc, openai.APIConnectionError):
-        return (f"Cannot reach the chat endpoint {url}. Start the server or fix OPENAI_BASE_URL "
-                "(or use --extractive to answer without a chat model).")
+        return f"Cannot reach the chat endpoint {url}. Start the server or fix OPENAI_BASE_URL (or use --extractive to answer without a chat model)."
     if isinstance(exc, openai.NotFoundError):
         return f"The chat endpoint {url} does not know the model {model!r}. Set RAG_CHAT_MODEL to a model it serves."
     if isinstance(exc, openai.AuthenticationError):
@@ -111,8 +112,10 @@ def _message(openai, chat: OpenAIChat, exc: Exception) -> str:
     if isinstance(exc, openai.RateLimitError):
         return f"The chat endpoint {url} is rate limiting requests. Wait a moment and ask again."
     if isinstance(exc, openai.BadRequestError):
-        return (f"The chat endpoint {url} rejected the request ({_detail(exc)}). If the prompt is too long, "
-                "set chat_context_tokens in rag.toml to the model's real context window.")
+        return (
+            f"The chat endpoint {url} rejected the request ({_detail(exc)}). If the prompt is too long, "
+            "set chat_context_tokens in rag.toml to the model's real context window."
+        )
     return f"The chat endpoint {url} failed ({_detail(exc)}). Try again, or check the server's log."
 
 

@@ -73,6 +73,7 @@ def defang(text: str) -> str:
     """Note text quoted verbatim must not carry citations of its own: `[S3]` or `(S3)` in a note becomes `S3`, and
     every S-number gets a word joiner between S and 3 (`Source: S3`, `Season S2:`), so it reads the same but is not
     citation-shaped to anything (rag/answer/phantoms.py)."""
+
     def plain(m: re.Match) -> str:
         if m.group("refdef") or m.group("lineid") or m.group("b4") or m.group("b5"):
             return re.sub(rf"({_S})([ \t]?\d)", "\\1\u2060\\2", m.group(0))

@@ -24,9 +24,9 @@ from typing import Callable, Iterable
 
 from rag.config import Settings
 from rag.errors import NoteError
+from rag.index.vault import read_note
 from rag.search.retrieve import Hit
 from rag.tokens import count_tokens as chat_tokens
-from rag.index.vault import read_note
 
 REASON_CHANGED = "the note changed since it was indexed; run `python -m rag index` to refresh it"
 REASON_VANISHED = "the note no longer exists; run `python -m rag index` to refresh the index"
@@ -40,7 +40,7 @@ class ContextLimits:
     max_chars: int = 12_000
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> "ContextLimits":
+    def from_settings(cls, settings: Settings) -> ContextLimits:
         return cls(settings.context_max_chunks_per_note, settings.context_max_notes, settings.context_max_chars)
 
 

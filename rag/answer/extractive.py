@@ -26,12 +26,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from rag.answer import question_kinds, quotable
-from rag.index import sentences, stemming
 from rag.answer.citations import defang
 from rag.answer.context import FrozenContext, Source
 from rag.answer.question_kinds import DEFINITION, PROCEDURE, QUANTITY, WHEN
 from rag.answer.quotable import CODE_LINE, ITEM, LIST, ROW, SENTENCE, Unit
 from rag.answer.specifics import content_words, occurs, profile, specifics
+from rag.index import sentences, stemming
 from rag.search.text_vectors import TextVectors
 
 KEYWORD_WEIGHT = 0.1  # of keyword overlap (0..1) against cosine (about 0.7..0.95 for the default model)
@@ -66,9 +66,11 @@ _QUANTITY = re.compile(
     re.IGNORECASE,
 )
 _WIKILINK = re.compile(r"!?\[\[[^\]]*\]\]|\[[^\]\n]*\]\([^)\n]*\)|(?<!\w)#[\w/-]+")  # wikilinks, links, #tags
-_DATE = re.compile(r"\b(?:1[89]|20)\d\d\b|\b\d{1,2}:\d\d\b|\b\d{1,2}[./]\d{1,2}(?:[./]\d{2,4})?\b|"
-                   r"\b(?:mon|tue|wed|thu|fri|sat|sun)\w*\b|\b(?:понедельник|вторник|сред|четверг|пятниц|суббот|воскресень)\w*",
-                   re.IGNORECASE)
+_DATE = re.compile(
+    r"\b(?:1[89]|20)\d\d\b|\b\d{1,2}:\d\d\b|\b\d{1,2}[./]\d{1,2}(?:[./]\d{2,4})?\b|"
+    r"\b(?:mon|tue|wed|thu|fri|sat|sun)\w*\b|\b(?:понедельник|вторник|сред|четверг|пятниц|суббот|воскресень)\w*",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -119,8 +121,7 @@ def extract(question: str, context: FrozenContext, *, vectors: TextVectors | Non
         unit = _expand(pick.unit, per_source[pick.source.id], asked, titled=titled)
         if any(q.source_id == pick.source.id and q.line <= unit.start_line and unit.end_line <= q.end_line for q in quotes):
             continue  # already inside a quote
-        quotes.append(Quote(pick.source.id, defang(unit.text), unit.start_line, unit.end_line, _label(pick.source, unit),
-                            round(pick.score, 4)))
+        quotes.append(Quote(pick.source.id, defang(unit.text), unit.start_line, unit.end_line, _label(pick.source, unit), round(pick.score, 4)))
     return Extract(tuple(quotes), not_found=False)
 
 
@@ -144,8 +145,13 @@ def _score(question: str, context: FrozenContext, per_source: dict[str, list[Uni
     for i, (u, s, rank) in enumerate(candidates):
         # A code line has no vector of its own: it is as close as the prose around it, and its words decide.
         meaning = prose_best.get(s.id, CODE_COSINE) if u.kind == CODE_LINE else float(cosine[i])
-        score = (meaning + KEYWORD_WEIGHT * keyword[i] + HEADING_WEIGHT * _share(question, u.section)
-                 + SECTION_WEIGHT * max(0.0, sections.get(u.section, 0.0) - SECTION_BASE) - LINK_PENALTY * _mostly_links(u.text))
+        score = (
+            meaning
+            + KEYWORD_WEIGHT * keyword[i]
+            + HEADING_WEIGHT * _share(question, u.section)
+            + SECTION_WEIGHT * max(0.0, sections.get(u.section, 0.0) - SECTION_BASE)
+            - LINK_PENALTY * _mostly_links(u.text)
+        )
         out.append(_Scored(u, s, rank, score, meaning, keyword[i]))
     return out
 
@@ -185,6 +191,7 @@ def _fit(unit: Unit, asked: tuple[str, ...]) -> float:
 def _picks(mine: list[_Scored], asked: tuple[str, ...]) -> list[_Scored]:
     """The best line of the chosen note for each kind asked (one for a plain question), each a different line; then
     up to MAX_QUOTES lines in all that score nearly as well (two rows of a table, two sentences of a section)."""
+
     def value(s: _Scored, kinds: tuple[str, ...]) -> float:  # the passage retrieval ranked higher wins a near tie
         return s.score + _fit(s.unit, kinds) + SOURCE_PRIOR / (s.rank + 1)
 
@@ -231,8 +238,9 @@ def _expand(unit: Unit, units: list[Unit], asked: tuple[str, ...], *, titled: bo
 
 
 def _with_next(unit: Unit, units: list[Unit]) -> Unit:
-    nxt = next((u for u in units if u.kind == SENTENCE and u.block == unit.block and u.position == unit.position + 1
-                and u.section == unit.section), None)
+    nxt = next(
+        (u for u in units if u.kind == SENTENCE and u.block == unit.block and u.position == unit.position + 1 and u.section == unit.section), None
+    )
     if nxt is None or len(nxt.text) > FOLLOWING_CHARS:
         return unit
     return _joined(unit, nxt, sep=" ")
@@ -244,8 +252,16 @@ def _with_lead_in(block: Unit, units: list[Unit]) -> Unit:
 
 
 def _joined(first: Unit, second: Unit, sep: str = "\n") -> Unit:
-    return Unit(f"{first.text}{sep}{second.text}", f"{first.scoring} {second.scoring}", first.start_line, second.end_line,
-                first.section, LIST, first.block, first.position)
+    return Unit(
+        f"{first.text}{sep}{second.text}",
+        f"{first.scoring} {second.scoring}",
+        first.start_line,
+        second.end_line,
+        first.section,
+        LIST,
+        first.block,
+        first.position,
+    )
 
 
 def _label(source: Source, unit: Unit) -> str:

@@ -72,8 +72,13 @@ def check(answer: str, context: FrozenContext, *, question: str = "", vectors: T
 
 def _add_meaning(views, verdicts: list[dict[str, Verdict]], passages: dict[str, Passage], vectors: TextVectors) -> None:
     """Cosines where only meaning can still decide: every specific in some window, too few shared words."""
-    pending = [(i, pid) for i, (_, v) in enumerate(views) if not v.code
-               for pid, verdict in verdicts[i].items() if verdict.windows and verdict.overlap < support.OVERLAP_MIN]
+    pending = [
+        (i, pid)
+        for i, (_, v) in enumerate(views)
+        if not v.code
+        for pid, verdict in verdicts[i].items()
+        if verdict.windows and verdict.overlap < support.OVERLAP_MIN
+    ]
     measured = support.add_meaning([(views[i][1], passages[pid], verdicts[i][pid]) for i, pid in pending], vectors)
     for (i, pid), verdict in zip(pending, measured):
         verdicts[i][pid] = verdict
@@ -153,7 +158,7 @@ def _recite(segment: str, claim: claim_split.Claim, source_id: str) -> str:
     own = [(a - claim.start, b - claim.start) for a, b in claim.citation_spans]
     if not own:
         body = _TRAILING.sub("", segment)
-        return f"{body} [{source_id}]{segment[len(body):]}"
+        return f"{body} [{source_id}]{segment[len(body) :]}"
     head = segment[: own[0][0]].rstrip(" \t")
     tail = segment[own[0][1] :]
     for a, b in reversed(own[1:]):

@@ -30,7 +30,7 @@ def phantoms(text: str, valid_ids) -> list[str]:
         before = text[max(0, match.start() - 200) : match.start()]
         before = before[: _GROUP_BEFORE.search(before).start()] if _GROUP_BEFORE.search(before) else before
         after = text[match.end() : match.end() + 200]
-        after = after[_GROUP_AFTER.match(after).end():] if _GROUP_AFTER.match(after) else after
+        after = after[_GROUP_AFTER.match(after).end() :] if _GROUP_AFTER.match(after) else after
         after = after.lstrip(" \t")
         shaped = before.rstrip(" \t")[-1:] in tuple(_OPENERS) or after[:1] in tuple(_CLOSERS) or _CUES.search(before)
         ident = f"S{match.group(2)}"

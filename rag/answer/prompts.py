@@ -42,7 +42,7 @@ def _template(name: str) -> string.Template:
 
 
 def language_of(text: str) -> str:
-    """"ru" if at least a third of the letters are Cyrillic, else "en" (the two languages the app answers in)."""
+    """ "ru" if at least a third of the letters are Cyrillic, else "en" (the two languages the app answers in)."""
     letters = _LETTER.findall(text)
     if not letters:
         return "en"

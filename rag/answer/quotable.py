@@ -78,8 +78,16 @@ def _table_unit(rows: list[Unit]) -> Unit:
     header = rows[0].text.split("\n")[:2]
     body = [r.text.split("\n")[-1] for r in rows]
     first = rows[0]
-    return Unit("\n".join(header + body), "; ".join(r.scoring for r in rows), first.start_line - len(header), rows[-1].end_line,
-                first.section, LIST, first.block, first.position)
+    return Unit(
+        "\n".join(header + body),
+        "; ".join(r.scoring for r in rows),
+        first.start_line - len(header),
+        rows[-1].end_line,
+        first.section,
+        LIST,
+        first.block,
+        first.position,
+    )
 
 
 def _blocks(text: str, first_line: int) -> list[_Block]:
@@ -172,8 +180,7 @@ def _list(block: _Block, index: int) -> list[Unit]:
     for item in items:
         own = _sentences(item, block.section, index)
         whole_item = " ".join(u.scoring for u in own)
-        sentences = [Unit(u.text, u.scoring, u.start_line, u.end_line, u.section, u.kind, u.block, 0, u.leads_in, True, whole_item)
-                     for u in own]
+        sentences = [Unit(u.text, u.scoring, u.start_line, u.end_line, u.section, u.kind, u.block, 0, u.leads_in, True, whole_item) for u in own]
         out += sentences
         whole = "\n".join(raw for _, raw in item)
         out.append(Unit(whole, " ".join(s.scoring for s in sentences), item[0][0], item[-1][0], block.section, ITEM, index, 0))
@@ -188,8 +195,9 @@ def _rows(block: _Block, index: int) -> list[Unit]:
     lines = block.lines
     cells = [[c.strip() for c in raw.strip().strip("|").split("|")] for _, raw in lines]
     has_header = len(lines) > 1 and _TABLE_RULE.fullmatch(lines[1][1].strip())
-    header, head_lines, body = (cells[0], [raw for _, raw in lines[:2]], list(zip(lines[2:], cells[2:]))) if has_header else (
-        None, [], list(zip(lines, cells)))
+    header, head_lines, body = (
+        (cells[0], [raw for _, raw in lines[:2]], list(zip(lines[2:], cells[2:]))) if has_header else (None, [], list(zip(lines, cells)))
+    )
     out = []
     for (number, raw), row in body:
         if _TABLE_RULE.fullmatch(raw.strip()):

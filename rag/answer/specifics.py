@@ -28,36 +28,105 @@ _ABBREVIATION = re.compile(r"\(([A-ZА-Я][\w-]{0,11})\)")
 _LETTERS = re.compile(r"[^\W\d_]+")
 _CODE_SPAN = re.compile(r"`([^`\n]{1,80})`")
 _CODE_TOKEN = re.compile(r"(?<![\w.])(?:--?[a-z][\w-]+|[A-Za-z_]\w*(?:[._/]\w+)+|[a-z]+_\w+|\w+\(\))")
-_MONTHS_EN = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-              "November", "December")
+_MONTHS_EN = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December")
 _MONTHS_RU = ("январ", "феврал", "март", "апрел", "ма(?:й|я|е|ю|ем)\\b", "июн", "июл", "август", "сентябр", "октябр", "ноябр", "декабр")
 # English months only capitalised ("may" is a verb); Russian ones in any case and inflection («в марте»).
 _MONTH = re.compile(
-    r"\b(?:" + "|".join(
-        f"(?P<m{i}>{en}|{en[:3]}\\.?(?=\\s)|(?i:{ru})\\w*)" for i, (en, ru) in enumerate(zip(_MONTHS_EN, _MONTHS_RU), 1)
-    ) + r")\b"
+    r"\b(?:" + "|".join(f"(?P<m{i}>{en}|{en[:3]}\\.?(?=\\s)|(?i:{ru})\\w*)" for i, (en, ru) in enumerate(zip(_MONTHS_EN, _MONTHS_RU), 1)) + r")\b"
 )
-_NUMBER_WORDS = {w: n for n, ws in {
-    0: "zero ноль нуля", 1: "one один одна одно одного одной одну", 2: "two два две двух двум двое двоих двоим", 3: "three три трех трёх трое троих",
-    4: "four четыре четырех четырёх четверо четверых", 5: "five пять пяти пятеро пятерых", 6: "six шесть шести", 7: "seven семь семи",
-    8: "eight восемь восьми", 9: "nine девять девяти", 10: "ten десять десяти", 11: "eleven одиннадцать одиннадцати",
-    12: "twelve двенадцать двенадцати", 13: "thirteen тринадцать", 14: "fourteen четырнадцать", 15: "fifteen пятнадцать",
-    16: "sixteen шестнадцать", 17: "seventeen семнадцать", 18: "eighteen восемнадцать", 19: "nineteen девятнадцать",
-    20: "twenty двадцать двадцати", 30: "thirty тридцать", 40: "forty сорок", 50: "fifty пятьдесят", 60: "sixty шестьдесят",
-    70: "seventy семьдесят", 80: "eighty восемьдесят", 90: "ninety девяносто", 100: "hundred сто", 1000: "thousand тысяча",
-}.items() for w in ws.split()}
+_NUMBER_WORDS = {
+    w: n
+    for n, ws in {
+        0: "zero ноль нуля",
+        1: "one один одна одно одного одной одну",
+        2: "two два две двух двум двое двоих двоим",
+        3: "three три трех трёх трое троих",
+        4: "four четыре четырех четырёх четверо четверых",
+        5: "five пять пяти пятеро пятерых",
+        6: "six шесть шести",
+        7: "seven семь семи",
+        8: "eight восемь восьми",
+        9: "nine девять девяти",
+        10: "ten десять десяти",
+        11: "eleven одиннадцать одиннадцати",
+        12: "twelve двенадцать двенадцати",
+        13: "thirteen тринадцать",
+        14: "fourteen четырнадцать",
+        15: "fifteen пятнадцать",
+        16: "sixteen шестнадцать",
+        17: "seventeen семнадцать",
+        18: "eighteen восемнадцать",
+        19: "nineteen девятнадцать",
+        20: "twenty двадцать двадцати",
+        30: "thirty тридцать",
+        40: "forty сорок",
+        50: "fifty пятьдесят",
+        60: "sixty шестьдесят",
+        70: "seventy семьдесят",
+        80: "eighty восемьдесят",
+        90: "ninety девяносто",
+        100: "hundred сто",
+        1000: "thousand тысяча",
+    }.items()
+    for w in ws.split()
+}
 # Words that open a sentence or answer capitalised without being names.
 _NOT_NAMES = frozenset("yes no true false correct incorrect да нет верно неверно".split())
-_TRANSLIT = str.maketrans({
-    "а": "a", "б": "b", "в": "v", "г": "g", "д": "d", "е": "e", "ё": "e", "ж": "j", "з": "z", "и": "i", "й": "i", "к": "k",
-    "л": "l", "м": "m", "н": "n", "о": "o", "п": "p", "р": "r", "с": "s", "т": "t", "у": "u", "ф": "f", "х": "h", "ц": "c",
-    "ч": "ch", "ш": "sh", "щ": "sh", "ъ": "", "ы": "i", "ь": "", "э": "e", "ю": "u", "я": "a",
-})
+_TRANSLIT = str.maketrans(
+    {
+        "а": "a",
+        "б": "b",
+        "в": "v",
+        "г": "g",
+        "д": "d",
+        "е": "e",
+        "ё": "e",
+        "ж": "j",
+        "з": "z",
+        "и": "i",
+        "й": "i",
+        "к": "k",
+        "л": "l",
+        "м": "m",
+        "н": "n",
+        "о": "o",
+        "п": "p",
+        "р": "r",
+        "с": "s",
+        "т": "t",
+        "у": "u",
+        "ф": "f",
+        "х": "h",
+        "ц": "c",
+        "ч": "ch",
+        "ш": "sh",
+        "щ": "sh",
+        "ъ": "",
+        "ы": "i",
+        "ь": "",
+        "э": "e",
+        "ю": "u",
+        "я": "a",
+    }
+)
 _PREFIX = 5
-_SOUNDS = tuple((re.compile(p), sound) for p, sound in (
-    (r"(?<=[aeiou])w", ""), (r"dzh|dj|zh", "j"), (r"kh", "h"), (r"ph", "f"), (r"ck|q|c(?=[aouklr]|$)", "k"), (r"ts|tz|c", "c"),
-    (r"x", "ks"), (r"w", "v"), (r"y", "i"), (r"sch|sh", "s"), (r"th", "t"), (r"(?<=[^aeiouckszt])h", ""),
-))
+_SOUNDS = tuple(
+    (re.compile(p), sound)
+    for p, sound in (
+        (r"(?<=[aeiou])w", ""),
+        (r"dzh|dj|zh", "j"),
+        (r"kh", "h"),
+        (r"ph", "f"),
+        (r"ck|q|c(?=[aouklr]|$)", "k"),
+        (r"ts|tz|c", "c"),
+        (r"x", "ks"),
+        (r"w", "v"),
+        (r"y", "i"),
+        (r"sch|sh", "s"),
+        (r"th", "t"),
+        (r"(?<=[^aeiouckszt])h", ""),
+    )
+)
 _NOT_LATIN = re.compile(r"[^a-z]")
 _VOWELS = re.compile(r"[aeiou]")
 _DOUBLES = re.compile(r"(.)\1+")

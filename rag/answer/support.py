@@ -19,11 +19,9 @@ import functools
 import re
 from dataclasses import dataclass, field
 
-import numpy as np
-
-from rag.index import sentences
 from rag.answer.context import Source
 from rag.answer.specifics import Profile, Specific, content_words, number_contexts, occurs, profile, specifics
+from rag.index import sentences
 from rag.search.text_vectors import TextVectors
 
 NUMBER_REACH = 4  # words either side of a number in a passage that say what it counts
@@ -72,7 +70,7 @@ class Passage:
     prose: int  # units[:prose] are sentences (compared by meaning too); the code lines after them only by words
 
     @classmethod
-    def of(cls, source: Source) -> "Passage":
+    def of(cls, source: Source) -> Passage:
         facts, told = [], []
         for s in sentences.split(source.text, source.start_line):
             (told if _INSTRUCTION.search(s.text) else facts).append(_unit(sentences.plain(s.text)))
@@ -136,8 +134,7 @@ def view(text: str, *, code: bool = False, question: str = "") -> ClaimView:
         if own_specs or any(w.isdisjoint(asked) for w in words):  # an answer, not a restatement of the question
             premises = [s for s in specs if s.soft and not s.keys.isdisjoint(asked)]
             specs = own_specs
-    return ClaimView(text, sentences.script(text), tuple(specs), tuple(words), numbers=number_contexts(text, 3),
-                     premises=tuple(premises))
+    return ClaimView(text, sentences.script(text), tuple(specs), tuple(words), numbers=number_contexts(text, 3), premises=tuple(premises))
 
 
 def judge(claim: ClaimView, passage: Passage) -> Verdict:
@@ -156,8 +153,11 @@ def judge(claim: ClaimView, passage: Passage) -> Verdict:
     for window in _windows(len(passage.units)):
         units = [passage.heading] + [passage.units[i] for i in window]
         named = _named_in(claim, passage, window)
-        missing = tuple(s for s in claim.specifics if not any(
-            _found(s, claim, u, sentence=u is not passage.heading, window=units) for u in (named if s.soft else units)))
+        missing = tuple(
+            s
+            for s in claim.specifics
+            if not any(_found(s, claim, u, sentence=u is not passage.heading, window=units) for u in (named if s.soft else units))
+        )
         share = _share(claim.words, units) if claim.words else float(not missing)
         if not missing:
             ok.append((window, share))
@@ -203,8 +203,7 @@ def add_meaning(pending: list[tuple[ClaimView, Passage, Verdict]], vectors: Text
     passages = {p.id: p for _, p, _ in pending}
     # Sentences the index holds vectors for (three words or more, `sentences.MIN_WORDS`); shorter ones say too little
     # to be compared by meaning, and embedding them here would cost more than the whole check.
-    measurable = {pid: [i for i, u in enumerate(p.units[: p.prose]) if len(u.text.split()) >= sentences.MIN_WORDS]
-                  for pid, p in passages.items()}
+    measurable = {pid: [i for i, u in enumerate(p.units[: p.prose]) if len(u.text.split()) >= sentences.MIN_WORDS] for pid, p in passages.items()}
     unit_vectors = {pid: dict(zip(rows, vectors.passages([passages[pid].units[i].text for i in rows]))) for pid, rows in measurable.items()}
     out = []
     for claim, passage, verdict in pending:

@@ -24,7 +24,9 @@ def eval_group() -> None:
 @click.option("--db", type=click.Path(path_type=Path), help="Keep the index (and the generated vault beside it) here, so re-runs do not re-embed.")
 @click.option("--mode", type=click.Choice(["all", "bm25", "dense", "hybrid"]), default="all", show_default=True)
 @click.option("--limit", type=int, help="Evaluate only the first N queries.")
-@click.option("--embedder", type=click.Choice(["local", "openai"]), default="local", show_default=True, help="openai uses OPENAI_BASE_URL / OPENAI_API_KEY.")
+@click.option(
+    "--embedder", type=click.Choice(["local", "openai"]), default="local", show_default=True, help="openai uses OPENAI_BASE_URL / OPENAI_API_KEY."
+)
 @click.option("--embed-model", help="Embedding model name for --embedder openai.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object with every metric.")
 def eval_retrieval(dataset_dir: Path, db: Path | None, mode: str, limit: int | None, embedder: str, embed_model: str | None, as_json: bool) -> None:
@@ -63,7 +65,13 @@ def eval_retrieval(dataset_dir: Path, db: Path | None, mode: str, limit: int | N
 
 @eval_group.command(name="qa")
 @click.argument("dataset_dir", type=click.Path(path_type=Path, exists=True, file_okay=False))
-@click.option("--lang", type=click.Choice(["en", "ru"]), default="en", show_default=True, help="Question set qa.<lang>.jsonl with vault-<lang>/ (XQuAD-style sets).")
+@click.option(
+    "--lang",
+    type=click.Choice(["en", "ru"]),
+    default="en",
+    show_default=True,
+    help="Question set qa.<lang>.jsonl with vault-<lang>/ (XQuAD-style sets).",
+)
 @click.option("--db", type=click.Path(path_type=Path), help="Keep the index here so re-runs do not re-embed (default: under the temp folder).")
 @click.option("--limit", type=int, help="Answer only the first N questions.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object with every metric.")

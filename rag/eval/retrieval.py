@@ -35,7 +35,9 @@ def load_dataset(folder: Path, *, limit: int | None = None) -> Dataset:
     files = [folder / n for n in ("corpus.jsonl", "queries.jsonl", "qrels.tsv")]
     missing = [f.name for f in files if not f.is_file()]
     if missing:
-        raise RagError(f"{folder} is not a retrieval dataset: missing {', '.join(missing)}. Point at a folder with corpus.jsonl, queries.jsonl and qrels.tsv.")
+        raise RagError(
+            f"{folder} is not a retrieval dataset: missing {', '.join(missing)}. Point at a folder with corpus.jsonl, queries.jsonl and qrels.tsv."
+        )
     corpus = _jsonl(files[0])
     qrels: dict[str, dict[str, int]] = {}
     for line in files[2].read_text(encoding="utf-8").splitlines()[1:]:

@@ -58,13 +58,24 @@ class ImportReport:
     errors: tuple[str, ...] = ()
 
     def to_json(self) -> dict:
-        return {"created": len(self.created), "updated": len(self.updated), "unchanged": len(self.unchanged),
-                "skipped_edited": len(self.skipped_edited), "errors": list(self.errors)}
+        return {
+            "created": len(self.created),
+            "updated": len(self.updated),
+            "unchanged": len(self.unchanged),
+            "skipped_edited": len(self.skipped_edited),
+            "errors": list(self.errors),
+        }
 
 
-def import_export(kind: str, source: Path, vault: Path, *, dry_run: bool = False,
-                  project_aliases: Mapping[str, str] | None = None,
-                  progress: Callable[[int, int | None], None] | None = None) -> ImportReport:
+def import_export(
+    kind: str,
+    source: Path,
+    vault: Path,
+    *,
+    dry_run: bool = False,
+    project_aliases: Mapping[str, str] | None = None,
+    progress: Callable[[int, int | None], None] | None = None,
+) -> ImportReport:
     """Import one export into the vault; see the module docstring."""
     if kind not in SOURCES:
         raise ImportFormatError(f"Unknown export kind {kind!r}. Use one of: {', '.join(SOURCES)}.")
@@ -78,8 +89,10 @@ def import_export(kind: str, source: Path, vault: Path, *, dry_run: bool = False
     for conv in reader(source, warn=run.warn, progress=progress or _ignore):
         run.add(conv)
     if not run.seen and run.errors:
-        raise ImportFormatError(f"Nothing could be imported from {source}: {run.errors[0]} Check that it is a "
-                                f"{label} export, or pick the matching kind: {', '.join(SOURCES)}.")
+        raise ImportFormatError(
+            f"Nothing could be imported from {source}: {run.errors[0]} Check that it is a "
+            f"{label} export, or pick the matching kind: {', '.join(SOURCES)}."
+        )
     run.write_index(label)
     report = run.report()
     log.info("import %s: %s", kind, {k: v for k, v in report.to_json().items() if k != "errors"})
@@ -151,8 +164,10 @@ class _Run:
     def write(self, rel: str, text: str, messages: int, previous_messages: int) -> str:
         path = self.vault / rel
         if not inside_vault(self.vault, path):
-            self.warn(f"Not writing {rel}: a symbolic link on the way leads outside the vault, to {path.resolve()}. "
-                      "Imports only write inside the vault; replace the link with a folder.")
+            self.warn(
+                f"Not writing {rel}: a symbolic link on the way leads outside the vault, to {path.resolve()}. "
+                "Imports only write inside the vault; replace the link with a folder."
+            )
             return "error"
         current = read_text(path) if path.exists() else None
         if not path.exists():
@@ -162,8 +177,7 @@ class _Run:
         elif current is None or not is_untouched(current):
             outcome = "skipped_edited"
         elif messages < previous_messages:
-            self.warn(f"{rel}: kept the note; it has {previous_messages} messages and this export only "
-                      f"{messages} (an older export?).")
+            self.warn(f"{rel}: kept the note; it has {previous_messages} messages and this export only {messages} (an older export?).")
             outcome = "unchanged"
         else:
             outcome = "updated"

@@ -36,8 +36,7 @@ def read_export(source: Path, *, warn: Warn, progress: Progress) -> Iterator[Con
         check_array(member, "ChatGPT conversations", HINT)
         for number, item in enumerate(iter_array(member, warn=warn, progress=progress), start=1):
             if number == 1 and isinstance(item, dict) and "chat_messages" in item and "mapping" not in item:
-                raise ImportFormatError(f"{member.label} is a Claude.ai export. "
-                                        "Run `python -m rag import claude-ai` on it instead.")
+                raise ImportFormatError(f"{member.label} is a Claude.ai export. Run `python -m rag import claude-ai` on it instead.")
             conv = _safe_conversation(item, number, warn)
             if conv is not None:
                 yield conv
@@ -76,11 +75,13 @@ def _conversation(item: dict, cid: str, warn: Warn) -> Conversation | None:
     gizmo = str(item.get("gizmo_id") or "")
     first_user = next((t.blocks[0] for t in turns if t.speaker == "User"), "")
     return Conversation(
-        source=SOURCE, conversation_id=cid,
+        source=SOURCE,
+        conversation_id=cid,
         title=plain_title(str(item.get("title") or "")) or plain_title(first_user) or "Untitled",
         created=parse_time(item.get("create_time")) or turns[0].time,
         updated=parse_time(item.get("update_time")) or turns[-1].time,
-        project=gizmo if gizmo.startswith("g-p-") else None, turns=tuple(turns),
+        project=gizmo if gizmo.startswith("g-p-") else None,
+        turns=tuple(turns),
     )
 
 

@@ -17,8 +17,7 @@ from pathlib import Path
 
 from rag.errors import ImportFormatError
 from rag.importers import claude_ai_projects
-from rag.importers.markdown import (Conversation, Turn, callout, fence, inline_code, one_line, parse_time,
-                                    plain_title)
+from rag.importers.markdown import Conversation, Turn, callout, fence, inline_code, one_line, parse_time, plain_title
 from rag.importers.sources import Progress, Warn, check_array, iter_array, json_members
 
 log = logging.getLogger(__name__)
@@ -29,8 +28,13 @@ SPEAKERS = {"human": "User", "assistant": "Claude"}
 _ARTIFACT = re.compile(r"<antArtifact\b([^>]*)>(.*?)(?:</antArtifact>|\Z)", re.DOTALL)
 _THINKING = re.compile(r"<antThinking>(.*?)(?:</antThinking>|\Z)", re.DOTALL)
 _ATTR = re.compile(r'(\w+)="([^"]*)"')
-_ARTIFACT_LANG = {"text/html": "html", "text/markdown": "markdown", "image/svg+xml": "svg",
-                  "application/vnd.ant.mermaid": "mermaid", "application/vnd.ant.react": "jsx"}
+_ARTIFACT_LANG = {
+    "text/html": "html",
+    "text/markdown": "markdown",
+    "image/svg+xml": "svg",
+    "application/vnd.ant.mermaid": "mermaid",
+    "application/vnd.ant.react": "jsx",
+}
 _SILENT_BLOCKS = {"token_budget"}
 
 
@@ -73,9 +77,10 @@ def _safe_conversation(item: object, number: int, warn: Warn, projects: dict[str
 
 
 def _conversation(item: dict, cid: str, messages: list, warn: Warn, projects: dict[str, str]) -> Conversation | None:
-    ordered = sorted(enumerate(m for m in messages if isinstance(m, dict)),
-                     key=lambda pair: (parse_time(pair[1].get("created_at")) is None,
-                                       parse_time(pair[1].get("created_at")) or 0, pair[0]))
+    ordered = sorted(
+        enumerate(m for m in messages if isinstance(m, dict)),
+        key=lambda pair: (parse_time(pair[1].get("created_at")) is None, parse_time(pair[1].get("created_at")) or 0, pair[0]),
+    )
     unknown: Counter[str] = Counter()
     turns = [t for _, m in ordered if (t := _turn(m, unknown)) is not None]
     if unknown:
@@ -86,10 +91,14 @@ def _conversation(item: dict, cid: str, messages: list, warn: Warn, projects: di
         return None
     title = plain_title(str(item.get("name") or "")) or plain_title(_first_text(turns)) or "Untitled"
     return Conversation(
-        source=SOURCE, conversation_id=cid, title=title,
+        source=SOURCE,
+        conversation_id=cid,
+        title=title,
         created=parse_time(item.get("created_at")) or turns[0].time,
         updated=parse_time(item.get("updated_at")) or turns[-1].time,
-        project=_project_of(item, projects), turns=tuple(turns), summary=str(item.get("summary") or ""),
+        project=_project_of(item, projects),
+        turns=tuple(turns),
+        summary=str(item.get("summary") or ""),
     )
 
 
@@ -150,8 +159,9 @@ def _block(block: object, unknown: Counter[str]) -> str:
     if kind == "text":
         return legacy_text(str(block.get("text") or ""))
     if kind == "thinking":
-        summaries = "\n".join(s if isinstance(s, str) else str(s.get("summary", "")) for s in
-                              block.get("summaries") or [] if isinstance(s, (str, dict)))
+        summaries = "\n".join(
+            s if isinstance(s, str) else str(s.get("summary", "")) for s in block.get("summaries") or [] if isinstance(s, (str, dict))
+        )
         return callout("thinking", "Thinking", str(block.get("thinking") or summaries))
     if kind == "voice_note":
         return f"*Voice note:* {block.get('transcript') or block.get('text') or ''}".rstrip()

@@ -34,9 +34,17 @@ def load_extras(source: Path, *, warn: Warn) -> Extras:
     names = {str(p["uuid"]): plain_title(str(p.get("name") or "")) or str(p["uuid"]) for p in projects}
     notes = [_project_note(p, names[str(p["uuid"])], memory.projects.get(str(p["uuid"]), "")) for p in projects]
     if memory.account.strip():
-        notes.append(Conversation(source=SOURCE, conversation_id="memory", title="Claude memory",
-                                  created=None, updated=None, project=None,
-                                  turns=(Turn("Memory", None, (memory.account,)),)))
+        notes.append(
+            Conversation(
+                source=SOURCE,
+                conversation_id="memory",
+                title="Claude memory",
+                created=None,
+                updated=None,
+                project=None,
+                turns=(Turn("Memory", None, (memory.account,)),),
+            )
+        )
     return Extras(names, tuple(notes))
 
 
@@ -67,9 +75,15 @@ def _project_note(project: dict, name: str, memory: str) -> Conversation:
         if isinstance(doc, dict) and str(doc.get("content") or "").strip():
             label = f"Document: {doc.get('filename') or doc.get('uuid') or 'untitled'}"
             turns.append(Turn(label, parse_time(doc.get("created_at")), (str(doc["content"]),)))
-    return Conversation(source=SOURCE, conversation_id=f"project-{project['uuid']}", title=f"Project {name}",
-                        created=created, updated=parse_time(project.get("updated_at")) or created,
-                        project=name, turns=tuple(turns))
+    return Conversation(
+        source=SOURCE,
+        conversation_id=f"project-{project['uuid']}",
+        title=f"Project {name}",
+        created=created,
+        updated=parse_time(project.get("updated_at")) or created,
+        project=name,
+        turns=tuple(turns),
+    )
 
 
 @dataclass(frozen=True)
@@ -88,7 +102,7 @@ def _load_memory(source: Path, warn: Warn) -> _Memory:
         if isinstance(item.get("conversations_memory"), str):
             account.append(item["conversations_memory"])
         by_project = item.get("project_memories")
-        for uuid, text in (by_project.items() if isinstance(by_project, dict) else ()):
+        for uuid, text in by_project.items() if isinstance(by_project, dict) else ():
             if isinstance(text, str):
                 projects[str(uuid)] = text
     return _Memory("\n\n".join(account), projects)

@@ -19,21 +19,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rag.errors import ImportFormatError
-from rag.importers.markdown import (Conversation, Turn, callout, fence, inline_code, one_line, parse_time,
-                                    plain_title)
+from rag.importers.markdown import Conversation, Turn, callout, fence, inline_code, one_line, parse_time, plain_title
 from rag.importers.sources import Progress, Warn
 
 log = logging.getLogger(__name__)
 
 SOURCE = "claude-code"
 HINT = "Pass a folder of Claude Code session logs (e.g. ~/.claude/projects/<project>) or one session .jsonl file."
-_NOISE_TAGS = re.compile(r"^\s*<(local-command-\w+|system-reminder|task-notification|bash-stdout|bash-stderr|"
-                         r"user-prompt-submit-hook)>")
+_NOISE_TAGS = re.compile(
+    r"^\s*<(local-command-\w+|system-reminder|task-notification|bash-stdout|bash-stderr|"
+    r"user-prompt-submit-hook)>"
+)
 _COMMAND = re.compile(r"<command-name>(.*?)</command-name>", re.DOTALL)
 _COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.DOTALL)
 _BASH_INPUT = re.compile(r"^\s*<bash-input>(.*?)</bash-input>", re.DOTALL)
-_KEY_INPUTS = ("command", "file_path", "notebook_path", "pattern", "query", "url", "description", "prompt",
-               "skill", "task_id", "path")
+_KEY_INPUTS = ("command", "file_path", "notebook_path", "pattern", "query", "url", "description", "prompt", "skill", "task_id", "path")
 
 
 def read_sessions(source: Path, *, warn: Warn, progress: Progress) -> Iterator[Conversation]:
@@ -96,8 +96,7 @@ class _Session:
         if kind == "assistant":
             self._assistant(rec, message)
         elif rec.get("isCompactSummary"):
-            self._turn("Context", rec, [callout("summary", "Summary of the earlier conversation",
-                                                 _text(message.get("content")))])
+            self._turn("Context", rec, [callout("summary", "Summary of the earlier conversation", _text(message.get("content")))])
         elif not rec.get("isMeta"):
             self._user(rec, message.get("content"))
 
@@ -131,7 +130,7 @@ class _Session:
                 self._result(part)
             elif isinstance(part, dict) and part.get("type") == "image":
                 texts.append("[image]")
-            elif (text := _prompt_text(part.get("text") if isinstance(part, dict) else part)):
+            elif text := _prompt_text(part.get("text") if isinstance(part, dict) else part):
                 texts.append(text)
         if texts:
             self._turn("User", rec, texts)
@@ -153,11 +152,14 @@ class _Session:
         title = plain_title(self.meta.get("title") or first, 70) or f"Session {session[:8]}"
         times = [t for t in self.times if t]
         return Conversation(
-            source=SOURCE, conversation_id=f"{session}/agent-{agent}" if self.subagent else session,
+            source=SOURCE,
+            conversation_id=f"{session}/agent-{agent}" if self.subagent else session,
             title=f"Subagent – {title}" if self.subagent else title,
-            created=min(times, default=None), updated=max(times, default=None),
+            created=min(times, default=None),
+            updated=max(times, default=None),
             project=Path(self.meta["cwd"]).name if self.meta.get("cwd") else None,
-            turns=tuple(turns), parent_id=session if self.subagent else None,
+            turns=tuple(turns),
+            parent_id=session if self.subagent else None,
         )
 
 
@@ -193,9 +195,9 @@ def _prompt_text(text: object) -> str:
     text = str(text or "").strip()
     if not text or _NOISE_TAGS.match(text):
         return ""
-    if (bash := _BASH_INPUT.match(text)):
+    if bash := _BASH_INPUT.match(text):
         return inline_code("! " + bash.group(1).strip())
-    if (command := _COMMAND.search(text)):
+    if command := _COMMAND.search(text):
         args = _COMMAND_ARGS.search(text)
         shown = command.group(1).strip() + (" " + args.group(1).strip() if args and args.group(1).strip() else "")
         return inline_code(one_line(shown, 200)) + ("" if "\n" not in shown else "\n\n" + fence(shown))
@@ -206,8 +208,7 @@ def _text(content: object) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        parts = [str(c.get("text", "")) if c.get("type", "text") == "text" else f"[{c.get('type')}]"
-                 for c in content if isinstance(c, dict)]
+        parts = [str(c.get("text", "")) if c.get("type", "text") == "text" else f"[{c.get('type')}]" for c in content if isinstance(c, dict)]
         return "\n".join(parts)
     return ""
 

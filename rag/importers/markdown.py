@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 GENERAL = "General"
 _NOT_YAML_PRINTABLE = re.compile("[^\t\n\r\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
@@ -62,15 +62,15 @@ def parse_time(value: object) -> datetime | None:
     if isinstance(value, bool) or value is None:
         return None
     if isinstance(value, datetime):
-        return (value if value.tzinfo else value.replace(tzinfo=timezone.utc)).astimezone(timezone.utc)
+        return (value if value.tzinfo else value.replace(tzinfo=UTC)).astimezone(UTC)
     try:
         if isinstance(value, (int, float)):
-            return datetime.fromtimestamp(float(value), tz=timezone.utc)
+            return datetime.fromtimestamp(float(value), tz=UTC)
         if isinstance(value, str) and value.strip():
             parsed = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
             if parsed.tzinfo is None:
-                parsed = parsed.replace(tzinfo=timezone.utc)
-            return parsed.astimezone(timezone.utc)
+                parsed = parsed.replace(tzinfo=UTC)
+            return parsed.astimezone(UTC)
     except (ValueError, OverflowError, OSError):
         return None
     return None
@@ -188,8 +188,7 @@ def render_index(label: str, source: str, entries: list[IndexEntry]) -> str:
     for project in projects:
         rows = [e for e in entries if e.project == project]
         rows.sort(key=lambda e: (e.created.timestamp() if e.created else 0.0, e.title), reverse=True)
-        lines = [f"- {day(e.created)} [[{e.path.removesuffix('.md')}|{_link_text(e.title)}]] · "
-                 f"{e.messages} messages" for e in rows]
+        lines = [f"- {day(e.created)} [[{e.path.removesuffix('.md')}|{_link_text(e.title)}]] · {e.messages} messages" for e in rows]
         parts += [f"## {project}", "\n".join(lines)]
     return "\n\n".join(parts) + "\n"
 

@@ -137,5 +137,7 @@ def _broken_message(label: str, count: int, exc: BaseException) -> str:
     detail = (detail.strip().splitlines() or [type(exc).__name__])[0][:160]
     if count == 0:
         return f"{label} is not valid JSON ({detail}). Export the data again, or check that this is the right file."
-    return (f"{label}: the JSON is cut off or broken after item {count} ({detail}); the {count} complete items "
-            f"before it were imported. Export the data again to get the rest.")
+    return (
+        f"{label}: the JSON is cut off or broken after item {count} ({detail}); the {count} complete items "
+        f"before it were imported. Export the data again to get the rest."
+    )

@@ -62,7 +62,7 @@ def is_untouched(text: str) -> bool:
     match = _STAMP_LINE.search(text, 0, end + 1 if end >= 0 else 0)
     if not match:
         return False
-    unstamped = text[: match.start()] + text[match.end():]
+    unstamped = text[: match.start()] + text[match.end() :]
     return hashlib.sha256(unstamped.encode("utf-8")).hexdigest() == match.group(1)
 
 

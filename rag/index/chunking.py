@@ -77,9 +77,7 @@ def note_title(path: str, text: str) -> str:
     return PurePosixPath(path).stem
 
 
-def chunk_note(
-    path: str, text: str, *, count_tokens: Callable[[str], int], target: int, hard: int, min_tokens: int
-) -> list[Chunk]:
+def chunk_note(path: str, text: str, *, count_tokens: Callable[[str], int], target: int, hard: int, min_tokens: int) -> list[Chunk]:
     lines = text.split("\n")
     offsets = _line_offsets(lines)
     fm = parse_frontmatter(text)
@@ -254,7 +252,7 @@ def _finish(group, path, text, title, content_title, count_tokens, hard, seen) -
     sha = hashlib.sha256(body.encode("utf-8")).hexdigest()
     dup = seen.get(sha, 0)
     seen[sha] = dup + 1
-    chunk_id = hashlib.sha256(f"{path}\x00{sha}\x00{dup}".encode("utf-8")).hexdigest()[:24]
+    chunk_id = hashlib.sha256(f"{path}\x00{sha}\x00{dup}".encode()).hexdigest()[:24]
     return [
         Chunk(
             id=chunk_id,

@@ -139,8 +139,12 @@ class OpenAIEmbedder:
             out.append(text)
         if cut:
             self.truncated += cut
-            log.warning("%d text(s) were longer than the embedding model's window (%d tokens) and were cut to fit. "
-                        "Lower chunk_hard_tokens, or set embed_window to the model's real window.", cut, limit)
+            log.warning(
+                "%d text(s) were longer than the embedding model's window (%d tokens) and were cut to fit. "
+                "Lower chunk_hard_tokens, or set embed_window to the model's real window.",
+                cut,
+                limit,
+            )
         return out
 
     def _embed(self, texts: list[str]) -> np.ndarray:

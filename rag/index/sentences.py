@@ -92,7 +92,7 @@ SCRIPT_CODES = {None: 0, "latin": 1, "cyrillic": 2}  # `script()` as stored in t
 
 
 def script(text: str) -> str | None:
-    """"cyrillic" or "latin" by the majority of letters, None without letters. Embeddings of one script share an
+    """ "cyrillic" or "latin" by the majority of letters, None without letters. Embeddings of one script share an
     offset (the model's language direction) that `languages` evens out."""
     latin, cyrillic = len(_LATIN.findall(text)), len(_CYRILLIC.findall(text))
     if not latin and not cyrillic:
@@ -110,7 +110,7 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
     spans, start = [], 0
     for m in _BOUNDARY.finditer(text):
         before = text[start : m.start()].split()
-        word = before[-1].rstrip(".!?…\"»”’')]").lstrip("(\"«“*_").lower() if before else ""
+        word = before[-1].rstrip(".!?…\"»”’')]").lstrip('("«“*_').lower() if before else ""
         if len(word) <= 1 or word in _ABBREVIATIONS or "." in word:
             continue  # "U.S. Army", "т. е.", "Dr. Smith": not the end of a sentence
         spans.append((start, m.start()))
@@ -158,7 +158,7 @@ def _paragraphs(lines: list[str], first_line: int) -> list[tuple[str, list[tuple
 def _join(parts: list[tuple[str, int]]) -> tuple[str, list[tuple[int, int]]]:
     text, starts = "", []
     for piece, number in parts:
-        text += (" " if text else "")
+        text += " " if text else ""
         starts.append((len(text), number))
         text += piece
     return text, starts

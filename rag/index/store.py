@@ -15,8 +15,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from rag.index import schema
 from rag.errors import IndexCorrupt, IndexMissing, RagError
+from rag.index import schema
 from rag.index.sentences import script
 from rag.index.store_vectors import VectorTables
 
@@ -26,6 +26,7 @@ except ImportError:  # Windows: no embedding lock; SQLite's own locking still ke
     fcntl = None
 
 log = logging.getLogger(__name__)
+
 
 @dataclass(frozen=True)
 class FileState:
@@ -75,7 +76,7 @@ class Store(VectorTables):
         self._lock = threading.RLock()
 
     @classmethod
-    def open(cls, path: Path, *, create: bool = False) -> "Store":
+    def open(cls, path: Path, *, create: bool = False) -> Store:
         """Open an index. With `create`, make it (and its folder) if missing. Raises IndexMissing / IndexCorrupt."""
         path = Path(path)
         if not path.exists() and not create:
@@ -90,9 +91,7 @@ class Store(VectorTables):
             conn.execute("PRAGMA foreign_keys = ON")
             schema.migrate(conn)
         except sqlite3.DatabaseError as exc:
-            raise IndexCorrupt(
-                f"The index {path} is damaged ({exc}). Run `python -m rag index` to move it aside and rebuild it."
-            ) from exc
+            raise IndexCorrupt(f"The index {path} is damaged ({exc}). Run `python -m rag index` to move it aside and rebuild it.") from exc
         return cls(path, conn)
 
     @staticmethod
@@ -177,16 +176,40 @@ class Store(VectorTables):
             db.execute(
                 "INSERT INTO files(path, sha256, mtime, size, title, tags, aliases, tier, project, frontmatter_error, indexed_at)"
                 " VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                (state.path, state.sha256, state.mtime, state.size, info.title, json.dumps(info.tags, ensure_ascii=False),
-                 json.dumps(info.aliases, ensure_ascii=False), info.tier, info.project, info.frontmatter_error, time.time()),
+                (
+                    state.path,
+                    state.sha256,
+                    state.mtime,
+                    state.size,
+                    info.title,
+                    json.dumps(info.tags, ensure_ascii=False),
+                    json.dumps(info.aliases, ensure_ascii=False),
+                    info.tier,
+                    info.project,
+                    info.frontmatter_error,
+                    time.time(),
+                ),
             )
             for ordinal, (chunk, stem_text) in enumerate(zip(chunks, stems)):
                 cur = db.execute(
                     "INSERT INTO chunks(id, path, ordinal, heading_path, start_line, end_line, start_char, end_char, text,"
                     " sha256, tokens, index_text, vector_key, script) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                    (chunk.id, state.path, ordinal, chunk.heading_path, chunk.start_line, chunk.end_line, chunk.start_char,
-                     chunk.end_char, chunk.text, chunk.sha256, chunk.tokens, chunk.index_text, chunk.vector_key,
-                     script(chunk.text)),
+                    (
+                        chunk.id,
+                        state.path,
+                        ordinal,
+                        chunk.heading_path,
+                        chunk.start_line,
+                        chunk.end_line,
+                        chunk.start_char,
+                        chunk.end_char,
+                        chunk.text,
+                        chunk.sha256,
+                        chunk.tokens,
+                        chunk.index_text,
+                        chunk.vector_key,
+                        script(chunk.text),
+                    ),
                 )
                 db.execute("INSERT INTO chunks_fts(rowid, stems) VALUES (?, ?)", (cur.lastrowid, stem_text))
                 if sentences:
@@ -251,15 +274,20 @@ class Store(VectorTables):
 
     def counts(self, model: str) -> dict:
         files, chunks = self._read("SELECT (SELECT COUNT(*) FROM files), (SELECT COUNT(*) FROM chunks)")[0]
-        with_vectors = self._read(
-            "SELECT COUNT(*) FROM chunks c JOIN embeddings e ON e.vector_key = c.vector_key AND e.model = ?", (model,)
-        )[0][0]
+        with_vectors = self._read("SELECT COUNT(*) FROM chunks c JOIN embeddings e ON e.vector_key = c.vector_key AND e.model = ?", (model,))[0][0]
         sentences, sentence_vectors = self._read(
             "SELECT (SELECT COUNT(*) FROM sentences), (SELECT COUNT(*) FROM sentences s JOIN embeddings e"
-            " ON e.vector_key = s.vector_key AND e.model = ?)", (model,),
+            " ON e.vector_key = s.vector_key AND e.model = ?)",
+            (model,),
         )[0]
-        return {"notes": files, "chunks": chunks, "vectors_present": with_vectors, "vectors_missing": chunks - with_vectors,
-                "sentences": sentences, "sentence_vectors_missing": sentences - sentence_vectors}
+        return {
+            "notes": files,
+            "chunks": chunks,
+            "vectors_present": with_vectors,
+            "vectors_missing": chunks - with_vectors,
+            "sentences": sentences,
+            "sentence_vectors_missing": sentences - sentence_vectors,
+        }
 
 
 def _file_info(r) -> FileInfo:

@@ -78,8 +78,7 @@ class VectorTables:
         """(chunk rowids int64, matrix float32 C-contiguous, script codes int8 — see `SCRIPT_CODES`) for every chunk
         that has a `model` vector, ordered by rowid."""
         rows = self._read(
-            "SELECT c.rowid, e.vector, c.script FROM chunks c JOIN embeddings e ON e.vector_key = c.vector_key AND e.model = ?"
-            " ORDER BY c.rowid",
+            "SELECT c.rowid, e.vector, c.script FROM chunks c JOIN embeddings e ON e.vector_key = c.vector_key AND e.model = ? ORDER BY c.rowid",
             (model,),
         )
         return _unpack(rows)
@@ -88,8 +87,7 @@ class VectorTables:
         """(chunk rowid of each row int64, matrix float32, script codes int8) for every sentence with a `model`
         vector, ordered by chunk rowid."""
         rows = self._read(
-            "SELECT s.chunk, e.vector, s.script FROM sentences s JOIN embeddings e ON e.vector_key = s.vector_key AND e.model = ?"
-            " ORDER BY s.chunk",
+            "SELECT s.chunk, e.vector, s.script FROM sentences s JOIN embeddings e ON e.vector_key = s.vector_key AND e.model = ? ORDER BY s.chunk",
             (model,),
         )
         return _unpack(rows)

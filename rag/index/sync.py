@@ -14,12 +14,11 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Callable, NamedTuple
 
-from rag.index import language_reference
-from rag.index import sentences, stemming
-from rag.index.chunking import chunk_note, note_title
 from rag.config import Settings
-from rag.index.embed import Embedder
 from rag.errors import EmbedderError, NoteError
+from rag.index import language_reference, sentences, stemming
+from rag.index.chunking import chunk_note, note_title
+from rag.index.embed import Embedder
 from rag.index.store import FileInfo, FileState, Store
 from rag.index.vault import FileStat, parse_frontmatter, project_of, read_note, tier_of, walk
 
@@ -90,10 +89,18 @@ def sync(settings: Settings, store: Store, embedder: Embedder, *, progress: Prog
         store.set_meta("embed_model", embedder.name)  # the serving model switches only once its vectors are complete
     store.set_meta("last_sync", str(time.time()))
     return SyncReport(
-        files_added=tally.added, files_updated=tally.updated, files_removed=tally.removed,
-        files_unchanged=tally.unchanged, chunks_total=counts["chunks"], chunks_embedded=done.chunks,
-        chunks_reused=tally.reused, sentences_embedded=done.sentences, vectors_missing=counts["vectors_missing"],
-        seconds=round(time.perf_counter() - started, 3), skipped=tuple(tally.skipped), embed_error=error,
+        files_added=tally.added,
+        files_updated=tally.updated,
+        files_removed=tally.removed,
+        files_unchanged=tally.unchanged,
+        chunks_total=counts["chunks"],
+        chunks_embedded=done.chunks,
+        chunks_reused=tally.reused,
+        sentences_embedded=done.sentences,
+        vectors_missing=counts["vectors_missing"],
+        seconds=round(time.perf_counter() - started, 3),
+        skipped=tuple(tally.skipped),
+        embed_error=error,
     )
 
 
@@ -103,10 +110,19 @@ def _stat_changed(state: FileState | None, stat: FileStat) -> bool:
 
 def _rules(settings: Settings, embedder: Embedder) -> str:
     """The settings a note's chunks and file row are derived from, besides its text."""
-    return json.dumps([
-        settings.chunk_target_tokens, settings.chunk_hard_tokens, settings.chunk_min_tokens, embedder.window,
-        settings.tier1_folders, settings.tier1_files, settings.projects_folder, sorted(settings.project_aliases.items()),
-    ], ensure_ascii=False)
+    return json.dumps(
+        [
+            settings.chunk_target_tokens,
+            settings.chunk_hard_tokens,
+            settings.chunk_min_tokens,
+            embedder.window,
+            settings.tier1_folders,
+            settings.tier1_files,
+            settings.projects_folder,
+            sorted(settings.project_aliases.items()),
+        ],
+        ensure_ascii=False,
+    )
 
 
 def _sync_file(
@@ -127,8 +143,12 @@ def _sync_file(
         tally.unchanged += 1
         return
     chunks = chunk_note(
-        stat.path, note.text, count_tokens=embedder.count_tokens, target=settings.chunk_target_tokens,
-        hard=min(settings.chunk_hard_tokens, embedder.window), min_tokens=settings.chunk_min_tokens,
+        stat.path,
+        note.text,
+        count_tokens=embedder.count_tokens,
+        target=settings.chunk_target_tokens,
+        hard=min(settings.chunk_hard_tokens, embedder.window),
+        min_tokens=settings.chunk_min_tokens,
     )
     stems = [stemming.index_text(c.index_text) for c in chunks]
     units = [sentences.for_vectors(c.text, c.start_line) for c in chunks] if settings.sentence_vectors else None
@@ -156,10 +176,12 @@ def _keep_sentence_rows_current(settings: Settings, store: Store) -> None:
         return
     rows = store.chunk_texts()
     for i in range(0, len(rows), 2000):
-        store.replace_sentences([
-            (rowid, sentences.script(text), sentences.for_vectors(text, line) if settings.sentence_vectors else [])
-            for rowid, text, line in rows[i : i + 2000]
-        ])
+        store.replace_sentences(
+            [
+                (rowid, sentences.script(text), sentences.for_vectors(text, line) if settings.sentence_vectors else [])
+                for rowid, text, line in rows[i : i + 2000]
+            ]
+        )
     store.set_meta("sentences", wanted)
 
 

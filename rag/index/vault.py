@@ -93,8 +93,7 @@ def walk(settings: Settings) -> list[FileStat]:
     return found
 
 
-def _visit(entry: os.DirEntry, prefix: str, skip: str | None, ignore: tuple[str, ...], stack: list, found: list,
-           roots: tuple[str, ...]) -> None:
+def _visit(entry: os.DirEntry, prefix: str, skip: str | None, ignore: tuple[str, ...], stack: list, found: list, roots: tuple[str, ...]) -> None:
     name = entry.name
     if name.startswith(".") or name in SKIP_DIRS:
         return
@@ -102,8 +101,11 @@ def _visit(entry: os.DirEntry, prefix: str, skip: str | None, ignore: tuple[str,
         if entry.is_symlink() and not _inside(os.path.realpath(entry.path), roots):
             if entry.path not in _WARNED_LINKS:  # once per process: live sync walks every few seconds
                 _WARNED_LINKS.add(entry.path)
-                log.warning("Not following the symbolic link %s: it leads outside the vault, to %s. List that folder in "
-                            "outside_folders to include it.", _rel(entry.path, prefix), os.path.realpath(entry.path))
+                log.warning(
+                    "Not following the symbolic link %s: it leads outside the vault, to %s. List that folder in outside_folders to include it.",
+                    _rel(entry.path, prefix),
+                    os.path.realpath(entry.path),
+                )
             return
         if entry.is_dir():
             if entry.path != skip and not (ignore and _ignored(_rel(entry.path, prefix) + "/", ignore)):
@@ -140,7 +142,7 @@ def _index_dir(settings: Settings) -> Path | None:
 
 def _rel(path: str, prefix: str) -> str:
     """`path` (under the vault, as os.scandir spells it) → vault-relative POSIX; `prefix` is the vault + separator."""
-    rel = path[len(prefix):]
+    rel = path[len(prefix) :]
     return rel.replace(os.sep, "/") if os.sep != "/" else rel
 
 
@@ -154,13 +156,16 @@ def read_note(vault: Path, rel: str, *, outside: tuple[str, ...] = (), max_bytes
     full = vault / rel
     real = os.path.realpath(full)
     if not _inside(real, allowed_roots(vault, outside)):
-        raise NoteError(f"{rel} leads outside the vault (to {real}) through a symbolic link; it is not read. "
-                        "List that folder in outside_folders to include it.")
+        raise NoteError(
+            f"{rel} leads outside the vault (to {real}) through a symbolic link; it is not read. List that folder in outside_folders to include it."
+        )
     try:
         st = os.stat(real)
         if st.st_size > max_bytes:
-            raise NoteError(f"{rel} is {_size(st.st_size)}, over the {_size(max_bytes)} limit for a note; it is skipped. "
-                            "Raise max_note_bytes, or add it to `ignore`.")
+            raise NoteError(
+                f"{rel} is {_size(st.st_size)}, over the {_size(max_bytes)} limit for a note; it is skipped. "
+                "Raise max_note_bytes, or add it to `ignore`."
+            )
         with open(real, "rb") as handle:
             raw = handle.read(max_bytes + 1)  # the file may have grown since stat
     except FileNotFoundError as exc:
@@ -183,9 +188,7 @@ def decode(raw: bytes, rel: str) -> str:
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise NoteError(
-            f"{rel} is not valid UTF-8 (byte {exc.start}); it is skipped. Re-save it as UTF-8 to make it searchable."
-        ) from exc
+        raise NoteError(f"{rel} is not valid UTF-8 (byte {exc.start}); it is skipped. Re-save it as UTF-8 to make it searchable.") from exc
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 

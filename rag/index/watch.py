@@ -45,7 +45,7 @@ class Watcher:
         self._worker: threading.Thread | None = None
         self.flushes = 0  # calls to apply(), for status and tests
 
-    def start(self) -> "Watcher":
+    def start(self) -> Watcher:
         handler = _Handler(self)
         self._observer = Observer()
         self._observer.schedule(handler, str(self.root), recursive=True)
@@ -75,7 +75,7 @@ class Watcher:
         with self._cond:
             return self._dirty
 
-    def __enter__(self) -> "Watcher":
+    def __enter__(self) -> Watcher:
         return self.start()
 
     def __exit__(self, *exc) -> None:

@@ -16,10 +16,10 @@ import logging
 import math
 from dataclasses import dataclass
 
-from rag.index import sentences, stemming
 from rag.config import Settings
-from rag.index.embed import Embedder
 from rag.errors import EmbedderError
+from rag.index import sentences, stemming
+from rag.index.embed import Embedder
 from rag.index.store import Store, StoredChunk
 from rag.search.text_vectors import query_vector
 from rag.search.vectors import VectorIndex
@@ -60,9 +60,7 @@ KEYWORD_WEIGHT_POWER = 1.5
 KEYWORD_MIN_COVERAGE = 0.5
 
 
-def zscore_fusion(
-    rankings: list[list[tuple[int, float]]], weights: list[float], *, unscorable: list[set[int]] | None = None
-) -> dict[int, float]:
+def zscore_fusion(rankings: list[list[tuple[int, float]]], weights: list[float], *, unscorable: list[set[int]] | None = None) -> dict[int, float]:
     """score(d) = Σ_c w_c · z_c(d), z_c(d) = (s_c(d) − mean_c) / std_c over channel c's candidates.
 
     A candidate missing from a channel gets that channel's lowest z; one the channel cannot score at all

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from rag.errors import IndexMissing, NoteError
-from rag.search.languages import align_scripts
 from rag.index.store import Store
+from rag.search.languages import align_scripts
 
 DUPLICATE_THRESHOLD = 0.98
 _BLOCK = 1024  # rows of the note-by-note similarity matrix computed at once (bounded memory for big vaults)

@@ -17,10 +17,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from rag.index.language_reference import reference_means
-from rag.search.languages import query_shifts, remove_offsets, script_offsets, shift_query
 from rag.index.rwlock import RWLock
 from rag.index.sentences import SCRIPT_CODES, script
 from rag.index.store import Store
+from rag.search.languages import query_shifts, remove_offsets, script_offsets, shift_query
 
 
 def top_k(matrix: np.ndarray, query: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:

@@ -8,8 +8,8 @@ turns these values into elements.
 from __future__ import annotations
 
 import re
-from html import escape
 from dataclasses import dataclass
+from html import escape
 from pathlib import Path
 from urllib.parse import quote
 
@@ -128,8 +128,9 @@ def obsidian_url(vault: Path, path: str) -> str:
     return f"obsidian://open?vault={quote(Path(vault).name, safe='')}&file={quote(path, safe='')}"
 
 
-def passage(vault: Path, path: str, start_line: int, end_line: int, cited_text: str, *, around: int = 3, quoted_lines=(),
-            outside: tuple[str, ...] = ()) -> Passage:
+def passage(
+    vault: Path, path: str, start_line: int, end_line: int, cited_text: str, *, around: int = 3, quoted_lines=(), outside: tuple[str, ...] = ()
+) -> Passage:
     """The cited lines with `around` lines either side, read from the note now. If the note changed so that it no
     longer holds `cited_text`, the passage is the cited text as it was (marked `changed`)."""
     quoted = set(quoted_lines)
@@ -152,7 +153,9 @@ def passage_html(p: Passage) -> str:
     rows = []
     for line in p.lines:
         cls = "quoted" if line.quoted else "cited" if line.cited else "context"
-        rows.append(f'<div class="rag-line rag-{cls}"><span class="rag-no">{line.number}</span><span class="rag-text">{escape(line.text) or "&nbsp;"}</span></div>')
+        rows.append(
+            f'<div class="rag-line rag-{cls}"><span class="rag-no">{line.number}</span><span class="rag-text">{escape(line.text) or "&nbsp;"}</span></div>'
+        )
     return f'<div class="rag-passage">{"".join(rows)}</div>'
 
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rag.search.retrieve import Hit, Retriever
 from rag.index.store import FileInfo, Store
+from rag.search.retrieve import Hit, Retriever
 
 DEPTH = 200  # candidates fetched before filtering
 DEPTH_FILTERED = 600  # with a filter, more candidates are needed to fill the page

@@ -23,8 +23,7 @@ class _Stage(str):
 class StreamedCall(Generic[T]):
     """Runs `fn(emit, stage)` in a worker thread; iterate to get what it emits, then `result()`."""
 
-    def __init__(self, fn: Callable[[Callable[[str], None], Callable[[str], None]], T], *,
-                 on_stage: Callable[[str], None] | None = None) -> None:
+    def __init__(self, fn: Callable[[Callable[[str], None], Callable[[str], None]], T], *, on_stage: Callable[[str], None] | None = None) -> None:
         self.on_stage = on_stage
         self._pieces: queue.Queue = queue.Queue()
         self._result: T | None = None

@@ -18,19 +18,31 @@ from pathlib import Path
 from rag.config import Settings
 from rag.errors import ConfigError, VaultError
 from rag.index.store import Store
-from rag.web.ui_indexing import BackgroundIndexer
 from rag.index.vault import check_vault
 from rag.index.watch import Watcher
+from rag.web.ui_indexing import BackgroundIndexer
 from rag.workspace import Workspace
 
 log = logging.getLogger(__name__)
 
 RECHECK_SECONDS = 10.0  # a page that reads the index first checks the vault for changes at most this often
 # Settings that only shape answers: they are per session and do not need another index or embedder.
-ANSWER_FIELDS = frozenset({
-    "chat_model", "context_max_chunks_per_note", "context_max_notes", "context_max_chars", "chat_context_tokens",
-    "temperature", "max_answer_tokens", "seed", "answer_candidates", "history_turns", "request_timeout", "max_retries",
-})
+ANSWER_FIELDS = frozenset(
+    {
+        "chat_model",
+        "context_max_chunks_per_note",
+        "context_max_notes",
+        "context_max_chars",
+        "chat_context_tokens",
+        "temperature",
+        "max_answer_tokens",
+        "seed",
+        "answer_candidates",
+        "history_turns",
+        "request_timeout",
+        "max_retries",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -49,9 +61,14 @@ class Choices:
 
 def choices_of(settings: Settings) -> Choices:
     return Choices(
-        vault=str(settings.vault), endpoint=settings.openai_base_url or "", chat_model=settings.chat_model or "",
-        embedder=settings.embedder, embed_model=settings.embed_model, max_notes=settings.context_max_notes,
-        max_chunks_per_note=settings.context_max_chunks_per_note, max_chars=settings.context_max_chars,
+        vault=str(settings.vault),
+        endpoint=settings.openai_base_url or "",
+        chat_model=settings.chat_model or "",
+        embedder=settings.embedder,
+        embed_model=settings.embed_model,
+        max_notes=settings.context_max_notes,
+        max_chunks_per_note=settings.context_max_chunks_per_note,
+        max_chars=settings.context_max_chars,
     )
 
 
@@ -70,10 +87,15 @@ def apply_choices(base: Settings, choices: Choices) -> Settings:
     if min(choices.max_notes, choices.max_chunks_per_note, choices.max_chars) < 1:
         raise ConfigError("Context limits must be at least 1.")
     return base.replace(
-        vault=vault, db_path=db_path, openai_base_url=choices.endpoint.strip() or None,
-        chat_model=choices.chat_model.strip() or None, embedder=choices.embedder,
-        embed_model=choices.embed_model.strip() or base.embed_model, context_max_notes=int(choices.max_notes),
-        context_max_chunks_per_note=int(choices.max_chunks_per_note), context_max_chars=int(choices.max_chars),
+        vault=vault,
+        db_path=db_path,
+        openai_base_url=choices.endpoint.strip() or None,
+        chat_model=choices.chat_model.strip() or None,
+        embedder=choices.embedder,
+        embed_model=choices.embed_model.strip() or base.embed_model,
+        context_max_notes=int(choices.max_notes),
+        context_max_chunks_per_note=int(choices.max_chunks_per_note),
+        context_max_chars=int(choices.max_chars),
     )
 
 
@@ -100,7 +122,7 @@ class SharedIndex:
         self.watcher: Watcher | None = None  # re-indexes a moment after notes are saved (rag.index.watch)
 
     @classmethod
-    def open(cls, settings: Settings, *, embedder=None) -> "SharedIndex":
+    def open(cls, settings: Settings, *, embedder=None) -> SharedIndex:
         shared = cls(Workspace.open(settings, create=True, embedder=embedder))
         shared.workspace.keep_previous_model_serving()
         shared.indexer.start()
