@@ -30,6 +30,7 @@ from rag.errors import RagError
 from rag.index.vault import check_vault
 from rag.live import LiveWorkspace
 from rag.search import similar
+from rag.search.filters import Filters
 from rag.search.retrieve import Hit
 from rag.search.similar import Neighbour
 
@@ -162,9 +163,9 @@ class VaultTools:
         ws = self.live.fresh()
         if project is not None:
             project = projects.resolve_project(self.settings, ws.store, project)
-        filtered = project is not None or tier is not None
-        result = ws.retriever.hybrid(query, max(limit, 100) if filtered else limit)
-        hits = [h for h in result.hits if project in (None, h.chunk.project) and tier in (None, h.chunk.tier)]
+        filters = Filters(projects=(project,) if project is not None else (), tiers=(tier,) if tier is not None else ())
+        result = ws.retriever.hybrid(query, limit, filters=filters)
+        hits = list(result.hits)
         notice = " ".join(n for n in (self._indexing_notice(), result.notice) if n) or None
         return SearchResults(tuple(_search_hit(h) for h in hits[:limit]), result.channels, notice)
 

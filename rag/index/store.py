@@ -257,10 +257,24 @@ class Store(VectorTables):
 
     # --- keyword channel --------------------------------------------------------------------------------------
 
-    def bm25(self, match: str, limit: int) -> list[tuple[int, float]]:
-        """(chunk rowid, bm25 score) best first; FTS5's bm25() is negative, lower is better, so it is negated."""
-        rows = self._read("SELECT rowid, rank FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?", (match, limit))
-        return [(r[0], -r[1]) for r in rows]
+    def bm25(self, match: str, limit: int, *, rows: list[int] | None = None) -> list[tuple[int, float]]:
+        """(chunk rowid, bm25 score) best first; FTS5's bm25() is negative, lower is better, so it is negated.
+        With `rows`, only those chunks are ranked (a filtered search: the WHERE runs inside the FTS query)."""
+        if rows is None:
+            found = self._read("SELECT rowid, rank FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?", (match, limit))
+        else:
+            found = self._read(
+                "SELECT rowid, rank FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?)) ORDER BY rank LIMIT ?",
+                (match, json.dumps(rows), limit),
+            )
+        return [(r[0], -r[1]) for r in found]
+
+    def chunk_rowids(self, paths: list[str]) -> list[int]:
+        """The rowids of every chunk of these notes, sorted."""
+        if not paths:
+            return []
+        found = self._read("SELECT rowid FROM chunks WHERE path IN (SELECT value FROM json_each(?)) ORDER BY rowid", (json.dumps(paths),))
+        return [r[0] for r in found]
 
     def document_frequencies(self, terms: list[str]) -> tuple[int, dict[str, int]]:
         """(number of chunks, {term: chunks containing it}) for the given stems; absent terms are left out."""

@@ -21,6 +21,7 @@ from rag.errors import EmbedderError
 from rag.index import sentences, stemming
 from rag.index.embed import Embedder
 from rag.index.store import Store, StoredChunk
+from rag.search.filters import Filters
 from rag.search.text_vectors import query_vector
 from rag.search.vectors import VectorIndex
 
@@ -109,15 +110,15 @@ class Retriever:
 
     # --- single channels --------------------------------------------------------------------------------------
 
-    def keyword_ranking(self, query: str, n: int) -> list[tuple[int, float]]:
+    def keyword_ranking(self, query: str, n: int, *, rows: list[int] | None = None) -> list[tuple[int, float]]:
         match = stemming.fts_query(stemming.query_terms(query))
-        return self.store.bm25(match, n) if match else []
+        return self.store.bm25(match, n, rows=rows) if match and rows != [] else []
 
-    def dense_ranking(self, query: str, n: int) -> list[tuple[int, float]]:
-        """Raises EmbedderError if the query cannot be embedded."""
-        if len(self.vectors) == 0:
+    def dense_ranking(self, query: str, n: int, *, rows: list[int] | None = None) -> list[tuple[int, float]]:
+        """Raises EmbedderError if the query cannot be embedded. `rows`: only these chunks (a filter)."""
+        if len(self.vectors) == 0 or rows == []:
             return []
-        return self.vectors.search(self._query_vector(query), n, question=query)
+        return self.vectors.search(self._query_vector(query), n, question=query, rows=rows)
 
     def _query_vector(self, query: str):
         """Query embeddings are cached, and shared with the answer's own comparisons (rag/search/text_vectors.py): UIs re-run
@@ -126,18 +127,20 @@ class Retriever:
 
     # --- searches ---------------------------------------------------------------------------------------------
 
-    def keyword(self, query: str, k: int = 10) -> SearchResult:
-        ranking = self.keyword_ranking(query, k)
+    def keyword(self, query: str, k: int = 10, *, filters: Filters = Filters()) -> SearchResult:
+        ranking = self.keyword_ranking(query, k, rows=filters.rows(self.store))
         return SearchResult(self._hits(ranking, bm25=ranking), ("bm25",))
 
-    def dense(self, query: str, k: int = 10) -> SearchResult:
-        ranking, notice = self._dense_or_notice(query, k)
+    def dense(self, query: str, k: int = 10, *, filters: Filters = Filters()) -> SearchResult:
+        ranking, notice = self._dense_or_notice(query, k, filters.rows(self.store))
         return SearchResult(self._hits(ranking, dense=ranking), ("dense",) if notice is None else (), notice)
 
-    def hybrid(self, query: str, k: int = 10, *, candidates: int | None = None) -> SearchResult:
+    def hybrid(self, query: str, k: int = 10, *, candidates: int | None = None, filters: Filters = Filters()) -> SearchResult:
+        """Both channels fused. With `filters`, both rank only the notes that pass (inside the query, not after)."""
         n = candidates or self.settings.fusion_depth  # per channel; k beyond the union of both gets what there is
-        keyword = self.keyword_ranking(query, n)
-        dense, notice = self._dense_or_notice(query, n)
+        rows = filters.rows(self.store)
+        keyword = self.keyword_ranking(query, n, rows=rows)
+        dense, notice = self._dense_or_notice(query, n, rows)
         channels = ("bm25",) if notice else ("bm25", "dense")
         hits = self._hits(self._fuse(query, keyword, dense), bm25=keyword, dense=dense, boost=True)
         return SearchResult(hits[:k], channels, notice)
@@ -170,9 +173,9 @@ class Retriever:
             return set()
         return {r for r, s in self.vectors.scripts([r for r, _ in ranking]).items() if s is not None and s != mine}
 
-    def _dense_or_notice(self, query: str, n: int) -> tuple[list[tuple[int, float]], str | None]:
+    def _dense_or_notice(self, query: str, n: int, rows: list[int] | None = None) -> tuple[list[tuple[int, float]], str | None]:
         try:
-            ranking = self.dense_ranking(query, n)
+            ranking = self.dense_ranking(query, n, rows=rows)
         except EmbedderError as exc:
             log.warning("Dense channel unavailable: %s", exc)
             return [], f"Meaning search is unavailable ({exc}); showing keyword matches only."

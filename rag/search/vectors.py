@@ -81,9 +81,10 @@ class VectorIndex:
         self._refresh()
         return len(self._ids)
 
-    def search(self, query: np.ndarray, k: int, *, question: str | None = None) -> list[tuple[int, float]]:
+    def search(self, query: np.ndarray, k: int, *, question: str | None = None, rows: list[int] | None = None) -> list[tuple[int, float]]:
         """(chunk rowid, cosine) best first. With the `question`'s text, its vector is moved towards the language
-        of the passages (see `languages.query_shifts`)."""
+        of the passages (see `languages.query_shifts`). With `rows` (sorted chunk rowids), every other row of the
+        matrix is masked out, so the best k among those rows come back."""
         self._refresh()
         with self._rw.read():
             ids, matrix, sentences, shifts = self._ids, self._matrix, self._sentences, self._shifts
@@ -97,8 +98,12 @@ class VectorIndex:
                 best = scores.copy()  # a chunk without sentence vectors is its own best sentence
                 best[sentences.chunk_rows] = np.maximum.reduceat(sentences.matrix @ query, sentences.starts)
                 scores = (scores + self._weight * best) / (1 + self._weight)
-            rows, top = best_of(scores, k)
-        return [(int(ids[r]), float(s)) for r, s in zip(rows, top)]
+            if rows is not None:
+                allowed = np.isin(ids, np.asarray(rows, np.int64), assume_unique=True)
+                scores = np.where(allowed, scores, -np.inf)
+                k = min(k, int(allowed.sum()))
+            picked, top = best_of(scores, k)
+        return [(int(ids[r]), float(s)) for r, s in zip(picked, top)]
 
     def align_sentences(self, texts: list[str], vectors: np.ndarray) -> np.ndarray:
         """Sentence vectors of `texts` aligned the way this index aligns its own (for extractive answers)."""
