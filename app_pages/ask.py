@@ -8,10 +8,10 @@ from dataclasses import dataclass
 import streamlit as st
 
 from app_pages import common
-from rag.answer.ask import CHECKING, GENERATING, Answer, Turn, ask
-from rag.answer.chat import make_chat_model
+from rag.answer.ask import CHECKING, GENERATING, Answer, Turn
 from rag.errors import RagError
-from rag.web.ui_render import answer_markdown, claim_notes, escape_markdown, why_found
+from rag.search.presentation import why_found
+from rag.web.ui_render import answer_markdown, claim_notes, escape_markdown
 from rag.web.ui_stream import StreamedCall
 
 DEMO_QUESTIONS = (
@@ -55,8 +55,8 @@ def _header(ctx: common.AppContext, turns: list[ChatTurn]) -> None:
         st.rerun()
     mode = f"Answers by {ctx.settings.chat_model}" if ctx.settings.chat_model else "Extractive answers (quotes from your notes; no chat model set)"
     st.caption(f"{mode} · vault `{ctx.settings.vault.name}`")
-    state = ctx.shared.indexer.progress()
-    status = ctx.workspace.status()
+    state = ctx.knowledge.progress()
+    status = ctx.knowledge.status()
     if state.running and (status["vectors_missing"] or not status["notes"]):
         st.info("Indexing is running: keyword search works on what is indexed now, meaning search as vectors arrive.", icon=":material/sync:")
     elif not status["notes"]:
@@ -75,21 +75,16 @@ def _demo_hints(box) -> None:
 
 
 def _answer(ctx: common.AppContext, question: str, turns: list[ChatTurn]) -> None:
-    ctx.shared.refresh()
     with st.chat_message("user"):
         st.markdown(escape_markdown(question))
     with st.chat_message("assistant"):
-        try:
-            chat = make_chat_model(ctx.settings)
-        except RagError as exc:
-            common.fail(exc)
         history = [Turn(t.answer.question, t.answer.text) for t in turns]
         slot = st.empty()
         with slot.container():
             waiting = st.empty()
             waiting.caption(":material/search: Searching your notes…")
             call = StreamedCall(
-                lambda emit, stage: ask(ctx.workspace, question, history=history, chat=chat, on_text=emit, on_stage=stage),
+                lambda emit, stage: ctx.knowledge.ask(question, turns=history, on_text=emit, on_stage=stage),
                 on_stage=lambda name: _show_stage(waiting, name),
             )
             st.write_stream(_after_first(call, waiting))
@@ -98,10 +93,7 @@ def _answer(ctx: common.AppContext, question: str, turns: list[ChatTurn]) -> Non
         except RagError as exc:
             slot.empty()
             common.fail(exc)
-        finally:
-            if chat is not None:
-                chat.close()
-        turn = ChatTurn(answer, ctx.settings.chat_model if chat else None, call.first_piece, call.finished)
+        turn = ChatTurn(answer, ctx.settings.chat_model if answer.mode == "llm" else None, call.first_piece, call.finished)
         turns.append(turn)
         with slot.container():
             _show_answer(ctx, len(turns) - 1, turn)

@@ -1,7 +1,8 @@
 """Streamlit glue shared by the pages of `app.py` (an adapter: no logic, only widgets over `rag/`).
 
-Objects cached with `st.cache_resource` are shared by every session and thread: only the thread-safe
-`SharedIndex` (store with its lock, embedder with its lock, background indexer) and immutable note vectors are.
+Objects cached with `st.cache_resource` are shared by every session and thread: only the thread-safe `Knowledge`
+over one `LiveIndex` per vault (store, embedder, indexer thread and watcher; closed when Streamlit drops it). Pages
+talk to `ctx.knowledge` only, never to the store.
 Errors from the library are shown once with `st.error` and the page stops (`fail`).
 """
 
@@ -15,10 +16,11 @@ import streamlit as st
 
 from rag.config import DEMO_VAULT, Settings, load_settings
 from rag.errors import RagError
-from rag.search.similar import NoteVectors, note_vectors
+from rag.knowledge import Knowledge
+from rag.live import LiveIndex
+from rag.search.similar import NoteVectors
 from rag.web.ui_render import PASSAGE_CSS, obsidian_url, parse_cite_href, passage, passage_html
-from rag.web.webapp import Choices, SharedIndex, apply_choices, choices_of, index_key
-from rag.workspace import Workspace
+from rag.web.webapp import Choices, apply_choices, choices_of, index_key
 
 _CITE_JS = """
 export default function(component) {
@@ -39,8 +41,7 @@ export default function(component) {
 @dataclass(frozen=True)
 class AppContext:
     settings: Settings  # this session's settings
-    shared: SharedIndex  # shared by all sessions on the same index
-    workspace: Workspace  # the shared workspace with this session's answer settings
+    knowledge: Knowledge  # the index shared by all sessions on the same vault, with this session's answer settings
 
     @property
     def is_demo(self) -> bool:
@@ -80,18 +81,19 @@ def session_settings() -> Settings:
         fail(exc)
 
 
-@st.cache_resource(show_spinner="Opening the index…", max_entries=8)
-def _shared_index(key: str, _settings: Settings) -> SharedIndex:
-    return SharedIndex.open(_settings)
+@st.cache_resource(show_spinner="Opening the index…", max_entries=8, on_release=lambda knowledge: knowledge.live.close())
+def _shared_knowledge(key: str, _settings: Settings) -> Knowledge:
+    live = LiveIndex(_settings)
+    live.workspace()  # open now: a broken vault or embedder is reported on this page
+    return Knowledge(live.start(), reads_wait=False)  # pages never wait for a check: the indexer looks
 
 
 def open_context(settings: Settings) -> AppContext:
     try:
-        shared = _shared_index(index_key(settings), settings)
+        return AppContext(settings, _shared_knowledge(index_key(settings), settings).for_settings(settings))
     except RagError as exc:
         st.caption("Fix the vault folder or the embeddings choice in the sidebar's Settings.")
         fail(exc)
-    return AppContext(settings, shared, shared.session_workspace(settings))
 
 
 def settings_panel(settings: Settings) -> None:
@@ -138,29 +140,26 @@ def _key_source() -> str:
 
 def index_status(ctx: AppContext) -> None:
     """A small live indexing status in the sidebar; polls only while indexing runs."""
-    running = ctx.shared.indexer.progress().running
+    running = ctx.knowledge.progress().running
     with st.sidebar:
         st.markdown(f"**Vault** · {ctx.settings.vault.name}" + (" (demo)" if ctx.is_demo else ""), help=str(ctx.settings.vault))
-        st.fragment(run_every=1.0 if running else None)(_index_status_body)(ctx.shared)
+        st.fragment(run_every=1.0 if running else None)(_index_status_body)(ctx.knowledge)
 
 
-def _index_status_body(shared: SharedIndex) -> None:
-    state = shared.indexer.progress()
+def _index_status_body(knowledge: Knowledge) -> None:
+    state = knowledge.progress()
+    seen = st.session_state.get("rag_seen_changes")
+    st.session_state["rag_seen_changes"] = state.changes
     if state.running:
         st.session_state["rag_was_indexing"] = True
         st.progress(state.fraction, text=state.label)
         return
-    if st.session_state.pop("rag_was_indexing", False) and _changed_something(state):
+    if st.session_state.pop("rag_was_indexing", False) and (seen != state.changes or state.error):
         st.rerun(scope="app")  # new notes or vectors: redraw the page with them
     if state.error:
         st.caption(f":red[:material/error: Indexing: {state.error}]")
     else:
         st.caption(":green[:material/check_circle:] Index up to date")
-
-
-def _changed_something(state) -> bool:
-    r = state.report
-    return state.error is not None or (r is not None and (r.files_added or r.files_updated or r.files_removed or r.chunks_embedded))
 
 
 @functools.cache
@@ -190,16 +189,10 @@ def passage_dialog(
     st.link_button("Open in Obsidian", obsidian_url(vault, path), icon=":material/open_in_new:")
 
 
-@st.cache_resource(max_entries=4, show_spinner="Computing note vectors…")
-def _note_vectors(db: str, model: str, generation: int, _shared: SharedIndex) -> NoteVectors:
-    return note_vectors(_shared.store, model)
-
-
 def cached_note_vectors(ctx: AppContext) -> NoteVectors:
     """Note vectors, recomputed only when the index changed (shared and read-only)."""
-    store = ctx.shared.store
-    return _note_vectors(str(store.path), ctx.workspace.embedder.name, store.generation(), ctx.shared)
+    return ctx.knowledge.note_vectors()
 
 
 def titles(ctx: AppContext) -> dict[str, str]:
-    return {f.path: f.title or f.path for f in ctx.shared.store.files()}
+    return ctx.knowledge.titles()

@@ -7,7 +7,7 @@ import streamlit as st
 from app_pages import common
 from rag.errors import NoteError
 from rag.index.vault import read_note
-from rag.search.similar import DUPLICATE_THRESHOLD, duplicate_pairs
+from rag.search.similar import DUPLICATE_THRESHOLD
 from rag.web.ui_render import obsidian_url
 
 SHOWN = 25  # pairs drawn at once
@@ -20,7 +20,7 @@ def main() -> None:
     st.caption("Pairs of notes that say nearly the same thing. Nothing is merged or deleted here — open both in Obsidian and decide.")
     threshold = st.slider("Similarity threshold (cosine)", 0.80, 1.0, DUPLICATE_THRESHOLD, 0.005, format="%.3f")
     vectors = common.cached_note_vectors(ctx)
-    pairs = duplicate_pairs(ctx.shared.store, ctx.workspace.embedder.name, threshold, vectors=vectors)
+    pairs = ctx.knowledge.duplicates(threshold)
     if not pairs:
         st.success(f"No near-duplicate notes at similarity ≥ {threshold:.3f} among {len(vectors)} notes.", icon=":material/check_circle:")
         return

@@ -8,16 +8,17 @@ import time
 import streamlit as st
 
 from app_pages import common
-from rag.web.ui_indexing import IndexProgress
+from rag.live import Progress
 
 
 def main() -> None:
     ctx = common.context()
     st.title("Index")
-    if ctx.workspace.recovered_from:
-        st.warning(f"The index was damaged; it was moved to {ctx.workspace.recovered_from} and rebuilt.", icon=":material/build:")
+    recovered = ctx.knowledge.recovered_from()
+    if recovered:
+        st.warning(f"The index was damaged; it was moved to {recovered} and rebuilt.", icon=":material/build:")
     _counts(ctx)
-    state = ctx.shared.indexer.progress()
+    state = ctx.knowledge.progress()
     if st.button(
         "Re-index now",
         icon=":material/sync:",
@@ -25,13 +26,13 @@ def main() -> None:
         disabled=state.running,
         help="Reads new and changed notes, then embeds the passages and sentences that have no vector yet.",
     ):
-        ctx.shared.indexer.start()
+        ctx.knowledge.check_now()
         st.rerun()
     st.fragment(run_every=0.5 if state.running else None)(_progress)(ctx)
 
 
 def _counts(ctx: common.AppContext) -> None:
-    status = ctx.workspace.status()
+    status = ctx.knowledge.status()
     notes, chunks, missing = st.columns(3)
     notes.metric("Notes", status["notes"])
     chunks.metric("Passages (chunks)", status["chunks"])
@@ -49,7 +50,7 @@ def _counts(ctx: common.AppContext) -> None:
 
 
 def _progress(ctx: common.AppContext) -> None:
-    state = ctx.shared.indexer.progress()
+    state = ctx.knowledge.progress()
     if state.running:
         st.session_state["rag_index_page_running"] = True
         st.progress(state.fraction, text=state.label)
@@ -59,16 +60,15 @@ def _progress(ctx: common.AppContext) -> None:
     _last_run(state)
 
 
-def _last_run(state: IndexProgress) -> None:
+def _last_run(state: Progress) -> None:
     if state.error:
         st.error(state.error, icon=":material/error:")
-    r = state.report
+    r = state.last_report
     if r is None:
         return
     st.success(
-        f"Last run: {r.files_added} added, {r.files_updated} updated, {r.files_removed} removed, {r.files_unchanged} unchanged; "
-        f"{r.chunks_embedded} passages and {r.sentences_embedded} sentences embedded, {r.chunks_reused} passages reused, "
-        f"in {r.seconds:.1f} s.",
+        f"Last check of the vault: {r.files_added} added, {r.files_updated} updated, {r.files_removed} removed, "
+        f"{r.files_unchanged} unchanged, in {r.seconds:.1f} s. Vectors are embedded after it, in the background.",
         icon=":material/check_circle:",
     )
     if r.skipped:

@@ -7,8 +7,9 @@ import streamlit as st
 
 from app_pages import common
 from rag.errors import RagError
-from rag.web.ui_render import escape_markdown, excerpt, obsidian_url, why_found
-from rag.web.ui_search import Filters, NoteMatch, filter_choices, search_notes
+from rag.search.by_note import Filters, NoteMatch
+from rag.search.presentation import excerpt, why_found
+from rag.web.ui_render import escape_markdown, obsidian_url
 
 CHANNEL_NAMES = {"bm25": "keyword", "dense": "meaning"}
 TIER_NAMES = {1: "Curated (profile, memory, overviews)", 2: "Other notes"}
@@ -22,9 +23,8 @@ def main() -> None:
     if not query.strip():
         st.caption("Keyword and meaning search together; results are grouped by note.")
         return
-    ctx.shared.refresh()
     try:
-        results = search_notes(ctx.workspace.retriever, query, filters)
+        results = ctx.knowledge.search_notes(query, filters)
     except RagError as exc:
         common.fail(exc)
     if results.notice:
@@ -39,7 +39,7 @@ def main() -> None:
 
 
 def _filters(ctx: common.AppContext) -> Filters:
-    choices = filter_choices(ctx.shared.store)
+    choices = ctx.knowledge.filter_choices()
     with st.expander("Filters", icon=":material/filter_list:"):
         left, right = st.columns(2)
         folders = left.multiselect("Folder", choices.folders, key="rag_filter_folder")

@@ -6,7 +6,6 @@ import streamlit as st
 
 from app_pages import common
 from rag.errors import RagError
-from rag.search.similar import similar_notes
 from rag.web.ui_render import obsidian_url
 
 
@@ -25,7 +24,7 @@ def main() -> None:
     note = st.selectbox("Note", paths, key="rag_similar_pick", format_func=lambda p: f"{titles.get(p, p)} — {p}")
     limit = st.slider("How many", 3, 30, 8)
     try:
-        neighbours = similar_notes(ctx.shared.store, ctx.workspace.embedder.name, note, limit, vectors=vectors)
+        neighbours = ctx.knowledge.similar(note, limit)
     except RagError as exc:
         common.fail(exc)
     st.link_button("Open this note in Obsidian", obsidian_url(ctx.settings.vault, note), icon=":material/open_in_new:")

@@ -3,7 +3,7 @@
     python bench/live_sync.py [--notes 10000] [--repeat 7] [--saves 5] [--json]
 
 1. Generates a vault of N notes (as `bench/sync_cost.py` does), indexes it with a cheap stand-in embedder, then
-   times the check a read triggers (`LiveWorkspace.fresh()` with the interval elapsed: walk, stat comparison, no
+   times the check a read triggers (`LiveIndex.fresh()` with the interval elapsed: walk, stat comparison, no
    embedding) against a bare `os.scandir` walk of the same tree, alternately, medians; `ratio` = check / walk.
 2. With the real default embedder and the watcher (`rag.index.watch`) on a small vault: saves a new note and times until
    keyword search finds it and until meaning search finds it (median over `--saves` notes).
@@ -22,7 +22,7 @@ from sync_cost import CountingEmbedder, bare_walk, make_vault  # the sibling scr
 
 from rag.config import load_settings
 from rag.index.watch import Watcher
-from rag.live import LiveWorkspace
+from rag.live import LiveIndex
 from rag.workspace import Workspace
 
 FACTS = [
@@ -40,7 +40,7 @@ def check_cost(notes: int, repeat: int) -> dict:
         vault.mkdir()
         make_vault(vault, notes)
         settings = load_settings(vault=vault, db_path=Path(tmp) / "index.db", env={})
-        with LiveWorkspace(settings, embedder=CountingEmbedder(), interval=0) as live:
+        with LiveIndex(settings, embedder=CountingEmbedder(), interval=0) as live:
             live.reindex()
             checks, walks = [], []
             for _ in range(repeat):

@@ -5,6 +5,7 @@ stdout carries results (plain text or --json); progress bars and warnings go to 
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import logging
@@ -18,7 +19,10 @@ from tqdm import tqdm
 from rag.config import load_settings
 from rag.errors import RagError
 from rag.eval.cli import eval_group
+from rag.knowledge import Knowledge
+from rag.live import LiveIndex, Progress
 from rag.progress import ProgressBars
+from rag.search.presentation import excerpt, why_found
 from rag.search.retrieve import SearchResult
 from rag.workspace import Workspace
 
@@ -37,6 +41,14 @@ def _common(command):
             raise click.ClickException(str(exc)) from exc
 
     return wrapper
+
+
+@contextlib.contextmanager
+def _knowledge(settings):
+    """A reading command's view of the vault: the index (which must exist), checked for changed notes first (at most
+    every check_interval seconds), no background threads; closed on exit."""
+    with LiveIndex(settings, create=False) as live:
+        yield Knowledge(live)
 
 
 @click.group()
@@ -100,9 +112,8 @@ def index(settings, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list of hits.")
 def search(settings, query: str, k: int, mode: str, as_json: bool) -> None:
     """Search the index by keyword, by meaning, or both (hybrid)."""
-    with Workspace.open(settings) as ws:
-        ws.refresh_if_stale()
-        run = {"hybrid": ws.retriever.hybrid, "bm25": ws.retriever.keyword, "dense": ws.retriever.dense}[mode]
+    with _knowledge(settings) as knowledge:
+        run = {"hybrid": knowledge.search, "bm25": knowledge.keyword_search, "dense": knowledge.meaning_search}[mode]
         result = run(query, k)
     if result.notice:
         click.echo(f"note: {result.notice}", err=True)
@@ -113,10 +124,9 @@ def search(settings, query: str, k: int, mode: str, as_json: bool) -> None:
         click.echo("No matches in your notes.")
     for i, hit in enumerate(result.hits, 1):
         chunk = hit.chunk
-        why = ", ".join(f"{name} #{rank}" for name, rank in (("keyword", hit.bm25_rank), ("meaning", hit.dense_rank)) if rank)
+        why = why_found(hit.bm25_rank, hit.dense_rank)
         click.echo(f"{i}. {chunk.path}:{chunk.start_line}-{chunk.end_line}  {chunk.heading_path}  ({hit.score:.4f}; {why})")
-        excerpt = " ".join(chunk.text.split())
-        click.echo(f"   {excerpt[:240]}{'…' if len(excerpt) > 240 else ''}")
+        click.echo(f"   {excerpt(chunk.text)}")
 
 
 def _hits_json(result: SearchResult) -> list[dict]:
@@ -139,8 +149,8 @@ def _hits_json(result: SearchResult) -> list[dict]:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def status(settings, as_json: bool) -> None:
     """Show what is indexed: notes, chunks, vectors present and missing, model, index path and size."""
-    with Workspace.open(settings) as ws:
-        info = ws.status()
+    with _knowledge(settings) as knowledge:
+        info = knowledge.status()
     if as_json:
         click.echo(json.dumps(info, ensure_ascii=False))
         return
@@ -163,18 +173,9 @@ def status(settings, as_json: bool) -> None:
 def ask_command(settings, question: str, extractive: bool, max_chars: int | None, max_notes: int | None, as_json: bool) -> None:
     """Answer QUESTION from your notes with citations (extractive when no chat model is configured). Every claim of a
     model's answer is checked against the passage it cites; what the notes do not support is listed."""
-    from rag.answer.ask import ask
-    from rag.answer.chat import make_chat_model
-
     settings = settings.replace(**{k: v for k, v in (("context_max_chars", max_chars), ("context_max_notes", max_notes)) if v})
-    chat = None if extractive else make_chat_model(settings)
-    try:
-        with Workspace.open(settings) as ws:
-            ws.refresh_if_stale()
-            answer = ask(ws, question, chat=chat, on_text=None if as_json else lambda piece: click.echo(piece, nl=False))
-    finally:
-        if chat is not None:
-            chat.close()
+    with _knowledge(settings) as knowledge:
+        answer = knowledge.ask(question, extractive=extractive, on_text=None if as_json else lambda piece: click.echo(piece, nl=False))
     for line in _answer_notes(answer):
         click.echo(f"note: {line}", err=True)
     if as_json:
@@ -255,10 +256,8 @@ def import_command(settings, kind: str, source: Path, dry_run: bool, as_json: bo
 @click.option("--json", "as_json", is_flag=True, help='Print a JSON list of {"path", "score"}.')
 def similar_command(settings, path: str, limit: int, as_json: bool) -> None:
     """Notes nearest in meaning to the note PATH (vault-relative), by the mean of their chunk vectors."""
-    from rag.search.similar import similar_notes
-
-    with Workspace.open(settings) as ws:
-        neighbours = similar_notes(ws.store, ws.embedder.name, path, limit)
+    with _knowledge(settings) as knowledge:
+        neighbours = knowledge.similar(path, limit)
     if as_json:
         click.echo(json.dumps([{"path": n.path, "score": n.score} for n in neighbours], ensure_ascii=False, indent=2))
         return
@@ -274,10 +273,8 @@ def similar_command(settings, path: str, limit: int, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help='Print a JSON list of {"a", "b", "score"}.')
 def duplicates_command(settings, threshold: float, as_json: bool) -> None:
     """Pairs of near-duplicate notes (cosine of note vectors >= THRESHOLD). Only reported: nothing is merged or deleted."""
-    from rag.search.similar import duplicate_pairs
-
-    with Workspace.open(settings) as ws:
-        pairs = duplicate_pairs(ws.store, ws.embedder.name, threshold)
+    with _knowledge(settings) as knowledge:
+        pairs = knowledge.duplicates(threshold)
     if as_json:
         click.echo(json.dumps([{"a": d.a, "b": d.b, "score": d.score} for d in pairs], ensure_ascii=False, indent=2))
         return
@@ -303,31 +300,38 @@ def mcp_command(settings, http_port: int | None) -> None:
 @_common
 def watch_command(settings) -> None:
     """Keep the index in line with the vault while notes change: re-index after each burst of saves (Ctrl+C stops)."""
-    from rag.index.watch import Watcher
-
-    with Workspace.open(settings, create=True) as ws:
-        if ws.recovered_from:
-            click.echo(f"The index was damaged; it was moved to {ws.recovered_from} and is being rebuilt.", err=True)
-
-        def apply() -> bool:
-            report = ws.sync()
-            click.echo(
-                f"{time.strftime('%H:%M:%S')} {report.files_added} added, {report.files_updated} updated, "
-                f"{report.files_removed} removed; {report.chunks_embedded} embedded, {report.vectors_missing} vectors missing.",
-                err=True,
-            )
-            if report.embed_error:
-                click.echo(f"warning: {report.embed_error}", err=True)
-            return True
-
+    with LiveIndex(settings) as live:
+        if live.workspace().recovered_from:
+            click.echo(f"The index was damaged; it was moved to {live.workspace().recovered_from} and is being rebuilt.", err=True)
+        live.subscribe(_WatchLog(live))
         click.echo(f"Watching {settings.vault} (Ctrl+C to stop).", err=True)
-        with Watcher(settings, apply) as watcher:
-            watcher.kick()  # the first check catches what changed while nobody watched
-            try:
-                while True:
-                    time.sleep(3600)
-            except KeyboardInterrupt:
-                click.echo("Stopped watching.", err=True)
+        live.start()  # the first check catches what changed while nobody watched
+        try:
+            while True:
+                time.sleep(3600)
+        except KeyboardInterrupt:
+            click.echo("Stopped watching.", err=True)
+
+
+class _WatchLog:
+    """Prints a line when the index changed (notes read, then vectors embedded) and each new indexing error."""
+
+    def __init__(self, live: LiveIndex) -> None:
+        self.live, self.seen_report, self.was, self.error = live, None, "not started", None
+
+    def __call__(self, p: Progress) -> None:
+        stamp = time.strftime("%H:%M:%S")
+        r = p.last_report
+        if r is not None and r is not self.seen_report and (r.files_added or r.files_updated or r.files_removed):
+            self.seen_report = r
+            click.echo(f"{stamp} {r.files_added} added, {r.files_updated} updated, {r.files_removed} removed.", err=True)
+        if self.was == "embedding" and p.state == "idle":
+            missing = self.live.status()
+            click.echo(f"{stamp} vectors: {missing['vectors_missing'] + missing['sentence_vectors_missing']} missing.", err=True)
+        if p.error and p.error.split(" Retrying")[0] != self.error:
+            self.error = p.error.split(" Retrying")[0]
+            click.echo(f"warning: {p.error}", err=True)
+        self.was = p.state
 
 
 def main() -> None:

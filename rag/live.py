@@ -1,13 +1,14 @@
-"""A workspace kept fresh for a long-running server (the MCP server): opened lazily, indexed in the background,
-re-checked before reads at most every `interval` seconds, never blocking a reader on long work.
+"""One live index per vault, for every adapter: the app, the MCP server, `rag watch` and the CLI's freshness check.
 
-Nothing happens on construction. `start()` opens the index and indexes in a background thread: text first (one
-transaction per note, so keyword search works at once and grows as notes are read), then vectors in small batches,
-so meaning search improves as they arrive. `fresh()` gives readers the workspace after an incremental check (a stat
-per note when nothing changed) if the last one is older than `interval`; when the indexer is busy the check is
-skipped rather than waited for. `changed()` re-indexes after a write. The indexer also watches the vault
-(`rag.index.watch`), so an edit is usually indexed within a second, before any read asks. If the embedder is down, it
-retries with growing pauses and `indexing()` says so. Knows nothing about MCP.
+Nothing happens on construction. `workspace()` opens the index on first use. `start()` runs the indexer thread: text
+first (one transaction per note, so keyword search works at once and grows as notes are read), then vectors in small
+batches, so meaning search improves as they arrive; it watches the vault (`rag.index.watch`), so an edit is usually
+indexed within a second, and when the embedder is down it retries with growing pauses (one retry policy). Readers
+call `fresh()` (an incremental check first if the last one is older than `check_interval`, never waiting for a busy
+indexer) or, when they must not block at all, `check_soon()`; writers call `changed()`. `progress()` is a frozen
+snapshot, `subscribe()` delivers every change of it, and `status()` is the index's counts, recomputed only when the
+index changed. `close()` stops the watcher and the indexer and closes the index: no thread is left. Without
+`start()` (a CLI command) no thread is started at all. Knows nothing about MCP, Streamlit or the terminal.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 
 from rag.config import Settings
@@ -36,23 +37,52 @@ class _Stopped(RagError):
     """Raised from the progress callback to end a sync early when the server shuts down."""
 
 
-@dataclass(frozen=True)
-class Indexing:
-    """What the background indexer is doing, for status reports."""
+BUSY = ("opening", "reading notes", "embedding")
 
-    state: str  # "not started", "opening", "reading notes", "embedding", "idle", "failed"
+
+@dataclass(frozen=True)
+class Progress:
+    """What the indexer is doing, as one frozen snapshot for status lines, progress bars and tools."""
+
+    state: str = "not started"  # "not started", "opening", "reading notes", "embedding", "idle", "failed"
     done: int = 0
     total: int = 0
-    error: str | None = None  # why opening or embedding failed, with the fix
+    error: str | None = None  # why opening or embedding failed, with the fix (and when it is retried)
+    changes: int = 0  # counts syncs and embedding runs that changed the index: redraw when it moves
+    last_report: SyncReport | None = None  # of the latest check of the vault (text only: vectors follow)
+
+    @property
+    def running(self) -> bool:
+        return self.state in BUSY
+
+    @property
+    def fraction(self) -> float:
+        return self.done / self.total if self.total else 0.0
+
+    @property
+    def label(self) -> str:
+        if self.state == "reading notes":
+            return f"Reading notes: {self.done} of {self.total}" if self.total else "Checking the vault for changes…"
+        if self.state == "embedding":
+            return f"Embedding passages, then sentences, for meaning search: {self.done} of {self.total}"
+        return "Opening the index…" if self.state == "opening" else self.state.capitalize()
 
 
-class LiveWorkspace:
+class LiveIndex:
     """Owns one Workspace (opened on first use) and the thread that keeps its index in line with the vault."""
 
     def __init__(
-        self, settings: Settings, *, embedder: Embedder | None = None, interval: float | None = None, clock: Callable[[], float] = time.monotonic
+        self,
+        settings: Settings,
+        *,
+        embedder: Embedder | None = None,
+        interval: float | None = None,
+        create: bool = True,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
+        """`create=False`: a missing index is an error that says how to build it (the CLI's reading commands)."""
         self.settings = settings
+        self._create = create
         self.interval = settings.check_interval if interval is None else interval
         self._embedder = embedder
         self._clock = clock
@@ -63,10 +93,12 @@ class LiveWorkspace:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._checked = float("-inf")
-        self._status = Indexing("not started")
+        self._progress = Progress()
+        self._listeners: list[Callable[[Progress], None]] = []
         self._embed_error: str | None = None
         self._retry_in: float | None = None  # seconds until the indexer retries a failed embedder
         self._watcher: Watcher | None = None
+        self._status: tuple[int, dict] | None = None  # (progress.changes it was computed at, counts)
 
     # --- for readers and writers ------------------------------------------------------------------------------
 
@@ -76,10 +108,13 @@ class LiveWorkspace:
             if self._ws is None:
                 if self._stop.is_set():
                     raise RagError("The server is shutting down. Start it again.")
-                self._ws = Workspace.open(self.settings, create=True, embedder=self._embedder)
+                self._ws = Workspace.open(self.settings, create=self._create, embedder=self._embedder)
                 self._ws.keep_previous_model_serving()
                 if self._ws.recovered_from:
                     log.warning("The index was damaged; it was moved to %s and is being rebuilt.", self._ws.recovered_from)
+                last = self._ws.store.get_meta("last_sync")  # a CLI run checks at most every interval, across runs
+                if last is not None:
+                    self._checked = self._clock() - max(0.0, time.time() - float(last))
             return self._ws
 
     def fresh(self) -> Workspace:
@@ -87,6 +122,17 @@ class LiveWorkspace:
         ws = self.workspace()
         if self._clock() - self._checked >= self.interval:
             self._sync_text(wait=0)
+        return ws
+
+    def check_soon(self, *, now: bool = False) -> Workspace:
+        """The workspace at once; if the last check is older than `interval` (or `now`), the indexer thread checks
+        the vault and embeds what is missing (for pages that must never wait). Without a running indexer: `fresh()`."""
+        if self._thread is None:
+            return self.fresh()
+        ws = self.workspace()
+        if now or self._clock() - self._checked >= self.interval:
+            self._checked = self._clock()  # asked once per interval, not once per rerun
+            self._wake.set()
         return ws
 
     def changed(self) -> bool:
@@ -108,23 +154,53 @@ class LiveWorkspace:
         self._wake.set()
         return report
 
-    def indexing(self) -> Indexing:
-        status = self._status
-        if status.state == "idle" and self._embed_error:
+    def progress(self) -> Progress:
+        progress = self._progress
+        if progress.state == "idle" and self._embed_error:
             retry = self._retry_in
             later = f" Retrying in {retry:.0f} s." if retry else ""
-            return Indexing("idle", error=f"{self._embed_error}{later}")
-        return status
+            return replace(progress, error=f"{self._embed_error}{later}")
+        return progress
+
+    def subscribe(self, listener: Callable[[Progress], None]) -> Callable[[], None]:
+        """Call `listener(progress)` on every change (from the indexer thread); returns the function that stops it."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def status(self) -> dict:
+        """Counts of notes, chunks and vectors, model and index size: recomputed only after the index changed."""
+        changes = self._progress.changes
+        cached = self._status
+        if cached is None or cached[0] != changes or self._progress.running:
+            cached = (changes, self.workspace().status())
+            self._status = cached
+        return cached[1]
+
+    def wait_idle(self, timeout: float = 60.0) -> Progress:
+        """Block until the indexer is idle (for scripts and tests); the progress then."""
+        deadline = time.monotonic() + timeout
+        while self._thread is not None and (self._progress.running or self._progress.state == "not started") and time.monotonic() < deadline:
+            time.sleep(0.02)
+        return self.progress()
+
+    def _set(self, progress: Progress) -> None:
+        self._progress = progress
+        for listener in list(self._listeners):
+            try:
+                listener(self.progress())
+            except Exception:  # a listener's bug must not stop indexing
+                log.exception("A progress listener failed")
 
     # --- lifecycle --------------------------------------------------------------------------------------------
 
-    def start(self) -> None:
-        """Start the background indexer (once). Returns at once."""
+    def start(self) -> LiveIndex:
+        """Start the background indexer and the watcher (once). Returns at once."""
         with self._open_lock:
             if self._thread is not None or self._stop.is_set():
-                return
+                return self
             self._thread = threading.Thread(target=self._run, name="rag-indexer", daemon=True)
             self._thread.start()
+        return self
 
     def close(self, timeout: float = 10.0) -> None:
         """Stop the indexer (after its current batch) and close the index."""
@@ -144,7 +220,7 @@ class LiveWorkspace:
                 self._ws.close()
                 self._ws = None
 
-    def __enter__(self) -> LiveWorkspace:
+    def __enter__(self) -> LiveIndex:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -153,12 +229,12 @@ class LiveWorkspace:
     # --- the indexer ------------------------------------------------------------------------------------------
 
     def _run(self) -> None:
-        self._status = Indexing("opening")
+        self._set(replace(self._progress, state="opening"))
         try:
             ws = self.workspace()
         except RagError as exc:
             log.warning("Cannot open the index: %s", exc)
-            self._status = Indexing("failed", error=str(exc))
+            self._set(replace(self._progress, state="failed", error=str(exc)))
             return
         self._watch()
         retry = RETRY_FIRST
@@ -166,7 +242,7 @@ class LiveWorkspace:
             self._wake.clear()
             self._sync_text(wait=None)
             self._backfill(ws)
-            self._status = Indexing("idle")
+            self._set(replace(self._progress, state="idle", done=0, total=0, error=None))
             if self._embed_error is None:
                 retry = RETRY_FIRST
                 self._wake.wait()
@@ -207,23 +283,25 @@ class LiveWorkspace:
             return None
         finally:
             self._sync_lock.release()
-        if report.files_added or report.files_updated or report.files_removed:
+        changed = bool(report.files_added or report.files_updated or report.files_removed)
+        self._set(replace(self._progress, changes=self._progress.changes + changed, last_report=report))
+        if changed:
             self._wake.set()
         return report
 
     def _run_text_sync(self, ws: Workspace) -> SyncReport:
-        previous = self._status
-        self._status = Indexing("reading notes")
+        previous = self._progress.state
+        self._set(replace(self._progress, state="reading notes", done=0, total=0))
 
         def progress(stage: str, done: int, total: int) -> None:
             if self._stop.is_set():
                 raise _Stopped("The server is shutting down; indexing goes on at the next start.")  # notes read so far are kept
-            self._status = Indexing("reading notes", done, total)
+            self._set(replace(self._progress, state="reading notes", done=done, total=total))
 
         try:
             report = ws.sync(embed=False, progress=progress)
         finally:
-            self._status = previous
+            self._set(replace(self._progress, state=previous, done=0, total=0))
         self._checked = self._clock()
         for path, reason in report.skipped:
             log.info("skipped %s: %s", path, reason)
@@ -235,7 +313,7 @@ class LiveWorkspace:
         def progress(stage: str, done: int, total: int) -> None:
             if self._stop.is_set():
                 raise _Stopped("The server is shutting down; embedding goes on at the next start.")
-            self._status = Indexing("embedding", done, total)
+            self._set(replace(self._progress, state="embedding", done=done, total=total))
 
         try:
             done = backfill(ws.store, ws.embedder, batch_size=EMBED_BATCH, progress=progress)
@@ -245,3 +323,5 @@ class LiveWorkspace:
         if (done.chunks or done.sentences) and done.error is None:
             with self._sync_lock:  # not while a text sync is half-way through moving chunks
                 ws.store.drop_orphan_vectors()
+        if done.chunks or done.sentences:
+            self._set(replace(self._progress, changes=self._progress.changes + 1))

@@ -5,8 +5,8 @@ Owns the store connection; close it (or use it as a context manager) when done.
 
 from __future__ import annotations
 
+import copy
 import logging
-import time
 from pathlib import Path
 
 from rag.config import Settings
@@ -82,13 +82,12 @@ class Workspace:
     def sync(self, *, progress: Progress | None = None, embed: bool = True) -> SyncReport:
         return sync(self.settings, self.store, self.embedder, progress=progress, embed=embed)
 
-    def refresh_if_stale(self) -> SyncReport | None:
-        """The incremental check before a read, at most once every `check_interval` seconds. Text only: changed
-        notes are keyword-searchable at once; their vectors come with the next `index` run or a background indexer."""
-        last = self.store.get_meta("last_sync")
-        if last is not None and time.time() - float(last) < self.settings.check_interval:
-            return None
-        return self.sync(embed=False)
+    def with_settings(self, settings: Settings) -> Workspace:
+        """This workspace seen with other answer settings (a browser session's chat model and context limits); store,
+        embedder and retriever are shared. Never close the view: the owner of this workspace does."""
+        view = copy.copy(self)
+        view.settings = settings
+        return view
 
     def status(self) -> dict:
         counts = self.store.counts(self.embedder.name)

@@ -49,7 +49,7 @@ def idle(at: AppTest) -> None:
     """Wait for the shared background indexer of this app's index to finish its run."""
     ctx = at.session_state["rag_app"] if "rag_app" in at.session_state else None
     if ctx is not None:
-        ctx.shared.indexer.wait(60)
+        ctx.knowledge.live.wait_idle(60)
 
 
 def ask(at: AppTest, question: str) -> AppTest:

@@ -8,20 +8,21 @@ import threading
 import pytest
 
 from rag.errors import ConfigError, RagError, VaultError
-from rag.web.ui_indexing import BackgroundIndexer
+from rag.knowledge import Knowledge
+from rag.live import LiveIndex, Progress
+from rag.search.by_note import Filters, filter_choices, search_notes
+from rag.search.presentation import excerpt, why_found
 from rag.web.ui_render import (
     answer_markdown,
     escape_markdown,
-    excerpt,
     obsidian_url,
     parse_cite_href,
     passage,
     passage_html,
-    why_found,
 )
-from rag.web.ui_search import Filters, filter_choices, search_notes
 from rag.web.ui_stream import StreamedCall
-from rag.web.webapp import Choices, SharedIndex, apply_choices, choices_of, index_key
+from rag.web.webapp import Choices, apply_choices, choices_of, index_key
+from tests.waiting import wait_for
 
 # --- rendering ---------------------------------------------------------------------------------------------------
 
@@ -126,24 +127,32 @@ def test_a_narrow_filter_still_finds_its_notes(workspace):
 # --- background indexing and streamed calls ----------------------------------------------------------------------
 
 
-def test_background_indexing_runs_once_at_a_time_and_reports_its_result(workspace):
-    indexer = BackgroundIndexer(workspace)
-    assert indexer.start() and not indexer.start_if_stale(0)
-    state = indexer.wait(60)
-    assert not state.running and state.error is None and state.report.files_added == 11
-    assert not indexer.start_if_stale(3600) and indexer.start_if_stale(0)
-    assert indexer.wait(60).report.files_unchanged == 11
+def test_the_live_index_indexes_in_the_background_and_reports_each_change(settings, fake_embedder):
+    seen: list[Progress] = []
+    with LiveIndex(settings, embedder=fake_embedder) as live:
+        live.subscribe(seen.append)
+        live.start()
+        wait_for(lambda: live.progress().state == "idle" and live.status()["vectors_missing"] == 0)
+        state = live.progress()
+        assert state.error is None and state.changes >= 2  # notes, then vectors
+        assert any(p.last_report and p.last_report.files_added == 11 for p in seen)
+        assert {p.state for p in seen} >= {"opening", "reading notes", "embedding", "idle"}
+        before = live.status()
+        assert live.status() is before  # cached until the index changes
+        (settings.vault / "Notes" / "Okapi.md").write_text("# Okapi\n\nAn okapi is shy.\n", encoding="utf-8")
+        live.check_soon(now=True)
+        wait_for(lambda: live.status()["notes"] == 12)
 
 
-def test_background_indexing_reports_embedding_failures_with_the_fix(workspace, fake_embedder):
+def test_the_live_index_reports_embedding_failures_with_the_fix(settings, fake_embedder):
     fake_embedder.fail = True
-    indexer = BackgroundIndexer(workspace)
-    indexer.start()
-    state = indexer.wait(60)
-    assert "python -m rag index" in state.error and workspace.store.counts(fake_embedder.name)["notes"] == 11
+    with LiveIndex(settings, embedder=fake_embedder) as live:
+        live.start()
+        wait_for(lambda: live.progress().error is not None)
+        assert "python -m rag index" in live.progress().error and live.status()["notes"] == 11
 
 
-def test_searching_works_while_indexing_runs(workspace, fake_embedder):
+def test_searching_works_while_indexing_runs(settings, fake_embedder):
     gate = threading.Event()
     original = fake_embedder.embed_passages
 
@@ -152,16 +161,25 @@ def test_searching_works_while_indexing_runs(workspace, fake_embedder):
         return original(texts)
 
     fake_embedder.embed_passages = slow
-    indexer = BackgroundIndexer(workspace)
-    indexer.start()
-    for _ in range(200):
-        if indexer.progress().stage == "embed":
-            break
-        threading.Event().wait(0.02)
-    result = workspace.retriever.hybrid("hydration", 3)
-    assert result.hits and result.hits[0].chunk.path == "Notes/Sourdough.md" and result.channels == ("bm25",)
-    gate.set()
-    assert indexer.wait(60).error is None
+    with LiveIndex(settings, embedder=fake_embedder) as live:
+        knowledge = Knowledge(live, reads_wait=False)
+        live.start()
+        wait_for(lambda: live.progress().state == "embedding")
+        result = knowledge.search("hydration", 3)
+        assert result.hits and result.hits[0].chunk.path == "Notes/Sourdough.md" and result.channels == ("bm25",)
+        gate.set()
+        wait_for(lambda: live.progress().state == "idle")
+        assert live.progress().error is None
+
+
+def test_closing_the_live_index_leaves_no_thread_and_no_open_index(settings, fake_embedder):
+    before = set(threading.enumerate())
+    live = LiveIndex(settings.replace(watch_debounce=0.1), embedder=fake_embedder).start()
+    wait_for(lambda: live.progress().state == "idle" and live._watcher is not None)
+    assert len(set(threading.enumerate()) - before) >= 2  # the indexer and the watcher's threads
+    live.close()
+    wait_for(lambda: not [t for t in set(threading.enumerate()) - before if t.is_alive()], timeout=10)
+    assert live._ws is None
 
 
 def test_a_streamed_call_yields_pieces_in_order_then_its_result():
@@ -228,12 +246,10 @@ def test_answer_settings_share_one_index_and_the_api_key_is_only_hashed_in_its_k
 
 
 def test_a_session_sees_its_own_answer_settings_over_the_shared_index(settings, fake_embedder):
-    shared = SharedIndex.open(settings, embedder=fake_embedder)
-    try:
-        shared.indexer.wait(60)
-        mine = shared.session_workspace(settings.replace(context_max_notes=1))
-        assert mine.settings.context_max_notes == 1 and shared.workspace.settings.context_max_notes == settings.context_max_notes
-        assert mine.store is shared.store and mine.retriever is shared.workspace.retriever
-    finally:
-        shared.indexer.wait(60)
-        shared.workspace.close()
+    with LiveIndex(settings, embedder=fake_embedder) as live:
+        mine = live.workspace().with_settings(settings.replace(context_max_notes=1))
+        shared = live.workspace()
+        assert mine.settings.context_max_notes == 1 and shared.settings.context_max_notes == settings.context_max_notes
+        assert mine.store is shared.store and mine.retriever is shared.retriever
+        view = Knowledge(live).for_settings(settings.replace(context_max_notes=1))
+        assert view.settings.context_max_notes == 1 and view._ws().store is shared.store

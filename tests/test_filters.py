@@ -9,9 +9,10 @@ from mcp import Client
 
 from rag.agents.mcp_server import build_server
 from rag.config import load_settings
-from rag.live import LiveWorkspace
+from rag.knowledge import Knowledge
+from rag.live import LiveIndex
+from rag.search.by_note import search_notes
 from rag.search.filters import Filters
-from rag.web.ui_search import search_notes
 from rag.workspace import Workspace
 
 QUERY = "greenhouse humidity sensor"
@@ -54,10 +55,10 @@ def test_the_app_note_search_and_an_empty_filter(crowded):
 
 
 def test_the_mcp_search_tool_filters_inside_retrieval(crowded, fake_embedder):
-    live = LiveWorkspace(crowded.settings, embedder=fake_embedder)
+    live = LiveIndex(crowded.settings, embedder=fake_embedder)
 
     async def search():
-        async with Client(build_server(live), mode="legacy") as client:
+        async with Client(build_server(Knowledge(live)), mode="legacy") as client:
             result = await client.call_tool("knowledge_search", {"query": QUERY, "limit": 3, "project": "Alpha"})
             return result.structured_content["results"]
 

@@ -13,9 +13,10 @@ import pytest
 from mcp import Client
 
 from rag.agents.mcp_server import TOOLS, build_server
-from rag.agents.notes import MAX_READ_CHARS
 from rag.config import load_settings
-from rag.live import LiveWorkspace
+from rag.knowledge import Knowledge
+from rag.live import LiveIndex
+from rag.notes.files import MAX_READ_CHARS
 from rag.workspace import Workspace
 
 from .conftest import FIXTURES
@@ -33,14 +34,14 @@ def anyio_backend():
 def live(settings, fake_embedder):
     with Workspace.open(settings, create=True, embedder=fake_embedder) as ws:
         ws.sync()  # indexed up front, so results do not depend on the background indexer's timing
-    live = LiveWorkspace(settings, embedder=fake_embedder)
+    live = LiveIndex(settings, embedder=fake_embedder)
     yield live
     live.close()
 
 
 @asynccontextmanager
 async def connect(live):
-    async with Client(build_server(live), mode="legacy") as client:
+    async with Client(build_server(Knowledge(live)), mode="legacy") as client:
         yield client
 
 
@@ -122,7 +123,7 @@ async def test_read_returns_the_text_and_the_hash_the_index_holds(live):
 
 async def test_a_huge_note_comes_back_in_bounded_pieces(settings, fake_embedder, vault):
     (vault / "Notes" / "Huge.md").write_text(("y" * 99 + "\n") * 100_000, encoding="utf-8")  # 10 MB
-    live = LiveWorkspace(settings.replace(ignore=("Notes/Huge.md",)), embedder=fake_embedder)  # read, never indexed
+    live = LiveIndex(settings.replace(ignore=("Notes/Huge.md",)), embedder=fake_embedder)  # read, never indexed
     async with connect(live) as client:
         piece = await call(client, "knowledge_read", path="Notes/Huge.md")
         rest = await call(client, "knowledge_read", path="Notes/Huge.md", start_line=piece["end_line"] + 1, end_line=piece["end_line"] + 2)
@@ -264,17 +265,17 @@ async def test_bad_arguments_are_tool_errors(live):
 
 async def test_the_handshake_and_a_search_do_not_wait_for_indexing(settings):
     embedder = GatedEmbedder()  # indexing cannot progress until the gate opens
-    live = LiveWorkspace(settings, embedder=embedder)
+    live = LiveIndex(settings, embedder=embedder)
     try:
         started = time.monotonic()
         async with connect(live) as client:
             tools = (await client.list_tools()).tools
             handshake = time.monotonic() - started
-            await until(lambda: live.indexing().state == "reading notes")
+            await until(lambda: live.progress().state == "reading notes")
             during = await call(client, "knowledge_search", query="sourdough")
             status = await call(client, "knowledge_status")
             embedder.gate.set()
-            await until(lambda: live.indexing().state == "idle")
+            await until(lambda: live.progress().state == "idle")
             after = await call(client, "knowledge_search", query="sourdough")
     finally:
         embedder.gate.set()
@@ -290,10 +291,10 @@ async def test_with_the_real_embedder_a_question_finds_a_note_in_another_languag
     for name in ("Байкал.md", "Sourdough.md"):
         shutil.copy(FIXTURES / "vault" / "Notes" / name, vault / "Notes" / name)
     settings = load_settings(vault=vault, db_path=tmp_path / "index.db", env={})
-    live = LiveWorkspace(settings, embedder=real_embedder)
+    live = LiveIndex(settings, embedder=real_embedder)
     try:
         async with connect(live) as client:
-            await until(lambda: live.indexing().state == "idle", timeout=60)
+            await until(lambda: live.progress().state == "idle", timeout=60)
             found = await call(client, "knowledge_search", query="How much did the flights to Lake Baikal cost?", limit=1)
     finally:
         live.close()

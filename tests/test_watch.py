@@ -124,11 +124,11 @@ def test_saved_note_is_found_by_keyword_then_by_meaning_with_the_real_embedder(s
 
 
 def test_the_live_indexer_indexes_a_saved_note_without_any_read_asking(settings, vault, fake_embedder):
-    from rag.live import LiveWorkspace
+    from rag.live import LiveIndex
 
-    with LiveWorkspace(settings.replace(watch_debounce=0.2), embedder=fake_embedder, interval=3600) as live:
+    with LiveIndex(settings.replace(watch_debounce=0.2), embedder=fake_embedder, interval=3600) as live:
         live.start()
-        wait_for(lambda: live.indexing().state == "idle" and live._watcher is not None)
+        wait_for(lambda: live.progress().state == "idle" and live._watcher is not None)
         (vault / "Notes" / "Gecko.md").write_text("# Gecko\n\nGeckos lick their eyes.\n", encoding="utf-8")
         ws = live.workspace()  # not fresh(): the hourly check is not due, only the watcher can index it
         wait_for(lambda: ws.retriever.keyword("gecko").hits)
@@ -140,26 +140,22 @@ def test_a_down_embedder_is_retried_with_backoff_and_the_status_says_so(settings
 
     monkeypatch.setattr(live_module, "RETRY_FIRST", 0.3)
     fake_embedder.fail = True
-    with live_module.LiveWorkspace(settings, embedder=fake_embedder) as live:
+    with live_module.LiveIndex(settings, embedder=fake_embedder) as live:
         live.start()
-        wait_for(lambda: "Retrying in" in (live.indexing().error or ""))
-        assert "fake embedder is down" in live.indexing().error
+        wait_for(lambda: "Retrying in" in (live.progress().error or ""))
+        assert "fake embedder is down" in live.progress().error
         assert live.workspace().status()["vectors_missing"] > 0
         fake_embedder.fail = False  # back up: the next retry fills in the vectors, nothing else needs to happen
         wait_for(lambda: live.workspace().status()["vectors_missing"] == 0)
-        wait_for(lambda: live.indexing().error is None)
+        wait_for(lambda: live.progress().error is None)
 
 
-def test_the_web_apps_shared_index_follows_a_saved_note(settings, vault, fake_embedder):
-    from rag.web.webapp import SharedIndex
+def test_the_web_apps_live_index_follows_a_saved_note(settings, vault, fake_embedder):
+    from rag.live import LiveIndex
 
-    shared = SharedIndex.open(settings.replace(watch_debounce=0.2), embedder=fake_embedder)
-    try:
-        shared.indexer.wait(30)
+    with LiveIndex(settings.replace(watch_debounce=0.2), embedder=fake_embedder, interval=3600) as live:
+        live.start()
+        wait_for(lambda: live.progress().state == "idle" and live._watcher is not None)
         (vault / "Notes" / "Tapir.md").write_text("# Tapir\n\nA tapir swims well.\n", encoding="utf-8")
-        wait_for(lambda: shared.workspace.retriever.keyword("tapir").hits)  # no page asked for a refresh
-        wait_for(lambda: shared.workspace.status()["vectors_missing"] == 0)
-    finally:
-        shared.watcher.stop()
-        shared.indexer.wait(30)
-        shared.workspace.close()
+        wait_for(lambda: live.workspace().retriever.keyword("tapir").hits)  # no page asked for a check
+        wait_for(lambda: live.status()["vectors_missing"] == 0)

@@ -2,7 +2,7 @@
 
 `python -m rag mcp` serves over stdio (the protocol owns stdout; logs go to stderr), or with `--http PORT` over
 streamable HTTP bound to 127.0.0.1. The handshake never waits for indexing: the index is opened and brought up to
-date by `LiveWorkspace` in the background. Every RagError becomes a tool error (the model sees `isError` with the
+date by `LiveIndex` in the background. Every RagError becomes a tool error (the model sees `isError` with the
 message that names the fix); anything else is a bug, logged with its traceback. No logic of its own.
 """
 
@@ -20,23 +20,24 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 from pydantic import Field
 
-from rag.agents import notes, projects
-from rag.agents.notes import NoteText
-from rag.agents.projects import NoteList, ProjectContext, ProjectInfo
 from rag.answer.ask import Citation
 from rag.answer.grounding import CheckedClaim
 from rag.config import Settings
 from rag.errors import RagError
 from rag.index.vault import check_vault
-from rag.live import LiveWorkspace
-from rag.search import similar
+from rag.knowledge import Knowledge
+from rag.live import LiveIndex
+from rag.notes import files as notes
+from rag.notes import projects
+from rag.notes.files import NoteText
+from rag.notes.projects import NoteList, ProjectContext, ProjectInfo
 from rag.search.filters import Filters
+from rag.search.presentation import block_excerpt
 from rag.search.retrieve import Hit
 from rag.search.similar import Neighbour
 
 log = logging.getLogger(__name__)
 
-EXCERPT_CHARS = 2_000
 INSTRUCTIONS = (
     "Tools over the user's Markdown notes (an Obsidian vault, Russian and English). Search the notes before answering "
     "questions about the user's past work, decisions, projects or preferences, and cite the note paths you used. "
@@ -142,11 +143,11 @@ def _tool_errors(method):
 
 
 class VaultTools:
-    """The tools, bound to one live workspace. Each method is one MCP tool; its docstring is what the model reads."""
+    """The tools, bound to one vault's `Knowledge`. Each method is one MCP tool; its docstring is what the model reads."""
 
-    def __init__(self, live: LiveWorkspace) -> None:
-        self.live = live
-        self.settings: Settings = live.settings
+    def __init__(self, knowledge: Knowledge) -> None:
+        self.knowledge = knowledge
+        self.settings: Settings = knowledge.settings
 
     @_tool_errors
     def knowledge_search(
@@ -160,11 +161,10 @@ class VaultTools:
         Use it before answering anything about the user's past work, decisions, projects or preferences. Each result
         gives the note path, heading, line range, score and an excerpt; read more with knowledge_read(path,
         start_line, end_line). Cite the paths you rely on."""
-        ws = self.live.fresh()
         if project is not None:
-            project = projects.resolve_project(self.settings, ws.store, project)
+            project = self.knowledge.resolve_project(project)
         filters = Filters(projects=(project,) if project is not None else (), tiers=(tier,) if tier is not None else ())
-        result = ws.retriever.hybrid(query, limit, filters=filters)
+        result = self.knowledge.search(query, limit, filters=filters)
         hits = list(result.hits)
         notice = " ".join(n for n in (self._indexing_notice(), result.notice) if n) or None
         return SearchResults(tuple(_search_hit(h) for h in hits[:limit]), result.channels, notice)
@@ -175,16 +175,7 @@ class VaultTools:
         chat model the answer quotes the best sentences (extractive). `not_found` means the notes hold no answer:
         say so rather than guess. Every claim is checked against its passage: never repeat an `unsupported` claim as a
         fact. Prefer knowledge_search when you want to read and reason over the passages yourself."""
-        from rag.answer.ask import ask
-        from rag.answer.chat import make_chat_model
-
-        ws = self.live.fresh()
-        chat = make_chat_model(self.settings)
-        try:
-            answer = ask(ws, question, chat=chat)
-        finally:
-            if chat is not None:
-                chat.close()
+        answer = self.knowledge.ask(question)
         return AskResult(answer.text, answer.mode, answer.not_found, answer.citations, answer.notice, answer.claims, answer.grounding())
 
     @_tool_errors
@@ -194,20 +185,20 @@ class VaultTools:
         """Read a note, or lines start_line..end_line of it (1-based, inclusive), straight from disk. Returns the
         text and the sha256 of the whole file: pass that sha256 to knowledge_write or knowledge_append. Long notes come
         back cut at whole lines with truncated=true: read on from end_line + 1."""
-        return notes.read_text(self.settings, path, start_line=start_line, end_line=end_line)
+        return self.knowledge.read(path, start_line=start_line, end_line=end_line)
 
     @_tool_errors
     def knowledge_write(self, path: NotePath, content: str, expected_sha256: Sha = None) -> Saved:
         """Create a new note (.md), or replace an existing one. Replacing needs expected_sha256 from your last
         knowledge_read; if the note changed since, nothing is written and you get a conflict error: read it again and
         merge. The write is atomic and the note is re-indexed. Prefer knowledge_append to add to a note."""
-        return self._saved(notes.write_note(self.settings, path, content, expected_sha256=expected_sha256, tool="knowledge_write"))
+        return self._saved(self.knowledge.write(path, content, expected_sha256=expected_sha256, tool="knowledge_write"))
 
     @_tool_errors
     def knowledge_append(self, path: NotePath, text: str, expected_sha256: Sha = None) -> Saved:
         """Append text to the end of an existing note (on a new line). With expected_sha256, only if the note has not
         changed since you read it (otherwise a conflict error). Atomic; the note is re-indexed."""
-        return self._saved(notes.append_note(self.settings, path, text, expected_sha256=expected_sha256, tool="knowledge_append"))
+        return self._saved(self.knowledge.append(path, text, expected_sha256=expected_sha256, tool="knowledge_append"))
 
     @_tool_errors
     def knowledge_commit(
@@ -220,23 +211,21 @@ class VaultTools:
         """Record a decision or a work-session summary as a new dated note with frontmatter, in
         Projects/<project>/Decisions/ or .../Sessions/ (Decisions/ or Sessions/ without a project), named
         'YYYY-MM-DD Title.md'. Never overwrites: a taken name gets a number. Use it at the end of meaningful work."""
-        record = projects.commit_decision if kind == "decision" else projects.commit_session
-        return self._saved(record(self.settings, self.live.workspace().store, title, body, project=project))
+        return self._saved(self.knowledge.commit(kind, title, body, project=project))
 
     @_tool_errors
     def project_context(self, project: str, max_chars: Annotated[int, Field(ge=1000, le=100_000)] = projects.CONTEXT_MAX_CHARS) -> ProjectContext:
         """The starting context for work on a project, in one bounded call: the project's overview, the user's
         profile notes, the project's other curated notes, then its most recent decisions and sessions, each with its
         path and sha256, within max_chars. Paths that did not fit are listed in `omitted`: read them if needed."""
-        ws = self.live.fresh()
-        return projects.project_context(self.settings, ws.store, project, max_chars=max_chars)
+        return self.knowledge.project_context(project, max_chars=max_chars)
 
     @_tool_errors
     def knowledge_status(self) -> Status:
         """What is indexed (notes, chunks, vectors present and missing, model, last sync) and what the background
         indexer is doing. Search works while it reads or embeds; results then may be incomplete."""
-        info = self.live.workspace().status()
-        ix = self.live.indexing()
+        info = self.knowledge.status()
+        ix = self.knowledge.progress()
         last = datetime.fromtimestamp(info["last_sync"]).astimezone().isoformat(timespec="seconds") if info["last_sync"] else None
         return Status(
             info["vault"],
@@ -255,14 +244,14 @@ class VaultTools:
     def knowledge_projects(self) -> Projects:
         """The user's projects with counts of notes, decisions and sessions, the overview note and the latest change.
         Use a name from here with project_context, knowledge_search(project=…) and knowledge_commit."""
-        return Projects(tuple(projects.list_projects(self.settings, self.live.fresh().store)))
+        return Projects(tuple(self.knowledge.list_projects()))
 
     @_tool_errors
     def knowledge_reindex(self, full: bool = False) -> Reindexed:
         """Bring the index in line with the notes now (normally automatic: it is checked before reads at most every
         10 s). full=true re-reads every note (unchanged text is not embedded again; searches find less until it ends).
         Vectors follow in the background."""
-        r = self.live.reindex(full=full)
+        r = self.knowledge.reindex(full=full)
         return Reindexed(
             r.files_added,
             r.files_updated,
@@ -279,8 +268,7 @@ class VaultTools:
         """Notes closest in meaning to the given note (by the mean of their passage vectors), best first, with
         cosine scores. Useful to find related work or duplicates before writing a new note."""
         rel, _ = notes.confine(self.settings, path)
-        ws = self.live.fresh()
-        return Similar(rel, tuple(similar.similar_notes(ws.store, ws.embedder.name, rel, limit)))
+        return Similar(rel, tuple(self.knowledge.similar(rel, limit)))
 
     @_tool_errors
     def list_notes(
@@ -290,18 +278,18 @@ class VaultTools:
     ) -> NoteList:
         """List notes (sorted by path) with size, last modification time, tier (1 = curated) and project.
         `total` says how many there are when the list is cut at `limit`."""
-        return projects.list_notes(self.settings, self.live.fresh().store, folder, limit=limit)
+        return self.knowledge.list_notes(folder, limit=limit)
 
     def _saved(self, written: notes.Written) -> Saved:
         try:
-            indexed = self.live.changed()
+            indexed = self.knowledge.changed()
         except RagError as exc:  # the note is written; only the index lags behind
             log.warning("Wrote %s but could not re-index it: %s", written.path, exc)
             indexed = False
         return Saved(written.path, written.sha256, written.created, written.bytes, indexed)
 
     def _indexing_notice(self) -> str | None:
-        ix = self.live.indexing()
+        ix = self.knowledge.progress()
         if ix.state == "reading notes":
             return f"Indexing in progress ({ix.done}/{ix.total} notes read); results may be incomplete."
         if ix.state == "embedding":
@@ -311,8 +299,7 @@ class VaultTools:
 
 def _search_hit(hit: Hit) -> SearchHit:
     c = hit.chunk
-    excerpt = c.text if len(c.text) <= EXCERPT_CHARS else c.text[: EXCERPT_CHARS - 1] + "…"
-    return SearchHit(c.path, c.heading_path, c.start_line, c.end_line, round(hit.score, 4), excerpt, c.project, c.tier)
+    return SearchHit(c.path, c.heading_path, c.start_line, c.end_line, round(hit.score, 4), block_excerpt(c.text), c.project, c.tier)
 
 
 TOOLS = {  # name → annotations, in the order agents see them
@@ -331,16 +318,16 @@ TOOLS = {  # name → annotations, in the order agents see them
 }
 
 
-def build_server(live: LiveWorkspace) -> MCPServer:
+def build_server(knowledge: Knowledge) -> MCPServer:
     """The MCP server with every tool registered. Starting a session starts the background indexer."""
 
     @asynccontextmanager
     async def lifespan(_server: MCPServer):
-        live.start()  # returns at once; the handshake never waits for indexing
+        knowledge.live.start()  # returns at once; the handshake never waits for indexing
         yield None
 
     server = MCPServer("ask-your-vault", instructions=INSTRUCTIONS, log_level="WARNING", lifespan=lifespan)
-    tools = VaultTools(live)
+    tools = VaultTools(knowledge)
     for name, hints in TOOLS.items():
         method = getattr(tools, name)
         description = " ".join(method.__doc__.split())  # one paragraph, without the source's indentation
@@ -351,8 +338,8 @@ def build_server(live: LiveWorkspace) -> MCPServer:
 def serve(settings: Settings, *, http_port: int | None = None) -> None:
     """Run the server until the client disconnects: stdio by default, streamable HTTP on 127.0.0.1 with a port."""
     check_vault(settings.vault)
-    live = LiveWorkspace(settings)
-    server = build_server(live)
+    live = LiveIndex(settings)
+    server = build_server(Knowledge(live))
     try:
         if http_port is None:
             server.run()

@@ -107,22 +107,6 @@ def escape_markdown(text: str) -> str:
     return _MARKDOWN_SPECIAL.sub(r"\\\1", text)
 
 
-def excerpt(text: str, limit: int = 280) -> str:
-    """One line of at most `limit` characters, cut at a word, with an ellipsis if shortened."""
-    flat = " ".join(text.split())
-    if len(flat) <= limit:
-        return flat
-    return flat[:limit].rsplit(" ", 1)[0] + " …"
-
-
-def why_found(bm25_rank: int | None, dense_rank: int | None) -> str:
-    """Why retrieval chose a passage: its rank in each channel that found it."""
-    parts = [f"{name} #{rank}" for name, rank in (("keyword", bm25_rank), ("meaning", dense_rank)) if rank]
-    if not parts:
-        return "boosted (curated note)"
-    return " · ".join(parts) + (" only" if len(parts) == 1 else "")
-
-
 def obsidian_url(vault: Path, path: str) -> str:
     """`obsidian://open?vault=<vault folder name>&file=<vault-relative path>`, both URI-encoded."""
     return f"obsidian://open?vault={quote(Path(vault).name, safe='')}&file={quote(path, safe='')}"

@@ -1,14 +1,13 @@
 """What the browser app needs from the library, without Streamlit: the choices a person makes in the settings panel
-turned into `Settings`, and the index shared by every browser session (one workspace and one background indexer per
-index, both thread-safe).
+turned into `Settings`, and which of them need their own index (`index_key`).
 
-A session's answer settings (chat model, context limits) differ per person, but the index, the embedder and the
-cached vectors are shared: `session_workspace` gives a session its own settings over the shared parts.
+A session's answer settings (chat model, context limits) differ per person, but the index (one `rag.live.LiveIndex`
+per vault, shared by every browser session), the embedder and the cached vectors are shared: a session sees them
+through `rag.knowledge.Knowledge.for_settings`.
 """
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import json
 import logging
@@ -17,15 +16,10 @@ from pathlib import Path
 
 from rag.config import Settings
 from rag.errors import ConfigError, VaultError
-from rag.index.store import Store
 from rag.index.vault import check_vault
-from rag.index.watch import Watcher
-from rag.web.ui_indexing import BackgroundIndexer
-from rag.workspace import Workspace
 
 log = logging.getLogger(__name__)
 
-RECHECK_SECONDS = 10.0  # a page that reads the index first checks the vault for changes at most this often
 # Settings that only shape answers: they are per session and do not need another index or embedder.
 ANSWER_FIELDS = frozenset(
     {
@@ -110,39 +104,3 @@ def index_key(settings: Settings) -> str:
             value = hashlib.sha256(value.encode()).hexdigest() if value else None
         values[f.name] = value
     return json.dumps(values, sort_keys=True, default=str, ensure_ascii=False)
-
-
-class SharedIndex:
-    """One vault's open index and its background indexer, shared by every session. Opening it starts a check of
-    the vault in the background, so a missing index is built while the page is already usable."""
-
-    def __init__(self, workspace: Workspace) -> None:
-        self.workspace = workspace
-        self.indexer = BackgroundIndexer(workspace)
-        self.watcher: Watcher | None = None  # re-indexes a moment after notes are saved (rag.index.watch)
-
-    @classmethod
-    def open(cls, settings: Settings, *, embedder=None) -> SharedIndex:
-        shared = cls(Workspace.open(settings, create=True, embedder=embedder))
-        shared.workspace.keep_previous_model_serving()
-        shared.indexer.start()
-        try:  # a busy indexer returns False: the watcher asks again after the next quiet period
-            shared.watcher = Watcher(settings, shared.indexer.start).start()
-        except OSError as exc:  # no inotify watches left: the check before reads still catches changes
-            log.warning("Not watching %s for changes (%s).", settings.vault, exc)
-        return shared
-
-    @property
-    def store(self) -> Store:
-        return self.workspace.store
-
-    def refresh(self) -> None:
-        """Before reading: look for edited notes in the background, at most every RECHECK_SECONDS."""
-        self.indexer.start_if_stale(RECHECK_SECONDS)
-
-    def session_workspace(self, settings: Settings) -> Workspace:
-        """The shared workspace seen with one session's answer settings; store, embedder and retriever are shared.
-        Never close it (that would close the shared store)."""
-        view = copy.copy(self.workspace)
-        view.settings = settings
-        return view

@@ -3,7 +3,7 @@ on one project, and dated decision and session notes recorded into a project.
 
 A project is `<projects_folder>/<name>/…` (or a note whose frontmatter names it), as `vault.project_of` defines.
 Decisions and sessions live in the project's `Decisions/` and `Sessions/` folders, named `YYYY-MM-DD Title.md`.
-Reads the index through `Store`'s public methods and the files through `rag.agents.notes`; knows nothing about MCP.
+Reads the index through `Store`'s public methods and the files through `rag.notes.files`; knows nothing about MCP.
 """
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ from pathlib import PurePosixPath
 
 import yaml
 
-from rag.agents.notes import Written, confine, create_note, read_text
 from rag.config import Settings
 from rag.errors import ConflictError, NoteError, VaultError
 from rag.index.store import FileInfo, Store
 from rag.index.vault import project_of, tier_of, walk
+from rag.notes.files import Written, confine, create_note, read_text
 
 DECISIONS = "Decisions"
 SESSIONS = "Sessions"

@@ -1,0 +1,173 @@
+"""`Knowledge`: what the adapters (the app, the CLI, the MCP server) may do with a vault — search, ask, read, similar
+notes, projects, status — over one `rag.live.LiveIndex`. Adapters talk to this, never to `Store`, `Retriever` or
+`VectorIndex`.
+
+Every read first lets the live index check the vault: waiting for the check (`reads_wait`, the MCP server and the
+CLI, whose callers expect a note saved a second ago) or only asking the indexer to look (the app, whose pages must
+never wait). The chat model is made and closed here, once per answer. Note vectors (for similar notes and
+duplicates) are computed once per change of the index and shared by every view of the same index. Status is the live
+index's cached counts.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable
+
+from rag.answer.ask import Answer, Turn, ask
+from rag.answer.chat import make_chat_model
+from rag.config import Settings
+from rag.index.store import FileInfo
+from rag.live import LiveIndex, Progress
+from rag.notes import files as notes
+from rag.notes import projects as project_notes
+from rag.search.by_note import FilterChoices, NoteResults, filter_choices, search_notes
+from rag.search.filters import Filters
+from rag.search.retrieve import SearchResult
+from rag.search.similar import DUPLICATE_THRESHOLD, DuplicatePair, Neighbour, NoteVectors, duplicate_pairs, note_vectors, similar_notes
+from rag.workspace import Workspace
+
+
+class _NoteVectorCache:
+    """Note vectors of one index, recomputed when the store's generation or the model changes."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._key: tuple | None = None
+        self._vectors: NoteVectors | None = None
+
+    def get(self, ws: Workspace) -> NoteVectors:
+        key = (ws.store.generation(), ws.embedder.name)
+        with self._lock:
+            if self._key != key or self._vectors is None:
+                self._vectors, self._key = note_vectors(ws.store, ws.embedder.name), key
+            return self._vectors
+
+
+class Knowledge:
+    """One vault's knowledge for an adapter. `for_settings` gives a session its answer settings over the same index."""
+
+    def __init__(
+        self, live: LiveIndex, *, settings: Settings | None = None, reads_wait: bool = True, _vectors: _NoteVectorCache | None = None
+    ) -> None:
+        self.live = live
+        self.settings = settings or live.settings
+        self.reads_wait = reads_wait
+        self._vectors = _vectors or _NoteVectorCache()
+
+    def for_settings(self, settings: Settings) -> Knowledge:
+        """The same index with another session's answer settings (chat model, context limits)."""
+        return Knowledge(self.live, settings=settings, reads_wait=self.reads_wait, _vectors=self._vectors)
+
+    # --- the index ----------------------------------------------------------------------------------------------
+
+    def _ws(self) -> Workspace:
+        ws = self.live.fresh() if self.reads_wait else self.live.check_soon()
+        return ws if ws.settings is self.settings else ws.with_settings(self.settings)
+
+    def status(self) -> dict:
+        return self.live.status()
+
+    def progress(self) -> Progress:
+        return self.live.progress()
+
+    def recovered_from(self):
+        """Where a damaged index was moved to when it was rebuilt (None if it was not)."""
+        return self.live.workspace().recovered_from
+
+    def reindex(self, *, full: bool = False):
+        return self.live.reindex(full=full)
+
+    def check_now(self) -> None:
+        """Ask the indexer to look at the vault now (the app's "Re-index" button); returns at once."""
+        self.live.check_soon(now=True)
+
+    # --- search -------------------------------------------------------------------------------------------------
+
+    def search(self, query: str, k: int = 10, *, filters: Filters = Filters()) -> SearchResult:
+        """Keyword and meaning search fused (hybrid)."""
+        return self._ws().retriever.hybrid(query, k, filters=filters)
+
+    def keyword_search(self, query: str, k: int = 10, *, filters: Filters = Filters()) -> SearchResult:
+        return self._ws().retriever.keyword(query, k, filters=filters)
+
+    def meaning_search(self, query: str, k: int = 10, *, filters: Filters = Filters()) -> SearchResult:
+        return self._ws().retriever.dense(query, k, filters=filters)
+
+    def search_notes(self, query: str, filters: Filters = Filters(), *, notes: int = 10, passages: int = 3) -> NoteResults:
+        """The best notes for `query` that pass `filters`, each with its best passages."""
+        return search_notes(self._ws().retriever, query, filters, notes=notes, passages=passages)
+
+    def files(self) -> list[FileInfo]:
+        return self.live.workspace().store.files()
+
+    def titles(self) -> dict[str, str]:
+        return {f.path: f.title or f.path for f in self.files()}
+
+    def filter_choices(self) -> FilterChoices:
+        return filter_choices(self.live.workspace().store)
+
+    # --- answers ------------------------------------------------------------------------------------------------
+
+    def ask(
+        self,
+        question: str,
+        *,
+        turns: Iterable[Turn] = (),
+        extractive: bool = False,
+        on_text: Callable[[str], None] | None = None,
+        on_stage: Callable[[str], None] | None = None,
+    ) -> Answer:
+        """Answer from the notes: with the configured chat model (made and closed here), else — or with
+        `extractive` — by quoting them."""
+        chat = None if extractive else make_chat_model(self.settings)
+        try:
+            return ask(self._ws(), question, history=turns, chat=chat, on_text=on_text, on_stage=on_stage)
+        finally:
+            if chat is not None:
+                chat.close()
+
+    # --- similar notes ------------------------------------------------------------------------------------------
+
+    def note_vectors(self) -> NoteVectors:
+        return self._vectors.get(self._ws())
+
+    def similar(self, path: str, limit: int = 8) -> list[Neighbour]:
+        ws = self._ws()
+        return similar_notes(ws.store, ws.embedder.name, path, limit, vectors=self._vectors.get(ws))
+
+    def duplicates(self, threshold: float = DUPLICATE_THRESHOLD) -> list[DuplicatePair]:
+        ws = self._ws()
+        return duplicate_pairs(ws.store, ws.embedder.name, threshold, vectors=self._vectors.get(ws))
+
+    # --- notes and projects (for agents) ------------------------------------------------------------------------
+
+    def read(self, path: str, *, start_line: int | None = None, end_line: int | None = None) -> notes.NoteText:
+        return notes.read_text(self.settings, path, start_line=start_line, end_line=end_line)
+
+    def write(self, path: str, content: str, *, expected_sha256: str | None = None, tool: str = "write") -> notes.Written:
+        return notes.write_note(self.settings, path, content, expected_sha256=expected_sha256, tool=tool)
+
+    def append(self, path: str, text: str, *, expected_sha256: str | None = None, tool: str = "append") -> notes.Written:
+        return notes.append_note(self.settings, path, text, expected_sha256=expected_sha256, tool=tool)
+
+    def resolve_project(self, name: str) -> str:
+        return project_notes.resolve_project(self.settings, self._ws().store, name)
+
+    def list_projects(self) -> list:
+        return project_notes.list_projects(self.settings, self._ws().store)
+
+    def project_context(self, project: str, *, max_chars: int = project_notes.CONTEXT_MAX_CHARS) -> project_notes.ProjectContext:
+        return project_notes.project_context(self.settings, self._ws().store, project, max_chars=max_chars)
+
+    def list_notes(self, folder: str | None = None, *, limit: int = 500) -> project_notes.NoteList:
+        return project_notes.list_notes(self.settings, self._ws().store, folder, limit=limit)
+
+    def commit(self, kind: str, title: str, body: str, *, project: str | None = None) -> notes.Written:
+        """A dated decision ("decision") or work-session ("session") note."""
+        record = project_notes.commit_decision if kind == "decision" else project_notes.commit_session
+        return record(self.settings, self.live.workspace().store, title, body, project=project)
+
+    def changed(self) -> bool:
+        """After a write: re-index now; True if the index holds the change."""
+        return self.live.changed()
