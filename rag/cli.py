@@ -24,7 +24,6 @@ from rag.live import LiveIndex, Progress
 from rag.progress import ProgressBars
 from rag.search.presentation import excerpt, why_found
 from rag.search.retrieve import SearchResult
-from rag.workspace import Workspace
 
 
 def _common(command):
@@ -66,11 +65,12 @@ cli.add_command(eval_group)  # `eval retrieval|qa`, in rag/eval/cli.py
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object with the counts.")
 def index(settings, as_json: bool) -> None:
     """Index the vault: new and changed notes are read, only new text is embedded."""
-    with Workspace.open(settings, create=True) as ws:
-        if ws.recovered_from:
-            click.echo(f"The index was damaged; it was moved to {ws.recovered_from} and is being rebuilt.", err=True)
+    with LiveIndex(settings) as live:
+        knowledge = Knowledge(live)
+        if knowledge.recovered_from():
+            click.echo(f"The index was damaged; it was moved to {knowledge.recovered_from()} and is being rebuilt.", err=True)
         with ProgressBars() as bars:
-            report = ws.sync(progress=bars.update)
+            report = knowledge.index(progress=bars.update)
     if as_json:
         keys = (
             "files_added",

@@ -75,6 +75,10 @@ class Knowledge:
         """Where a damaged index was moved to when it was rebuilt (None if it was not)."""
         return self.live.workspace().recovered_from
 
+    def index(self, *, progress=None):
+        """Bring the index in line with the vault now, vectors included, waiting for it (the `rag index` command)."""
+        return self.live.workspace().sync(progress=progress)
+
     def reindex(self, *, full: bool = False):
         return self.live.reindex(full=full)
 
