@@ -22,6 +22,7 @@ from rag.errors import ConfigError, ConflictError, NoteError, VaultError
 from rag.importers import import_export
 from rag.index.embed import OpenAIEmbedder
 from rag.index.vault import read_note
+from rag.notes import disk
 from rag.notes import files as notes
 from rag.search.retrieve import Hit
 from rag.workspace import Workspace, _embedder_named
@@ -246,7 +247,7 @@ def test_the_openai_embedder_asks_the_window_and_never_sends_more(settings, capl
 
 
 def _log_lines(settings) -> list[list[str]]:
-    path = settings.db_path.parent / notes.LOG_NAME
+    path = settings.db_path.parent / disk.LOG_NAME
     return [line.split("\t") for line in path.read_text(encoding="utf-8").splitlines()]
 
 
@@ -273,7 +274,7 @@ def test_an_editor_saving_in_place_during_the_rename_keeps_its_text(settings, mo
                 handle.write(b"EDITOR!!\n")
         return real_replace(src, dst)
 
-    monkeypatch.setattr(notes.os, "replace", editor_saves_first)
+    monkeypatch.setattr(disk.os, "replace", editor_saves_first)
     with pytest.raises(ConflictError, match="saved by another program"):
         notes.write_note(settings, "Notes/race.md", "agent text\n", expected_sha256=sha)
     assert path.read_text(encoding="utf-8") == "EDITOR!!\n"
@@ -293,7 +294,7 @@ def test_an_editor_replacing_the_file_before_the_check_wins(settings, monkeypatc
             tmp.write_text("saved by the editor\n", encoding="utf-8")
             os.rename(tmp, path)  # the usual safe-save: a new file renamed over the old
 
-    monkeypatch.setattr(notes.os, "link", editor_renames_in)
+    monkeypatch.setattr(disk.os, "link", editor_renames_in)
     with pytest.raises(ConflictError, match="changed while it was being written"):
         notes.write_note(settings, "Notes/race.md", "agent text\n", expected_sha256=sha)
     assert path.read_text(encoding="utf-8") == "saved by the editor\n"
@@ -311,13 +312,13 @@ def test_an_append_without_a_hash_retries_on_a_concurrent_change(settings, monke
                 handle.write("second (by hand)\n")
         return real_link(src, dst)
 
-    monkeypatch.setattr(notes.os, "link", someone_appends_once)
+    monkeypatch.setattr(disk.os, "link", someone_appends_once)
     notes.append_note(settings, "Notes/log.md", "third (agent)")
     assert path.read_text(encoding="utf-8") == "first\nsecond (by hand)\nthird (agent)\n"
 
 
 def test_writes_from_two_processes_take_turns(settings, monkeypatch):
-    lock = settings.db_path.parent / notes.LOCK_NAME
+    lock = settings.db_path.parent / disk.LOCK_NAME
     lock.parent.mkdir(parents=True, exist_ok=True)
     holder = subprocess.Popen(
         [
@@ -330,7 +331,7 @@ def test_writes_from_two_processes_take_turns(settings, monkeypatch):
     )
     try:
         assert holder.stdout.readline().strip() == "held"
-        monkeypatch.setattr(notes, "LOCK_WAIT_SECONDS", 0.3)
+        monkeypatch.setattr(disk, "LOCK_WAIT_SECONDS", 0.3)
         with pytest.raises(ConflictError, match="Another process"):
             notes.write_note(settings, "Notes/other.md", "x\n")
         assert not (settings.vault / "Notes" / "other.md").exists()

@@ -203,9 +203,21 @@ def _generated(question, query, context: FrozenContext, turns, chat: ChatModel, 
     if not context.sources:  # nothing to answer from: the model is not asked, so it cannot answer from memory
         return Answer(question, query, "llm", _not_found_text(question, emit), (), context, (), not_found=True)
     stage(GENERATING)
-    stream = CitationFilter(context.ids)
-    reply = chat.stream(messages_for(question, context, turns))
-    truncated = False
+    cleaned, truncated = _streamed(chat, messages_for(question, context, turns), CitationFilter(context.ids), emit)
+    if not re.search(r"\w", _CITATION.sub("", cleaned.text)):  # an empty reply, or citations alone: nothing to show or check
+        empty = "The chat model returned no answer text; this is the program's own reply."
+        text = _not_found_text(question, emit)
+        return Answer(question, query, "llm", text, (), context, cleaned.removed, not_found=True, notice=empty, truncated=truncated)
+    stage(CHECKING)
+    grounded = check(cleaned.text.strip(), context, question=question, vectors=vectors)
+    citations = tuple(_citation(context, i) for i in clean(grounded.text, context.ids).cited)  # as now shown
+    found = {"not_found": not grounded.grounded, "claims": grounded.claims, "abstained": grounded.abstains, "truncated": truncated}
+    return Answer(question, query, "llm", grounded.text, citations, context, cleaned.removed, **found)
+
+
+def _streamed(chat: ChatModel, messages, stream: CitationFilter, emit) -> tuple:
+    """Stream the model's reply through the citation filter, emitting what is safe to show; (cleaned, truncated)."""
+    reply = chat.stream(messages)
     while True:
         try:
             piece = stream.feed(next(reply))
@@ -217,36 +229,7 @@ def _generated(question, query, context: FrozenContext, turns, chat: ChatModel, 
     tail = stream.tail()
     if tail:
         emit(tail)
-    cleaned = stream.finish()
-    if not re.search(r"\w", _CITATION.sub("", cleaned.text)):  # an empty reply, or citations alone: nothing to show or check
-        return Answer(
-            question,
-            query,
-            "llm",
-            _not_found_text(question, emit),
-            (),
-            context,
-            cleaned.removed,
-            not_found=True,
-            notice="The chat model returned no answer text; this is the program's own reply.",
-            truncated=truncated,
-        )
-    stage(CHECKING)
-    grounded = check(cleaned.text.strip(), context, question=question, vectors=vectors)
-    citations = tuple(_citation(context, i) for i in clean(grounded.text, context.ids).cited)  # as now shown
-    return Answer(
-        question,
-        query,
-        "llm",
-        grounded.text,
-        citations,
-        context,
-        cleaned.removed,
-        not_found=not grounded.grounded,
-        claims=grounded.claims,
-        abstained=grounded.abstains,
-        truncated=truncated,
-    )
+    return stream.finish(), truncated
 
 
 def _extractive(question, query, context: FrozenContext, workspace: Workspace, emit) -> Answer:

@@ -1,11 +1,9 @@
 """Notes as files that an agent may read and write: every path confined to the vault, every write atomic and
 guarded by the hash the writer read, so an edit made since is never lost.
 
-A replace is a compare-and-swap on the file: the new text is written to a temp file first; then, holding a lock file
-shared by every process of ours (`.rag/writes.lock`), the current file is hard-linked aside, its hash re-checked, the
-temp file renamed over it, and the set-aside inode checked again — an editor that saved into it in that instant gets
-its text put back and the write reports a conflict. An append without a hash retries on a concurrent change. Every
-write leaves a line in `.rag/writes.log`: time, tool, path, old and new hash.
+A replace is a compare-and-swap on the file, one writer at a time across processes (rag/notes/disk.py): an editor's
+save in the instant of the write is kept and the write reports a conflict. An append without a hash retries on a
+concurrent change. Every write leaves a line in `.rag/writes.log`: time, tool, path, old and new hash.
 
 Paths are vault-relative POSIX strings ("Notes/Topic.md"). Refused: absolute paths, `..`, hidden folders and the
 index folder, and anything that resolves outside the vault through a symbolic link. Only `.md` files are written.
@@ -15,30 +13,20 @@ A note's `sha256` is the hash of its bytes on disk, the same hash the index reco
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
-import hashlib
-import os
 import re
-import tempfile
-import threading
-import time
-import uuid
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from rag.config import Settings
 from rag.errors import ConflictError, NoteError, VaultError
 from rag.index.vault import NOTE_SUFFIXES, SKIP_DIRS, decode
+from rag.notes import disk
 
 MAX_READ_CHARS = 40_000  # per read; a longer note is read in line ranges
 MAX_WRITE_CHARS = 2_000_000
 WRITE_SUFFIX = ".md"
 
-_WRITE_LOCK = threading.Lock()  # hash check and replace happen as one step for writers in this process
-LOCK_WAIT_SECONDS = 10.0  # how long a write waits for another process's write to finish
 APPEND_RETRIES = 3  # an append (without a hash) re-reads and tries again when the note changed under it
-LOCK_NAME, LOG_NAME = "writes.lock", "writes.log"
 _DRIVE = re.compile(r"^[A-Za-z]:")
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 
@@ -115,7 +103,7 @@ def read_text(
     lines = _lines(decode(raw, rel))
     first, last = _line_range(rel, len(lines), start_line, end_line)
     content, last, truncated = _take(lines, first, last, max_chars)
-    return NoteText(rel, _sha256(raw), first, last, len(lines), content, truncated)
+    return NoteText(rel, disk.sha256(raw), first, last, len(lines), content, truncated)
 
 
 def _read_bytes(rel: str, full: Path) -> bytes:
@@ -171,7 +159,7 @@ def write_note(settings: Settings, path: str, content: str, *, expected_sha256: 
     """Create a note, or replace it if it still has `expected_sha256`. Raises ConflictError otherwise."""
     rel, full = _writable(settings, path, content)
     expected = _expected(expected_sha256)
-    with _locked(settings):
+    with disk.locked(settings):
         current = _current_bytes(rel, full)
         if current is None:
             if expected is not None:
@@ -183,8 +171,8 @@ def write_note(settings: Settings, path: str, content: str, *, expected_sha256: 
             raise ConflictError(f"{rel} already exists. Read it first and pass its sha256 as expected_sha256 to replace it, or choose a new path.")
         _check_unchanged(rel, current, expected)
         data = _encode(content, crlf=b"\r\n" in current)
-        _swap(rel, full, data, expected)
-        return _logged(settings, tool, Written(rel, _sha256(data), False, len(data)), expected)
+        disk.swap(rel, full, data, expected)
+        return _logged(settings, tool, Written(rel, disk.sha256(data), False, len(data)), expected)
 
 
 def append_note(settings: Settings, path: str, text: str, *, expected_sha256: str | None = None, tool: str = "append") -> Written:
@@ -194,7 +182,7 @@ def append_note(settings: Settings, path: str, text: str, *, expected_sha256: st
     if not text.strip():
         raise VaultError("There is nothing to append: the text is empty.")
     expected = _expected(expected_sha256)
-    with _locked(settings):
+    with disk.locked(settings):
         for attempt in range(APPEND_RETRIES):
             current = _current_bytes(rel, full)
             if current is None:
@@ -207,52 +195,24 @@ def append_note(settings: Settings, path: str, text: str, *, expected_sha256: st
                 addition = "\n" + addition
             data = current + _encode(addition, crlf=b"\r\n" in current)
             try:
-                _swap(rel, full, data, _sha256(current))
+                disk.swap(rel, full, data, disk.sha256(current))
             except ConflictError:
                 if expected is not None or attempt == APPEND_RETRIES - 1:
                     raise
                 continue  # changed under us: append to the new text
-            return _logged(settings, tool, Written(rel, _sha256(data), False, len(data)), _sha256(current))
+            return _logged(settings, tool, Written(rel, disk.sha256(data), False, len(data)), disk.sha256(current))
     raise AssertionError("unreachable")
 
 
 def create_note(settings: Settings, path: str, content: str, *, tool: str = "create") -> Written:
     """Create a new note; never replaces one. Raises ConflictError if the path is taken."""
     rel, full = _writable(settings, path, content)
-    with _locked(settings):
+    with disk.locked(settings):
         return _logged(settings, tool, _create(rel, full, _encode(content, crlf=False)), None)
 
 
-@contextlib.contextmanager
-def _locked(settings: Settings):
-    """One write at a time: threads of this process, and other processes of ours (an flock on .rag/writes.lock)."""
-    folder = settings.db_path.parent
-    with _WRITE_LOCK:
-        folder.mkdir(parents=True, exist_ok=True)
-        with open(folder / LOCK_NAME, "a+b") as handle:
-            deadline = time.monotonic() + LOCK_WAIT_SECONDS
-            while True:
-                try:
-                    fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
-                except BlockingIOError:
-                    if time.monotonic() > deadline:
-                        raise ConflictError(
-                            f"Another process has been writing notes for over {LOCK_WAIT_SECONDS:.0f} s; nothing was written. Try again."
-                        ) from None
-                    time.sleep(0.05)
-            try:
-                yield
-            finally:
-                fcntl.flock(handle, fcntl.LOCK_UN)
-
-
 def _logged(settings: Settings, tool: str, written: Written, old_sha: str | None) -> Written:
-    """One audit line per write in .rag/writes.log: UTC time, tool, path, old hash (- for a new note), new hash."""
-    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    line = "\t".join((stamp, tool, written.path.replace("\t", " ").replace("\n", " "), old_sha or "-", written.sha256))
-    with open(settings.db_path.parent / LOG_NAME, "a", encoding="utf-8") as log:
-        log.write(line + "\n")
+    disk.logged(settings, tool, written.path, old_sha, written.sha256)
     return written
 
 
@@ -288,7 +248,7 @@ def _current_bytes(rel: str, full: Path) -> bytes | None:
 
 
 def _check_unchanged(rel: str, current: bytes, expected: str) -> None:
-    actual = _sha256(current)
+    actual = disk.sha256(current)
     if actual != expected:
         raise ConflictError(
             f"{rel} changed since it was read (expected sha256 {expected[:12]}…, the file now has {actual[:12]}…). "
@@ -303,76 +263,7 @@ def _encode(text: str, *, crlf: bool) -> bytes:
 
 def _create(rel: str, full: Path, data: bytes) -> Written:
     try:
-        _atomic_write(full, data, exclusive=True)
+        disk.write_new(full, data)
     except FileExistsError as exc:
         raise ConflictError(f"{rel} already exists; nothing was written. Choose a new path, or read it and replace it with its sha256.") from exc
-    return Written(rel, _sha256(data), True, len(data))
-
-
-def _swap(rel: str, full: Path, data: bytes, expected: str) -> None:
-    """Replace `full` with `data` only if it still hashes to `expected`, re-checked immediately before the rename and
-    after it (see the module docstring). Raises ConflictError, leaving the other writer's text in place."""
-    tmp = _temp_file(full, data)  # written and synced first: the window below is the rename alone
-    aside = full.with_name(f".{full.name}.{uuid.uuid4().hex[:8]}.old")
-    try:
-        try:
-            os.link(full, aside)  # the inode as it is now, kept for the check after the rename
-        except FileNotFoundError:
-            raise ConflictError(f"{rel} was deleted while it was being written; nothing was written.") from None
-        except OSError:  # a file system without hard links: check right before the rename only
-            if _sha256(full.read_bytes()) != expected:
-                raise ConflictError(f"{rel} changed while it was being written; nothing was written. Read it again and retry.") from None
-            os.replace(tmp, full)
-            return
-        if _sha256(aside.read_bytes()) != expected or os.stat(full).st_ino != os.stat(aside).st_ino:
-            raise ConflictError(f"{rel} changed while it was being written; nothing was written. Read it again and retry.")
-        os.replace(tmp, full)
-        if _sha256(aside.read_bytes()) != expected:  # saved into the old inode between the check and the rename
-            os.replace(aside, full)
-            raise ConflictError(
-                f"{rel} was saved by another program while it was being written; its text was kept and nothing was written. Read it again and retry."
-            )
-    finally:
-        Path(tmp).unlink(missing_ok=True)
-        aside.unlink(missing_ok=True)
-
-
-def _temp_file(full: Path, data: bytes) -> str:
-    fd, tmp = tempfile.mkstemp(prefix=f".{full.name}.", suffix=".tmp", dir=full.parent)
-    try:
-        with open(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return tmp
-
-
-def _atomic_write(full: Path, data: bytes, *, exclusive: bool = False) -> None:
-    """Write via a hidden temp file in the same folder, then hard-link it to its new name (never replacing a note),
-    so readers never see half a note."""
-    assert exclusive, "replacing a note goes through _swap"
-    full.parent.mkdir(parents=True, exist_ok=True)
-    tmp = _temp_file(full, data)
-    try:
-        _link_new(tmp, full)
-    finally:
-        Path(tmp).unlink(missing_ok=True)
-
-
-def _link_new(tmp: str, full: Path) -> None:
-    """Give the temp file its final name only if that name is free (FileExistsError otherwise)."""
-    try:
-        os.link(tmp, full)
-    except FileExistsError:
-        raise
-    except OSError:  # a file system without hard links: check, then rename (a tiny window, but no hard links)
-        if os.path.lexists(full):
-            raise FileExistsError(str(full)) from None
-        os.replace(tmp, full)
-
-
-def _sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
+    return Written(rel, disk.sha256(data), True, len(data))
