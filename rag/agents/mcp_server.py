@@ -11,7 +11,6 @@ from __future__ import annotations
 import functools
 import logging
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated, Literal
 
@@ -20,8 +19,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 from pydantic import Field
 
-from rag.answer.ask import Citation
-from rag.answer.grounding import CheckedClaim
+from rag.agents.results import AskResult, Projects, Reindexed, Saved, SearchHit, SearchResults, Similar, Status
 from rag.config import Settings
 from rag.errors import RagError
 from rag.index.vault import check_vault
@@ -30,11 +28,10 @@ from rag.live import LiveIndex
 from rag.notes import files as notes
 from rag.notes import projects
 from rag.notes.files import NoteText
-from rag.notes.projects import NoteList, ProjectContext, ProjectInfo
+from rag.notes.projects import NoteList, ProjectContext
 from rag.search.filters import Filters
 from rag.search.presentation import block_excerpt
 from rag.search.retrieve import Hit
-from rag.search.similar import Neighbour
 
 log = logging.getLogger(__name__)
 
@@ -51,82 +48,6 @@ INDEX = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent
 
 NotePath = Annotated[str, Field(description="Vault-relative path with forward slashes, e.g. 'Projects/Alpha/Overview.md'.")]
 Sha = Annotated[str | None, Field(description="The sha256 that knowledge_read returned for this note.")]
-
-
-@dataclass(frozen=True)
-class SearchHit:
-    path: str
-    heading: str  # "Note › Section › Subsection"
-    start_line: int
-    end_line: int
-    score: float
-    excerpt: str  # at most 2,000 characters of the passage
-    project: str | None
-    tier: int  # 1 = curated (profile, memory, overviews), 2 = everything else
-
-
-@dataclass(frozen=True)
-class SearchResults:
-    results: tuple[SearchHit, ...]
-    channels: tuple[str, ...]  # "bm25" (keywords) and/or "dense" (meaning)
-    notice: str | None  # why a channel is missing or results may be incomplete
-
-
-@dataclass(frozen=True)
-class AskResult:
-    answer: str
-    mode: str  # "llm" or "extractive"
-    not_found: bool
-    citations: tuple[Citation, ...]
-    notice: str | None
-    claims: tuple[CheckedClaim, ...]  # each sentence with its status: supported, misattributed, uncited, unsupported
-    grounding: dict[str, int]  # claims per status
-
-
-@dataclass(frozen=True)
-class Saved:
-    path: str
-    sha256: str  # pass it as expected_sha256 to change the note again
-    created: bool
-    bytes: int
-    indexed: bool  # already searchable; if False, the background indexer adds it within seconds
-
-
-@dataclass(frozen=True)
-class Status:
-    vault: str
-    notes: int
-    chunks: int
-    vectors_present: int
-    vectors_missing: int
-    model: str
-    last_sync: str | None
-    indexing: str  # "not started", "opening", "reading notes", "embedding", "idle" or "failed"
-    progress: str | None
-    error: str | None
-
-
-@dataclass(frozen=True)
-class Reindexed:
-    files_added: int
-    files_updated: int
-    files_removed: int
-    files_unchanged: int
-    chunks_total: int
-    vectors_missing: int  # being computed in the background; keyword search already covers the text
-    seconds: float
-    skipped: tuple[str, ...]  # "path: reason" for notes that could not be read
-
-
-@dataclass(frozen=True)
-class Projects:
-    projects: tuple[ProjectInfo, ...]
-
-
-@dataclass(frozen=True)
-class Similar:
-    path: str
-    notes: tuple[Neighbour, ...]
 
 
 def _tool_errors(method):

@@ -176,40 +176,13 @@ class Store(VectorTables):
             db.execute(
                 "INSERT INTO files(path, sha256, mtime, size, title, tags, aliases, tier, project, frontmatter_error, indexed_at)"
                 " VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                (
-                    state.path,
-                    state.sha256,
-                    state.mtime,
-                    state.size,
-                    info.title,
-                    json.dumps(info.tags, ensure_ascii=False),
-                    json.dumps(info.aliases, ensure_ascii=False),
-                    info.tier,
-                    info.project,
-                    info.frontmatter_error,
-                    time.time(),
-                ),
+                _file_row(state, info),
             )
             for ordinal, (chunk, stem_text) in enumerate(zip(chunks, stems)):
                 cur = db.execute(
                     "INSERT INTO chunks(id, path, ordinal, heading_path, start_line, end_line, start_char, end_char, text,"
                     " sha256, tokens, index_text, vector_key, script) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                    (
-                        chunk.id,
-                        state.path,
-                        ordinal,
-                        chunk.heading_path,
-                        chunk.start_line,
-                        chunk.end_line,
-                        chunk.start_char,
-                        chunk.end_char,
-                        chunk.text,
-                        chunk.sha256,
-                        chunk.tokens,
-                        chunk.index_text,
-                        chunk.vector_key,
-                        script(chunk.text),
-                    ),
+                    _chunk_row(chunk, state.path, ordinal),
                 )
                 db.execute("INSERT INTO chunks_fts(rowid, stems) VALUES (?, ?)", (cur.lastrowid, stem_text))
                 if sentences:
@@ -329,3 +302,40 @@ def _translate(path: Path):
         if type(exc) is sqlite3.DatabaseError:  # "file is not a database", "database disk image is malformed"
             raise IndexCorrupt(f"The index {path} is damaged ({exc}). Run `python -m rag index` to move it aside and rebuild it.") from exc
         raise
+
+
+def _file_row(state: FileState, info: FileInfo) -> tuple:
+    tags, aliases = json.dumps(info.tags, ensure_ascii=False), json.dumps(info.aliases, ensure_ascii=False)
+    return (
+        state.path,
+        state.sha256,
+        state.mtime,
+        state.size,
+        info.title,
+        tags,
+        aliases,
+        info.tier,
+        info.project,
+        info.frontmatter_error,
+        time.time(),
+    )
+
+
+def _chunk_row(chunk, path: str, ordinal: int) -> tuple:
+    c = chunk
+    return (
+        c.id,
+        path,
+        ordinal,
+        c.heading_path,
+        c.start_line,
+        c.end_line,
+        c.start_char,
+        c.end_char,
+        c.text,
+        c.sha256,
+        c.tokens,
+        c.index_text,
+        c.vector_key,
+        script(c.text),
+    )

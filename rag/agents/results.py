@@ -1,0 +1,86 @@
+"""What the MCP tools return: typed results, so agents get structured output with a schema (rag/agents/mcp_server.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rag.answer.ask import Citation
+from rag.answer.grounding import CheckedClaim
+from rag.notes.projects import ProjectInfo
+from rag.search.similar import Neighbour
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    path: str
+    heading: str  # "Note › Section › Subsection"
+    start_line: int
+    end_line: int
+    score: float
+    excerpt: str  # at most 2,000 characters of the passage
+    project: str | None
+    tier: int  # 1 = curated (profile, memory, overviews), 2 = everything else
+
+
+@dataclass(frozen=True)
+class SearchResults:
+    results: tuple[SearchHit, ...]
+    channels: tuple[str, ...]  # "bm25" (keywords) and/or "dense" (meaning)
+    notice: str | None  # why a channel is missing or results may be incomplete
+
+
+@dataclass(frozen=True)
+class AskResult:
+    answer: str
+    mode: str  # "llm" or "extractive"
+    not_found: bool
+    citations: tuple[Citation, ...]
+    notice: str | None
+    claims: tuple[CheckedClaim, ...]  # each sentence with its status: supported, misattributed, uncited, unsupported
+    grounding: dict[str, int]  # claims per status
+
+
+@dataclass(frozen=True)
+class Saved:
+    path: str
+    sha256: str  # pass it as expected_sha256 to change the note again
+    created: bool
+    bytes: int
+    indexed: bool  # already searchable; if False, the background indexer adds it within seconds
+
+
+@dataclass(frozen=True)
+class Status:
+    vault: str
+    notes: int
+    chunks: int
+    vectors_present: int
+    vectors_missing: int
+    model: str
+    last_sync: str | None
+    indexing: str  # "not started", "opening", "reading notes", "embedding", "idle" or "failed"
+    progress: str | None
+    error: str | None
+
+
+@dataclass(frozen=True)
+class Reindexed:
+    files_added: int
+    files_updated: int
+    files_removed: int
+    files_unchanged: int
+    chunks_total: int
+    vectors_missing: int  # being computed in the background; keyword search already covers the text
+    seconds: float
+    skipped: tuple[str, ...]  # "path: reason" for notes that could not be read
+
+
+@dataclass(frozen=True)
+class Projects:
+    projects: tuple[ProjectInfo, ...]
+
+
+@dataclass(frozen=True)
+class Similar:
+    path: str
+    notes: tuple[Neighbour, ...]
