@@ -55,7 +55,7 @@ MIN_COSINE = 0.80
 CLOSE_COSINE = 0.845
 MIN_COVERAGE = 0.5
 NAMED_COSINE = 0.88
-AGREED_RANK = 1  # keyword and meaning search both rank the chosen note's passage first: never "not found"
+AGREED_RANK = 2  # keyword and meaning search both rank the chosen note's passage in their top two: never "not found"
 ACROSS_COSINE = 0.78  # for a note in the other language than the question: at least this close, and
 ACROSS_MARGIN = 0.055  # this far above the median line of the context
 
@@ -288,7 +288,7 @@ def _not_found(question: str, scored: list[_Scored], mine: list[_Scored], *, by_
         return False  # the note is about what the question names (Baikal, «Байкал»): it answers as well as it can
     top = min((s.source for s in mine), key=lambda src: context_rank(src))
     if top.bm25_rank is not None and top.dense_rank is not None and max(top.bm25_rank, top.dense_rank) <= AGREED_RANK:
-        return False  # both channels put this note at the top: the question is about it
+        return False  # both channels put this note at their top: the question is about it
     if not by_meaning:
         notes = {s.source.path for s in scored}
         return max(_coverage(question, [s for s in scored if s.source.path == p]) for p in notes) < MIN_COVERAGE
