@@ -32,7 +32,7 @@ class ChatTurn:
 def main() -> None:
     ctx = common.context()
     turns: list[ChatTurn] = st.session_state.setdefault("rag_turns", [])
-    _header(ctx, turns)
+    new_chat = _header(ctx, turns)
     hints = st.empty()
     if ctx.is_demo and not turns:
         _demo_hints(hints.container())
@@ -41,18 +41,21 @@ def main() -> None:
         _show_turn(ctx, i, turn)
     if clicked and clicked[0] < len(turns):
         _open_citation(ctx, turns[clicked[0]].answer, clicked[1])
-    question = st.chat_input("Ask your notes — in English or Russian") or st.session_state.pop("rag_pending_question", None)
+    question = (st.chat_input("Ask your notes — in English or Russian") or "").strip() or st.session_state.pop("rag_pending_question", None)
     if question:
         hints.empty()
+        shown = bool(turns)
         _answer(ctx, question, turns)
+        if not shown:  # the first answer: offer a new chat at once, not only after the next question
+            _new_chat_button(new_chat, turns)
 
 
-def _header(ctx: common.AppContext, turns: list[ChatTurn]) -> None:
+def _header(ctx: common.AppContext, turns: list[ChatTurn]):
+    """The title, the "New chat" slot (returned, so the first answer can fill it), mode and indexing state."""
     left, right = st.columns([4, 1], vertical_alignment="bottom")
     left.title("Ask your vault")
-    if turns and right.button("New chat", icon=":material/add_comment:"):
-        turns.clear()
-        st.rerun()
+    slot = right.empty()
+    _new_chat_button(slot, turns)
     mode = f"Answers by {ctx.settings.chat_model}" if ctx.settings.chat_model else "Extractive answers (quotes from your notes; no chat model set)"
     st.caption(f"{mode} · vault `{ctx.settings.vault.name}`")
     state = ctx.knowledge.progress()
@@ -64,6 +67,13 @@ def _header(ctx: common.AppContext, turns: list[ChatTurn]) -> None:
             f"There are no Markdown notes in {ctx.settings.vault}. Add notes, or choose another vault folder in Settings.",
             icon=":material/folder_off:",
         )
+    return slot
+
+
+def _new_chat_button(slot, turns: list[ChatTurn]) -> None:
+    if turns and slot.button("New chat", icon=":material/add_comment:", key="rag_new_chat"):
+        turns.clear()
+        st.rerun()
 
 
 def _demo_hints(box) -> None:

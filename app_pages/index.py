@@ -57,24 +57,23 @@ def _progress(ctx: common.AppContext) -> None:
         return
     if st.session_state.pop("rag_index_page_running", False):
         st.rerun(scope="app")  # the run ended: redraw the counts
-    _last_run(state)
+    _last_run(state, ctx.knowledge.status()["skipped"])
 
 
-def _last_run(state: Progress) -> None:
+def _last_run(state: Progress, skipped: list[dict]) -> None:
     if state.error:
         st.error(state.error, icon=":material/error:")
     r = state.last_report
-    if r is None:
-        return
-    st.success(
-        f"Last check of the vault: {r.files_added} added, {r.files_updated} updated, {r.files_removed} removed, "
-        f"{r.files_unchanged} unchanged, in {r.seconds:.1f} s. Vectors are embedded after it, in the background.",
-        icon=":material/check_circle:",
-    )
-    if r.skipped:
-        with st.expander(f"{len(r.skipped)} note(s) skipped", icon=":material/warning:", expanded=True):
-            for path, reason in r.skipped:
-                st.markdown(f"- `{path}`: {reason}")
+    if r is not None:
+        st.success(
+            f"Last check of the vault: {r.files_added} added, {r.files_updated} updated, {r.files_removed} removed, "
+            f"{r.files_unchanged} unchanged, in {r.seconds:.1f} s. Vectors are embedded after it, in the background.",
+            icon=":material/check_circle:",
+        )
+    if skipped:
+        with st.expander(f"{len(skipped)} note(s) skipped", icon=":material/warning:", expanded=True):
+            for note in skipped:
+                st.markdown(f"- `{note['path']}`: {note['reason']}")
 
 
 main()

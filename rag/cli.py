@@ -161,6 +161,8 @@ def status(settings, as_json: bool) -> None:
         f"{info['vectors_missing']} missing\nSentences: {info['sentences']}, {info['sentence_vectors_missing']} without a vector\n"
         f"Synced:  {last}"
     )
+    for note in info["skipped"]:
+        click.echo(f"Skipped: {note['path']}: {note['reason']}")
 
 
 @cli.command(name="ask")

@@ -47,3 +47,7 @@ class ImportFormatError(RagError):
 
 class ConflictError(RagError):
     """A write named a hash that no longer matches the file on disk."""
+
+
+class QueryError(RagError):
+    """A search or question that cannot be run as given (an empty query)."""

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable
 from rag.answer.ask import Answer, Turn, ask
 from rag.answer.chat import make_chat_model
 from rag.config import Settings
+from rag.errors import QueryError
 from rag.index.store import FileInfo
 from rag.live import LiveIndex, Progress
 from rag.notes import files as notes
@@ -90,16 +91,20 @@ class Knowledge:
 
     def search(self, query: str, k: int = 10, *, filters: Filters = Filters()) -> SearchResult:
         """Keyword and meaning search fused (hybrid)."""
+        _check_query(query)
         return self._ws().retriever.hybrid(query, k, filters=filters)
 
     def keyword_search(self, query: str, k: int = 10, *, filters: Filters = Filters()) -> SearchResult:
+        _check_query(query)
         return self._ws().retriever.keyword(query, k, filters=filters)
 
     def meaning_search(self, query: str, k: int = 10, *, filters: Filters = Filters()) -> SearchResult:
+        _check_query(query)
         return self._ws().retriever.dense(query, k, filters=filters)
 
     def search_notes(self, query: str, filters: Filters = Filters(), *, notes: int = 10, passages: int = 3) -> NoteResults:
         """The best notes for `query` that pass `filters`, each with its best passages."""
+        _check_query(query)
         return search_notes(self._ws().retriever, query, filters, notes=notes, passages=passages)
 
     def files(self) -> list[FileInfo]:
@@ -124,6 +129,7 @@ class Knowledge:
     ) -> Answer:
         """Answer from the notes: with the configured chat model (made and closed here), else — or with
         `extractive` — by quoting them."""
+        _check_query(question, what="question")
         chat = None if extractive else make_chat_model(self.settings)
         try:
             return ask(self._ws(), question, history=turns, chat=chat, on_text=on_text, on_stage=on_stage)
@@ -175,3 +181,9 @@ class Knowledge:
     def changed(self) -> bool:
         """After a write: re-index now; True if the index holds the change."""
         return self.live.changed()
+
+
+def _check_query(text: str, *, what: str = "query") -> None:
+    """An empty or blank query would rank arbitrary notes: say so instead (every adapter gets the same message)."""
+    if not text or not text.strip():
+        raise QueryError(f"The {what} is empty: type a few words or a question to search your notes for.")

@@ -13,7 +13,7 @@ from rag.config import Settings
 from rag.errors import IndexCorrupt, RagError
 from rag.index.embed import Embedder, make_embedder
 from rag.index.store import Store
-from rag.index.sync import Progress, SyncReport, sync
+from rag.index.sync import Progress, SyncReport, skipped_notes, sync
 from rag.index.vault import check_vault
 from rag.search.retrieve import Retriever
 
@@ -102,6 +102,7 @@ class Workspace:
             "serving_model": self.retriever.embedder.name,  # differs from `model` while a model change is backfilled
             "last_sync": float(last) if last else None,
             **counts,
+            "skipped": [{"path": p, "reason": why} for p, (_, _, why) in sorted(skipped_notes(self.store).items())],
         }
 
     def close(self) -> None:

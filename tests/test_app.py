@@ -329,3 +329,13 @@ def test_an_api_key_from_secrets_reaches_the_endpoint_and_never_the_vault(app, v
     assert auth == ["Bearer sk-from-secrets"] and "Model · fake-chat" in texts(at.markdown)
     assert "API key: from .streamlit/secrets.toml" in texts(at.sidebar.caption)
     assert not any(b"sk-from-secrets" in p.read_bytes() for p in vault.rglob("*") if p.is_file())
+
+
+def test_new_chat_is_offered_right_after_the_first_answer_and_clears_the_conversation(app):
+    at = app()
+    assert not [b for b in at.button if b.key == "rag_new_chat"]  # nothing to clear yet
+    at = ask(at, "What hydration do I keep for white bread?")
+    new_chat = [b for b in at.button if b.key == "rag_new_chat"]
+    assert new_chat and new_chat[0].label == "New chat"
+    at = new_chat[0].click().run()
+    assert not at.chat_message and not [b for b in at.button if b.key == "rag_new_chat"]

@@ -96,3 +96,12 @@ def test_search_sees_a_note_saved_after_indexing_once_the_check_interval_passed(
     monkeypatch.setenv("RAG_CHECK_INTERVAL", "0")
     hits = json.loads(run("search", "xylophone", "--mode", "bm25", "--json").stdout)
     assert hits and hits[0]["path"] == "Notes/Fresh.md"
+
+
+def test_an_empty_or_blank_query_says_so_instead_of_listing_arbitrary_notes(run):
+    run("index")
+    for query in ("", "   "):
+        result = run("search", query)
+        assert result.exit_code == 1 and "The query is empty" in result.output and "Notes/" not in result.output
+    asked = run("ask", "  ")
+    assert asked.exit_code == 1 and "The question is empty" in asked.output

@@ -299,3 +299,9 @@ async def test_with_the_real_embedder_a_question_finds_a_note_in_another_languag
     finally:
         live.close()
     assert found["results"][0]["path"] == "Notes/Байкал.md" and found["channels"] == ["bm25", "dense"]
+
+
+async def test_a_blank_search_is_a_tool_error_that_says_the_query_is_empty(live):
+    async with connect(live) as client:
+        message = await fails(client, "knowledge_search", query="   ")
+    assert "The query is empty" in message

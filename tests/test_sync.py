@@ -176,3 +176,19 @@ def test_workspace_reopens_an_existing_index(settings, fake_embedder, workspace)
     workspace.sync()
     with Workspace.open(settings, embedder=fake_embedder) as again:
         assert again.status()["chunks"] == workspace.status()["chunks"]
+
+
+def test_a_skipped_note_is_reported_once_remembered_in_status_and_indexed_when_fixed(workspace, caplog):
+    import logging
+
+    binary = workspace.settings.vault / "Notes" / "Blob.md"
+    binary.write_bytes(b"\x00\x01 not text")
+    with caplog.at_level(logging.WARNING):
+        first = workspace.sync()
+        second = workspace.sync()
+    assert caplog.text.count("Notes/Blob.md looks like a binary file") == 1  # not once a sync
+    assert dict(first.skipped)["Notes/Blob.md"] == dict(second.skipped)["Notes/Blob.md"]
+    assert [s["path"] for s in workspace.status()["skipped"]] == ["Notes/Blob.md"]
+    binary.write_text("# Blob\n\nNow a real note about blobs.\n", encoding="utf-8")
+    third = workspace.sync()
+    assert third.files_added == 1 and third.skipped == () and workspace.status()["skipped"] == []

@@ -59,6 +59,9 @@ class _Tally:
     skipped: list = field(default_factory=list)
 
 
+SKIPPED_KEY = "skipped_notes"
+
+
 def sync(settings: Settings, store: Store, embedder: Embedder, *, progress: Progress | None = None, embed: bool = True) -> SyncReport:
     """Bring `store` in line with the vault. With `embed=False`, only text is indexed (vectors are left missing)."""
     started = time.perf_counter()
@@ -68,7 +71,9 @@ def sync(settings: Settings, store: Store, embedder: Embedder, *, progress: Prog
     known = store.file_states()
     rules, previous = _rules(settings, embedder), store.get_meta("rules")
     redo = previous is not None and previous != rules  # chunk sizes, tiers or projects changed: redo every note
-    changed = on_disk if redo else [s for s in on_disk if _stat_changed(known.get(s.path), s)]
+    skipped_before = skipped_notes(store)
+    # A note skipped before (binary, too large, not UTF-8) is not read again until it changes: one warning, not one a sync.
+    changed = on_disk if redo else [s for s in on_disk if _stat_changed(known.get(s.path), s) and not _still_skipped(skipped_before, s)]
     tally.unchanged = len(on_disk) - len(changed)
     _keep_sentence_rows_current(settings, store)
     for done, stat in enumerate(changed, 1):
@@ -76,6 +81,7 @@ def sync(settings: Settings, store: Store, embedder: Embedder, *, progress: Prog
         progress("read", done, len(changed))
     if previous != rules:
         store.set_meta("rules", rules)
+    _remember_skipped(store, skipped_before, tally.skipped, on_disk, changed)
     gone = sorted(set(known) - {s.path for s in on_disk})
     if gone:
         store.remove_files(gone)
@@ -99,13 +105,32 @@ def sync(settings: Settings, store: Store, embedder: Embedder, *, progress: Prog
         sentences_embedded=done.sentences,
         vectors_missing=counts["vectors_missing"],
         seconds=round(time.perf_counter() - started, 3),
-        skipped=tuple(tally.skipped),
+        skipped=tuple((path, reason) for path, (_, _, reason) in sorted(skipped_notes(store).items())),
         embed_error=error,
     )
 
 
 def _stat_changed(state: FileState | None, stat: FileStat) -> bool:
     return state is None or state.mtime != stat.mtime or state.size != stat.size
+
+
+def skipped_notes(store: Store) -> dict[str, tuple[float, int, str]]:
+    """Notes the last syncs could not index: path → (mtime, size, why), kept in the index until they change."""
+    return {path: tuple(entry) for path, entry in json.loads(store.get_meta(SKIPPED_KEY) or "{}").items()}
+
+
+def _still_skipped(skipped: dict, stat: FileStat) -> bool:
+    entry = skipped.get(stat.path)
+    return entry is not None and entry[0] == stat.mtime and entry[1] == stat.size
+
+
+def _remember_skipped(store: Store, before: dict, now: list, on_disk: list[FileStat], read: list[FileStat]) -> None:
+    """Skipped notes still on disk and not read again keep their entry; those read now are skipped or not anew."""
+    present, reread = {s.path: s for s in on_disk}, {s.path for s in read}
+    kept = {p: e for p, e in before.items() if p in present and p not in reread}
+    kept.update({path: (present[path].mtime, present[path].size, reason) for path, reason in now if path in present})
+    if kept != before:
+        store.set_meta(SKIPPED_KEY, json.dumps(kept, ensure_ascii=False))
 
 
 def _rules(settings: Settings, embedder: Embedder) -> str:
