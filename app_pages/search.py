@@ -7,9 +7,10 @@ import streamlit as st
 
 from app_pages import common
 from rag.errors import RagError
+from rag.index import stemming
 from rag.search.by_note import Filters, NoteMatch
-from rag.search.presentation import excerpt, why_found
-from rag.web.ui_render import escape_markdown, obsidian_url
+from rag.search.presentation import heading_without_title, snippet, why_found
+from rag.web.ui_render import escape_markdown, highlighted, obsidian_url
 
 CHANNEL_NAMES = {"bm25": "keyword", "dense": "meaning"}
 TIER_NAMES = {1: "Curated (profile, memory, overviews)", 2: "Other notes"}
@@ -35,7 +36,7 @@ def main() -> None:
     channels = " + ".join(CHANNEL_NAMES.get(c, c) for c in results.channels)
     st.caption(f"{len(results.notes)} notes, best first · found by {channels}")
     for n, match in enumerate(results.notes):
-        _note(ctx, n, match)
+        _note(ctx, n, match, query)
 
 
 def _filters(ctx: common.AppContext) -> Filters:
@@ -49,7 +50,7 @@ def _filters(ctx: common.AppContext) -> Filters:
     return Filters(tuple(folders), tuple(tags), tuple(projects), tuple(tiers))
 
 
-def _note(ctx: common.AppContext, n: int, match: NoteMatch) -> None:
+def _note(ctx: common.AppContext, n: int, match: NoteMatch, query: str) -> None:
     info = match.info
     with st.container(border=True):
         head, actions = st.columns([4, 1], vertical_alignment="top")
@@ -62,14 +63,17 @@ def _note(ctx: common.AppContext, n: int, match: NoteMatch) -> None:
             st.session_state["rag_similar_note"] = info.path
             st.switch_page("app_pages/similar.py")
         for h, hit in enumerate(match.hits):
-            _passage(ctx, n, h, hit)
+            _passage(ctx, n, h, hit, info.title, query)
 
 
-def _passage(ctx: common.AppContext, n: int, h: int, hit) -> None:
+def _passage(ctx: common.AppContext, n: int, h: int, hit, title: str | None, query: str) -> None:
     c = hit.chunk
     why = why_found(hit.bm25_rank, hit.dense_rank)
     text, button = st.columns([5, 1], vertical_alignment="center")
-    text.markdown(f":gray[{escape_markdown(c.heading_path)} · lines {c.start_line}–{c.end_line} · {why}]  \n{escape_markdown(excerpt(c.text))}")
+    place = heading_without_title(c.heading_path, title, c.path)
+    shown, spans = snippet(c.text, stemming.query_terms(query))
+    where = f"{escape_markdown(place)} · " if place else ""
+    text.markdown(f":gray[{where}lines {c.start_line}–{c.end_line} · {why}]  \n{highlighted(shown, spans)}")
     if button.button("Show", key=f"hit-{n}-{h}", help="Show the passage in its note"):
         common.passage_dialog(
             ctx.settings.vault,

@@ -19,10 +19,11 @@ from tqdm import tqdm
 from rag.config import load_settings
 from rag.errors import RagError
 from rag.eval.cli import eval_group
+from rag.index.stemming import query_terms
 from rag.knowledge import Knowledge
 from rag.live import LiveIndex, Progress
 from rag.progress import ProgressBars
-from rag.search.presentation import excerpt, why_found
+from rag.search.presentation import heading_without_title, snippet, why_found
 from rag.search.retrieve import SearchResult
 
 
@@ -122,11 +123,13 @@ def search(settings, query: str, k: int, mode: str, as_json: bool) -> None:
         return
     if not result.hits:
         click.echo("No matches in your notes.")
+    terms = query_terms(query)
     for i, hit in enumerate(result.hits, 1):
         chunk = hit.chunk
         why = why_found(hit.bm25_rank, hit.dense_rank)
-        click.echo(f"{i}. {chunk.path}:{chunk.start_line}-{chunk.end_line}  {chunk.heading_path}  ({hit.score:.4f}; {why})")
-        click.echo(f"   {excerpt(chunk.text)}")
+        place = heading_without_title(chunk.heading_path, None, chunk.path)
+        click.echo(f"{i}. {chunk.path}:{chunk.start_line}-{chunk.end_line}  {place}  ({hit.score:.4f}; {why})".replace("   (", "  ("))
+        click.echo(f"   {snippet(chunk.text, terms)[0]}")
 
 
 def _hits_json(result: SearchResult) -> list[dict]:

@@ -26,6 +26,7 @@ log = logging.getLogger(__name__)
 CONFIG_NAME = "rag.toml"
 CONFIG_FOLDER = "ask-your-vault"  # under ~/.config (or $XDG_CONFIG_HOME)
 DEMO_VAULT = Path(__file__).resolve().parent / "demo_vault"
+CONNECT_TIMEOUT = 2.0  # seconds to open a connection to a model endpoint: a closed or unreachable one fails fast (reads get request_timeout)
 
 # Tier 1 holds durable, curated knowledge (profile, memory, overviews); it gets a small retrieval boost.
 DEFAULT_TIER1_FOLDERS = ("Memory", "Notes")

@@ -206,8 +206,11 @@ def test_search_groups_passages_by_note_with_headings_lines_and_why(app):
     assert not at.exception
     markdown = texts(at.markdown)
     assert "**Sourdough bread**" in markdown and "Notes/Sourdough.md" in markdown
-    assert "Sourdough bread · lines 8–29 · keyword #1" in markdown
+    assert ":gray[lines 8–29 · keyword #1" in markdown  # the heading path does not repeat the note's title
     assert "notes, best first · found by keyword + meaning" in texts(at.caption)
+    snippets = [m.value for m in at.markdown if ":orange-background[" in m.value]
+    assert snippets and ":orange-background[hydration]" in snippets[0]  # the matched word is highlighted
+    assert not any("##" in s or "\\*\\*" in s or "\\|" in s for s in snippets)  # plain text, not raw Markdown
 
 
 def test_search_filters_by_folder_tag_project_and_tier(app):

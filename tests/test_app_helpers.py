@@ -253,3 +253,19 @@ def test_a_session_sees_its_own_answer_settings_over_the_shared_index(settings, 
         assert mine.store is shared.store and mine.retriever is shared.retriever
         view = Knowledge(live).for_settings(settings.replace(context_max_notes=1))
         assert view.settings.context_max_notes == 1 and view._ws().store is shared.store
+
+
+def test_snippets_are_plain_text_around_the_matched_words_and_titles_are_not_repeated():
+    from rag.index import stemming
+    from rag.search.presentation import heading_without_title, plain_text, snippet
+
+    note = "## Setup\n\n| Key | Value |\n|---|---|\n| **timeout** | 5000 ms |\n\nSee [[SQLite WAL|WAL notes]] and `PRAGMA`.\n- item"
+    assert plain_text(note) == "Setup · Key · Value · timeout · 5000 ms · See WAL notes and PRAGMA. item"
+    text, spans = snippet(note, stemming.query_terms("timeouts"))
+    assert [text[a:b] for a, b in spans] == ["timeout"]
+    long = "Intro words. " * 60 + "The **busy timeout** is 5000 ms."
+    text, spans = snippet(long, stemming.query_terms("busy timeout"), limit=120)
+    assert text.startswith("… ") and len(text) <= 124 and [text[a:b] for a, b in spans] == ["busy", "timeout"]
+    assert heading_without_title("Use SQLite for logs › Decision", "Use SQLite for logs", "D/2026-03-14 x.md") == "Decision"
+    assert heading_without_title("2026-03-14 Use SQLite › Decision", None, "D/2026-03-14 Use SQLite.md") == "Decision"
+    assert heading_without_title("Sourdough › Hydration", "Bread", "Notes/Bread.md") == "Sourdough › Hydration"

@@ -102,3 +102,20 @@ def test_a_slow_but_steady_stream_is_not_cut_off(srv, tmp_path):
     srv.script_chat(["a", "b", "c", "d", "e"])
     chat = OpenAIChat(chat_settings(tmp_path, srv.base_url, request_timeout=0.3))
     assert "".join(chat.stream(HI)) == "abcde", "the timeout bounds each read, not the whole answer"
+
+
+def test_a_closed_or_unreachable_endpoint_fails_fast_the_connect_timeout_is_short(settings):
+    import time
+
+    from rag.config import CONNECT_TIMEOUT
+    from rag.index.embed import OpenAIEmbedder
+
+    chat = OpenAIChat(settings.replace(chat_model="m", openai_base_url="http://127.0.0.1:9/v1", request_timeout=60.0))
+    embedder = OpenAIEmbedder(settings.replace(embedder="openai", openai_base_url="http://127.0.0.1:9/v1", request_timeout=60.0))
+    for client in (chat._client, embedder._client):
+        assert client.timeout.connect == CONNECT_TIMEOUT == 2.0 and client.timeout.read == 60.0  # reads keep their time
+    started = time.perf_counter()
+    with pytest.raises(ChatError, match="Cannot reach the chat endpoint"):
+        chat.complete([{"role": "user", "content": "hi"}])
+    assert time.perf_counter() - started < 10
+    chat.close()

@@ -11,13 +11,12 @@ import contextlib
 import logging
 from typing import Generator, Protocol
 
-from rag.config import Settings
+from rag.config import CONNECT_TIMEOUT, Settings
 from rag.errors import ChatError, ConfigError
 
 log = logging.getLogger(__name__)
 
 Message = dict[str, str]  # {"role": "system" | "user" | "assistant", "content": …}
-CONNECT_TIMEOUT = 10.0  # seconds to open a connection; `request_timeout` bounds each read, so a stall fails
 
 
 class ChatModel(Protocol):

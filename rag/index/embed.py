@@ -12,7 +12,7 @@ from typing import Protocol
 
 import numpy as np
 
-from rag.config import Settings
+from rag.config import CONNECT_TIMEOUT, Settings
 from rag.errors import ConfigError, EmbedderError
 
 log = logging.getLogger(__name__)
@@ -82,7 +82,7 @@ class OpenAIEmbedder:
         self._client = openai.OpenAI(
             base_url=settings.openai_base_url,
             api_key=settings.openai_api_key or "not-needed",
-            timeout=settings.request_timeout,
+            timeout=openai.Timeout(settings.request_timeout, connect=min(CONNECT_TIMEOUT, settings.request_timeout)),
             max_retries=settings.max_retries,
         )
         self._openai = openai

@@ -102,6 +102,15 @@ def claim_notes(claims) -> list[tuple[str, str, str]]:
     return [(c.status, c.text, c.reason) for c in claims if c.status != "supported"]
 
 
+def highlighted(text: str, spans: list[tuple[int, int]]) -> str:
+    """Plain text as Markdown with the given spans on a highlight (the matched query words of a snippet)."""
+    out, at = [], 0
+    for start, end in spans:
+        out.append(escape_markdown(text[at:start]) + f":orange-background[{escape_markdown(text[start:end])}]")
+        at = end
+    return "".join(out) + escape_markdown(text[at:])
+
+
 def escape_markdown(text: str) -> str:
     """Note text shown as plain text inside Markdown: every character Markdown or Streamlit would interpret is escaped."""
     return _MARKDOWN_SPECIAL.sub(r"\\\1", text)
