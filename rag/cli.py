@@ -31,7 +31,11 @@ def _common(command):
     """--vault and --db on every command; RagError → a one-line message and exit code 1, no traceback."""
 
     @click.option("--vault", type=click.Path(path_type=Path), help="Vault folder (default: RAG_VAULT, rag.toml, or the demo vault).")
-    @click.option("--db", type=click.Path(path_type=Path), help="Index file (default: RAG_DB, rag.toml, or <vault>/.rag/index.db).")
+    @click.option(
+        "--db",
+        type=click.Path(path_type=Path),
+        help="Index file (default: RAG_DB, your rag.toml, or your data folder: ~/.local/share/ask-your-vault/<vault>-<hash>/index.db).",
+    )
     @functools.wraps(command)
     def wrapper(vault, db, **kwargs):
         try:

@@ -11,20 +11,25 @@ its range; a wrong one is a one-line error naming the key and the expected form.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import logging
 import os
+import re
 import tomllib
 import types
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import platformdirs
+
 from rag.errors import ConfigError
 
 log = logging.getLogger(__name__)
 
 CONFIG_NAME = "rag.toml"
-CONFIG_FOLDER = "ask-your-vault"  # under ~/.config (or $XDG_CONFIG_HOME)
+APP_NAME = "ask-your-vault"
+CONFIG_FOLDER = APP_NAME  # under ~/.config (or $XDG_CONFIG_HOME)
 DEMO_VAULT = Path(__file__).resolve().parent / "demo_vault"
 CONNECT_TIMEOUT = 2.0  # seconds to open a connection to a model endpoint: a closed or unreachable one fails fast (reads get request_timeout)
 
@@ -199,11 +204,25 @@ def _read_toml(path: Path) -> dict:
     return data
 
 
+def default_index_path(vault: Path) -> Path:
+    """Where a vault's index lives unless --db / RAG_DB say otherwise: the user's data folder (on Linux
+    ~/.local/share/ask-your-vault/<vault name>-<hash of its path>/index.db), never inside the vault, so sync services
+    and git do not carry 40 MB of index around."""
+    digest = hashlib.sha256(str(vault).encode("utf-8")).hexdigest()[:12]
+    name = re.sub(r"[^\w.-]+", "-", vault.name).strip("-.")[:40] or "vault"
+    return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False)) / f"{name}-{digest}" / "index.db"
+
+
+def legacy_index_path(vault: Path) -> Path:
+    """Where the index lived before 0.7: inside the vault."""
+    return vault / ".rag" / "index.db"
+
+
 def _build(values: dict) -> Settings:
     vault = Path(_checked("vault", values.pop("vault", DEMO_VAULT), Path)).expanduser()
     vault = vault.resolve() if vault.exists() else vault.absolute()
     db = values.pop("db_path", None)
-    db_path = Path(_checked("db_path", db, Path)).expanduser().absolute() if db else vault / ".rag" / "index.db"
+    db_path = Path(_checked("db_path", db, Path)).expanduser().absolute() if db else default_index_path(vault)
     hints = _hints()
     for name in list(values):
         values[name] = _checked(name, values[name], hints[name])

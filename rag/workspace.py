@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import copy
 import logging
+import shutil
 from pathlib import Path
 
-from rag.config import Settings
+from rag.config import Settings, default_index_path, legacy_index_path
 from rag.errors import IndexCorrupt, RagError
 from rag.index.embed import Embedder, make_embedder
 from rag.index.store import Store
@@ -51,6 +52,7 @@ class Workspace:
         """Open the index for this vault. With `create`, a missing index is made and a damaged one is moved aside.
         `previous_embedder` (the model the index was built with, if it differs) keeps serving during a model change."""
         check_vault(settings.vault)
+        _move_legacy_index(settings)
         recovered = None
         try:
             store = Store.open(settings.db_path, create=create)
@@ -113,6 +115,22 @@ class Workspace:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _move_legacy_index(settings: Settings) -> None:
+    """Once: an index left inside the vault by an older version (`.rag/index.db`) moves to the default location in
+    the user's data folder, with its WAL files and write log, when that is where this index is now expected."""
+    old, new = legacy_index_path(settings.vault), settings.db_path
+    if new != default_index_path(settings.vault) or new.exists() or not old.exists():
+        return
+    new.parent.mkdir(parents=True, exist_ok=True)
+    for suffix in ("", "-wal", "-shm"):
+        if Path(f"{old}{suffix}").exists():
+            shutil.move(f"{old}{suffix}", f"{new}{suffix}")
+    for extra in ("writes.log",):
+        if (old.parent / extra).exists() and not (new.parent / extra).exists():
+            shutil.move(str(old.parent / extra), str(new.parent / extra))
+    log.warning("Moved the index out of the vault, from %s to %s (sync services and git no longer carry it).", old, new)
 
 
 def _embedder_named(settings: Settings, name: str) -> Embedder | None:

@@ -63,3 +63,9 @@ def real_embedder():
     from rag.index.embed import LocalEmbedder
 
     return LocalEmbedder()
+
+
+@pytest.fixture(autouse=True)
+def _data_home(tmp_path_factory, monkeypatch):
+    """Indexes without an explicit path go to the user's data folder: in tests, a temporary one."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.mktemp("data-home")))

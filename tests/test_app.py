@@ -302,7 +302,8 @@ def test_settings_switch_to_another_vault_which_is_indexed_and_answered_from(app
     at.sidebar.button[0].click().run()
     idle(at)
     at.run()
-    assert at.session_state["rag_app"].settings.vault == other.resolve() and (other / ".rag" / "index.db").exists()
+    switched = at.session_state["rag_app"].settings
+    assert switched.vault == other.resolve() and switched.db_path.exists() and not (other / ".rag").exists()  # not in the vault
     assert "95 degrees" in texts(ask(at, "How hot is the water for pu-erh brewed?").markdown)
 
 

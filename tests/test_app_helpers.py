@@ -7,6 +7,7 @@ import threading
 
 import pytest
 
+from rag.config import default_index_path
 from rag.errors import ConfigError, RagError, VaultError
 from rag.knowledge import Knowledge
 from rag.live import LiveIndex, Progress
@@ -224,7 +225,7 @@ def test_choices_round_trip_and_a_new_vault_gets_its_own_index(settings, tmp_pat
     same = apply_choices(settings, choices_of(settings))
     assert same == settings
     moved = apply_choices(settings, choices_of(settings).__class__(**{**choices_of(settings).__dict__, "vault": str(other)}))
-    assert moved.vault == other.resolve() and moved.db_path == other.resolve() / ".rag" / "index.db"
+    assert moved.vault == other.resolve() and moved.db_path == default_index_path(other.resolve())
 
 
 def test_invalid_choices_are_refused_with_the_fix(settings, tmp_path):

@@ -340,3 +340,24 @@ def test_writes_from_two_processes_take_turns(settings, monkeypatch):
         holder.wait()
     assert notes.write_note(settings, "Notes/other.md", "x\n").created
     assert fcntl  # the lock is an flock, so it is released when a writer dies
+
+
+# --- where the index lives (issue 18: not inside the vault) ----------------------------------------------------
+
+
+def test_the_index_lives_in_the_user_data_folder_and_an_old_one_in_the_vault_is_moved_once(tmp_path, fake_embedder):
+    vault = tmp_path / "My Vault"
+    (vault / "Notes").mkdir(parents=True)
+    (vault / "Notes" / "a.md").write_text("# A\n\nAardvarks dig at night.\n", encoding="utf-8")
+    old = load_settings(vault=vault, db_path=vault / ".rag" / "index.db", env={})
+    with Workspace.open(old, create=True, embedder=fake_embedder) as ws:  # as 0.6 did: the index inside the vault
+        ws.sync()
+    (vault / ".rag" / "writes.log").write_text("old log\n", encoding="utf-8")
+    settings = load_settings(vault=vault, env={})
+    data_home = Path(os.environ["XDG_DATA_HOME"])
+    assert settings.db_path.is_relative_to(data_home / "ask-your-vault") and settings.db_path.parent.name.startswith("My-Vault-")
+    with Workspace.open(settings, embedder=fake_embedder) as ws:  # no re-index: the old one moved
+        assert ws.status()["notes"] == 1 and ws.retriever.keyword("aardvarks").hits
+    assert not (vault / ".rag" / "index.db").exists() and (settings.db_path.parent / "writes.log").read_text() == "old log\n"
+    other = load_settings(vault=tmp_path / "Other", env={}) if (tmp_path / "Other").mkdir() is None else None
+    assert other.db_path != settings.db_path  # one index per vault

@@ -1,6 +1,6 @@
 """Writing a note file safely, below the note API (rag/notes/files.py): one writer at a time across threads and
-processes (an flock on `.rag/writes.lock`), a compare-and-swap replace, a create that never replaces, and the audit
-log `.rag/writes.log`. Knows nothing about paths inside the vault (callers confine them) or about notes' text.
+processes (an flock on `writes.lock` beside the index), a compare-and-swap replace, a create that never replaces, and the audit
+log `writes.log` beside the index. Knows nothing about paths inside the vault (callers confine them) or about notes' text.
 
 The compare-and-swap: the new text is written to a temp file first; then the current file is hard-linked aside, its
 hash re-checked, the temp file renamed over it, and the set-aside inode checked again — an editor that saved into it
@@ -29,7 +29,7 @@ LOCK_NAME, LOG_NAME = "writes.lock", "writes.log"
 
 @contextlib.contextmanager
 def locked(settings: Settings):
-    """One write at a time: threads of this process, and other processes of ours (an flock on .rag/writes.lock)."""
+    """One write at a time: threads of this process, and other processes of ours (an flock on writes.lock beside the index)."""
     folder = settings.db_path.parent
     with _WRITE_LOCK:
         folder.mkdir(parents=True, exist_ok=True)
@@ -52,7 +52,7 @@ def locked(settings: Settings):
 
 
 def logged(settings: Settings, tool: str, path: str, old_sha: str | None, new_sha: str) -> None:
-    """One audit line per write in .rag/writes.log: UTC time, tool, path, old hash (- for a new note), new hash."""
+    """One audit line per write in writes.log beside the index: UTC time, tool, path, old hash (- for a new note), new hash."""
     stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     line = "\t".join((stamp, tool, path.replace("\t", " ").replace("\n", " "), old_sha or "-", new_sha))
     with open(settings.db_path.parent / LOG_NAME, "a", encoding="utf-8") as log:

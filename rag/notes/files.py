@@ -3,7 +3,7 @@ guarded by the hash the writer read, so an edit made since is never lost.
 
 A replace is a compare-and-swap on the file, one writer at a time across processes (rag/notes/disk.py): an editor's
 save in the instant of the write is kept and the write reports a conflict. An append without a hash retries on a
-concurrent change. Every write leaves a line in `.rag/writes.log`: time, tool, path, old and new hash.
+concurrent change. Every write leaves a line in `writes.log` beside the index: time, tool, path, old and new hash.
 
 Paths are vault-relative POSIX strings ("Notes/Topic.md"). Refused: absolute paths, `..`, hidden folders and the
 index folder, and anything that resolves outside the vault through a symbolic link. Only `.md` files are written.

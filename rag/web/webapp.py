@@ -14,7 +14,7 @@ import logging
 from dataclasses import dataclass, fields
 from pathlib import Path
 
-from rag.config import Settings
+from rag.config import Settings, default_index_path
 from rag.errors import ConfigError, VaultError
 from rag.index.vault import check_vault
 
@@ -73,7 +73,7 @@ def apply_choices(base: Settings, choices: Choices) -> Settings:
     vault = Path(choices.vault.strip()).expanduser()
     check_vault(vault)
     vault = vault.resolve()
-    db_path = base.db_path if vault == base.vault else vault / ".rag" / "index.db"
+    db_path = base.db_path if vault == base.vault else default_index_path(vault)
     if choices.embedder not in ("local", "openai"):
         raise ConfigError(f"Embeddings must be 'local' or 'openai', not {choices.embedder!r}.")
     if choices.embedder == "openai" and not choices.endpoint.strip() and not base.openai_api_key:
