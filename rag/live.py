@@ -64,7 +64,7 @@ class Progress:
         if self.state == "reading notes":
             return f"Reading notes: {self.done} of {self.total}" if self.total else "Checking the vault for changes…"
         if self.state == "embedding":
-            return f"Embedding passages, then sentences, for meaning search: {self.done} of {self.total}"
+            return f"Embedding passages, then sentences, for meaning search: {self.fraction:.0%}"
         return "Opening the index…" if self.state == "opening" else self.state.capitalize()
 
 

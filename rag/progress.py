@@ -6,6 +6,8 @@ import sys
 
 from tqdm import tqdm
 
+EMBED_FORMAT = "{desc}: {percentage:3.0f}%|{bar}| [{elapsed}<{remaining}]"
+
 
 class ProgressBars:
     """One tqdm bar per stage on stderr, with counts and ETA."""
@@ -18,8 +20,11 @@ class ProgressBars:
             return
         bar = self._bars.get(stage)
         if bar is None:
-            label = {"read": "Reading notes", "embed": "Embedding"}.get(stage, stage)
-            bar = self._bars[stage] = tqdm(total=total, desc=label, unit="text" if stage == "embed" else "note", file=sys.stderr, leave=False)
+            if stage == "embed":  # counted in units of work (characters), shown as a share with an ETA
+                bar = tqdm(total=total, desc="Embedding", file=sys.stderr, leave=False, bar_format=EMBED_FORMAT)
+            else:
+                bar = tqdm(total=total, desc={"read": "Reading notes"}.get(stage, stage), unit="note", file=sys.stderr, leave=False)
+            self._bars[stage] = bar
         bar.update(done - bar.n)
         if done >= total:
             bar.close()

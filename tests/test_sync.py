@@ -192,3 +192,20 @@ def test_a_skipped_note_is_reported_once_remembered_in_status_and_indexed_when_f
     binary.write_text("# Blob\n\nNow a real note about blobs.\n", encoding="utf-8")
     third = workspace.sync()
     assert third.files_added == 1 and third.skipped == () and workspace.status()["skipped"] == []
+
+
+def test_embedding_progress_counts_characters_so_long_chunks_weigh_more_than_short_sentences(settings, fake_embedder):
+    from rag.index.sync import TEXT_COST_CHARS, backfill
+    from rag.workspace import Workspace
+
+    with Workspace.open(settings.replace(sentence_vectors=True), create=True, embedder=fake_embedder) as ws:
+        ws.sync(embed=False)
+        keys = ws.store.missing_vector_keys(fake_embedder.name) + ws.store.missing_sentence_keys(fake_embedder.name)
+        sizes = ws.store.text_sizes(keys)
+        calls: list[tuple[int, int]] = []
+        backfill(ws.store, fake_embedder, batch_size=4, progress=lambda stage, done, total: calls.append((done, total)))
+    total = calls[0][1]
+    assert total >= sum(sizes[k] + TEXT_COST_CHARS for k in keys) and calls[-1] == (total, total)
+    assert [d for d, _ in calls] == sorted(d for d, _ in calls)  # never goes back
+    first_batch = sum(sizes[k] + TEXT_COST_CHARS for k in keys[:4])
+    assert calls[1][0] == first_batch  # the first step is the first batch's characters, not "4 texts"

@@ -157,7 +157,7 @@ class VaultTools:
             info["model"],
             last,
             ix.state,
-            f"{ix.done}/{ix.total}" if ix.total else None,
+            (f"{ix.fraction:.0%}" if ix.state == "embedding" else f"{ix.done}/{ix.total}") if ix.total else None,
             ix.error,
         )
 
@@ -214,7 +214,7 @@ class VaultTools:
         if ix.state == "reading notes":
             return f"Indexing in progress ({ix.done}/{ix.total} notes read); results may be incomplete."
         if ix.state == "embedding":
-            return f"Meaning search is still being built ({ix.done}/{ix.total} passages embedded); results may be incomplete."
+            return f"Meaning search is still being built ({ix.fraction:.0%} embedded); results may be incomplete."
         return None
 
 

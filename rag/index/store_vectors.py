@@ -41,6 +41,18 @@ class VectorTables:
         rows.update(self._read(f"SELECT vector_key, MIN(index_text) FROM chunks WHERE vector_key IN ({marks}) GROUP BY vector_key", keys))
         return [(k, rows[k]) for k in keys if k in rows]
 
+    def text_sizes(self, keys: list[str]) -> dict[str, int]:
+        """Characters of the text to embed for each given chunk or sentence key (for progress and its estimate)."""
+        sizes: dict[str, int] = {}
+        for start in range(0, len(keys), 500):
+            part = keys[start : start + 500]
+            marks = ",".join("?" * len(part))
+            sizes.update(self._read(f"SELECT vector_key, MIN(length(text)) FROM sentences WHERE vector_key IN ({marks}) GROUP BY vector_key", part))
+            sizes.update(
+                self._read(f"SELECT vector_key, MIN(length(index_text)) FROM chunks WHERE vector_key IN ({marks}) GROUP BY vector_key", part)
+            )
+        return sizes
+
     def known_vector_keys(self, model: str, keys: list[str]) -> set[str]:
         return {r[0] for r in self._read_in("SELECT vector_key FROM embeddings WHERE model = ? AND vector_key IN ({marks})", keys, model)}
 
