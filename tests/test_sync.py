@@ -188,6 +188,7 @@ def test_a_skipped_note_is_reported_once_remembered_in_status_and_indexed_when_f
         second = workspace.sync()
     assert caplog.text.count("Notes/Blob.md looks like a binary file") == 1  # not once a sync
     assert dict(first.skipped)["Notes/Blob.md"] == dict(second.skipped)["Notes/Blob.md"]
+    assert second.files_unchanged == first.files_unchanged + first.files_added  # the skipped note is not "unchanged"
     assert [s["path"] for s in workspace.status()["skipped"]] == ["Notes/Blob.md"]
     binary.write_text("# Blob\n\nNow a real note about blobs.\n", encoding="utf-8")
     third = workspace.sync()

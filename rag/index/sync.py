@@ -78,7 +78,7 @@ def sync(settings: Settings, store: Store, embedder: Embedder, *, progress: Prog
     skipped_before = skipped_notes(store)
     # A note skipped before (binary, too large, not UTF-8) is not read again until it changes: one warning, not one a sync.
     changed = on_disk if redo else [s for s in on_disk if _stat_changed(known.get(s.path), s) and not _still_skipped(skipped_before, s)]
-    tally.unchanged = len(on_disk) - len(changed)
+    tally.unchanged = len(on_disk) - len(changed) - sum(1 for s in on_disk if s.path not in known and _still_skipped(skipped_before, s))
     _keep_sentence_rows_current(settings, store)
     for done, stat in enumerate(changed, 1):
         _sync_file(settings, store, embedder, stat, known.get(stat.path), tally, redo=redo)

@@ -42,6 +42,7 @@ def why_found(bm25_rank: int | None, dense_rank: int | None) -> str:
 _WIKILINK = re.compile(r"!?\[\[([^\]|#]*)(?:#[^\]|]*)?(?:\|([^\]]*))?\]\]")
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _MARKS = re.compile(r"(?m)^\s{0,3}(?:#{1,6}\s+|>\s?|[-*+]\s+\[[ xX]\]\s+|[-*+]\s+|\d+[.)]\s+)|\*\*|__|~~|`+|^\s*\|?[-:| ]{3,}\|?\s*$")
+_FENCE = re.compile(r"(?m)^\s{0,3}(?:`{3,}|~{3,})[^\n]*$")
 _PIPES = re.compile(r"\s*\|\s*")
 _WORD = re.compile(r"\w+")
 _SEPARATORS = re.compile(r"(?:\s*·\s*){2,}")
@@ -49,6 +50,7 @@ _SEPARATORS = re.compile(r"(?:\s*·\s*){2,}")
 
 def plain_text(text: str) -> str:
     """Markdown as a reader sees it, on one line: no `#`, `**`, backticks, list markers or table pipes; link labels kept."""
+    text = _FENCE.sub("", text)  # ```python: the fence and its language name are not text
     text = _WIKILINK.sub(lambda m: m.group(2) or m.group(1), text)
     text = _LINK.sub(lambda m: m.group(1), text)
     text = _MARKS.sub("", text)
