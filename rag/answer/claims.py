@@ -16,13 +16,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from rag.index.sentences import split_sentences
+from rag.index.sentences import TABLE_RULE, split_sentences
 
 _CITATION = re.compile(r"\[S(\d+)\]")
 _SPACED_CITATION = re.compile(r"[ \t]*\[S\d+\]")
 _LIST_MARK = re.compile(r"[ \t]*(?:>[ \t]?)*(?:[-*+•][ \t]+|\d{1,3}[.)][ \t]+)?")
 _HEADING = re.compile(r"[ \t]{0,3}#{1,6}[ \t]")
-_TABLE_RULE = re.compile(r"\|?[ \t]*:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \t]*)*\|?")
 _FENCE = re.compile(r"[ \t]*(```|~~~)")
 _EMPHASIS = re.compile(r"\*\*|__|(?<!\w)[*_](?=\S)|(?<=\S)[*_](?!\w)")
 # "The notes don't say." A negation about the notes, or a phrase that only ever means "no answer here".
@@ -145,10 +144,10 @@ def _leading_citations(answer: str, start: int, cites: list[tuple[int, int]]) ->
 
 def _table_row(answer: str, start: int, line: str, next_line: str, header: list[str] | None, units: list[_Unit]):
     """A table row becomes a claim "Header: cell; …"; returns the header for the rows that follow."""
-    if _TABLE_RULE.fullmatch(line.strip()):
+    if TABLE_RULE.fullmatch(line.strip()):
         return header
     cells = [c.strip() for c in line.strip().strip("|").split("|")]
-    if header is None and _TABLE_RULE.fullmatch(next_line.strip()):
+    if header is None and TABLE_RULE.fullmatch(next_line.strip()):
         return [_CITATION.sub("", c).strip() for c in cells]  # the header row itself says nothing
     plain = [_CITATION.sub("", c).strip() for c in cells]
     text = "; ".join(f"{h}: {c}" if h else c for h, c in zip(header, plain) if c) if header else " | ".join(c for c in plain if c)

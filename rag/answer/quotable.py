@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from rag.index.sentences import plain, split_sentences
+from rag.index.sentences import TABLE_RULE, plain, split_sentences
 
 SENTENCE, ITEM, LIST, ROW, CODE, CODE_LINE = "sentence", "item", "list", "row", "code", "code line"
 MAX_LIST_LINES = 24  # a longer list is quoted item by item, not whole
@@ -20,7 +20,6 @@ _FENCE = re.compile(r"\s*(```|~~~)")
 _ITEM = re.compile(r"(\s*)(?:[-*+]|\d{1,3}[.)])\s+(?:\[[ xX]\]\s+)?")
 _QUOTE_MARK = re.compile(r"^\s*(?:>\s?)+")
 _CALLOUT = re.compile(r"\[![\w-]+\][+-]?\s*")
-_TABLE_RULE = re.compile(r"\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?")
 
 
 @dataclass(frozen=True)
@@ -194,13 +193,13 @@ def _rows(block: _Block, index: int) -> list[Unit]:
     """Each data row quoted with the header and rule lines above it; scored as "Header: cell; …"."""
     lines = block.lines
     cells = [[c.strip() for c in raw.strip().strip("|").split("|")] for _, raw in lines]
-    has_header = len(lines) > 1 and _TABLE_RULE.fullmatch(lines[1][1].strip())
+    has_header = len(lines) > 1 and TABLE_RULE.fullmatch(lines[1][1].strip())
     header, head_lines, body = (
         (cells[0], [raw for _, raw in lines[:2]], list(zip(lines[2:], cells[2:]))) if has_header else (None, [], list(zip(lines, cells)))
     )
     out = []
     for (number, raw), row in body:
-        if _TABLE_RULE.fullmatch(raw.strip()):
+        if TABLE_RULE.fullmatch(raw.strip()):
             continue
         if header:
             scoring = "; ".join(f"{h}: {c}" if h else c for h, c in zip(header, row) if c)

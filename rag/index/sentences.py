@@ -22,7 +22,7 @@ MIN_WORDS = 3  # shorter units ("Yes.", "See above.") say too little to be searc
 
 _EMPHASIS = re.compile(r"\*\*|__|`")
 _HEADING = re.compile(r"#{1,6}\s")
-_TABLE_RULE = re.compile(r"\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?")
+TABLE_RULE = re.compile(r"\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?")  # a Markdown table's |---|---| line (fullmatch a stripped line)
 _LIST_MARK = re.compile(r"^(?:[-*+]\s+(?:\[[ xX]\]\s+)?|\d{1,3}[.)]\s+)")
 _QUOTE_MARK = re.compile(r"^(?:>\s?)+")
 _CALLOUT = re.compile(r"\[![\w-]+\][+-]?(?:\s|$)")
@@ -168,11 +168,11 @@ def _table_rows(rows: list[tuple[str, int]]) -> list[tuple[str, list[tuple[int, 
     """Each data row as its own unit, cells labelled by the header when there is one."""
     cells = [[c.strip() for c in row.strip().strip("|").split("|")] for row, _ in rows]
     header = None
-    if len(rows) > 1 and _TABLE_RULE.fullmatch(rows[1][0]):
+    if len(rows) > 1 and TABLE_RULE.fullmatch(rows[1][0]):
         header, cells, rows = cells[0], cells[2:], rows[2:]
     out = []
     for row_cells, (row, number) in zip(cells, rows):
-        if _TABLE_RULE.fullmatch(row):
+        if TABLE_RULE.fullmatch(row):
             continue
         if header:
             text = "; ".join(f"{h}: {c}" if h else c for h, c in zip(header, row_cells) if c)
