@@ -179,7 +179,10 @@ class LiveIndex:
     def wait_idle(self, timeout: float = 60.0) -> Progress:
         """Block until the indexer is idle (for scripts and tests); the progress then."""
         deadline = time.monotonic() + timeout
-        while self._thread is not None and (self._progress.running or self._progress.state == "not started") and time.monotonic() < deadline:
+        while self._thread is not None and self._thread.is_alive() and time.monotonic() < deadline:
+            # a wake not yet taken up by the indexer is work still to do (a click on "Re-index" just now)
+            if not (self._progress.running or self._progress.state == "not started" or self._wake.is_set()):
+                break
             time.sleep(0.02)
         return self.progress()
 
