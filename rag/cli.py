@@ -163,7 +163,8 @@ def status(settings, as_json: bool) -> None:
         return
     last = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(info["last_sync"])) if info["last_sync"] else "never"
     click.echo(
-        f"Vault:   {info['vault']}\nIndex:   {info['index']} ({info['index_bytes'] / 1e6:.1f} MB)\nModel:   {info['model']}\n"
+        f"Vault:   {info['vault']}\nIndex:   {info['index']} ({info['index_bytes'] / 1e6:.1f} MB)\nModel:   {info['model']}"
+        f"{' (engine: ' + info['engine'] + ')' if info.get('engine') else ''}\n"
         f"Notes:   {info['notes']}\nChunks:  {info['chunks']}\nVectors: {info['vectors_present']} present, "
         f"{info['vectors_missing']} missing\nSentences: {info['sentences']}, {info['sentence_vectors_missing']} without a vector\n"
         f"Synced:  {last}"

