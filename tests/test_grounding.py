@@ -162,3 +162,14 @@ def test_a_year_the_question_names_need_not_be_in_the_note_but_its_names_must():
     assert check(answer, context).claims[0].status == "unsupported"  # without the question, 2015 is the claim's own
     (claim,) = check("The Broncos defense made 24 interceptions [S1].", context, question="How many interceptions did the Broncos make?").claims
     assert claim.status == "unsupported" and "Broncos" in claim.reason
+
+
+def test_a_number_in_a_table_row_counts_what_its_row_says_not_the_neighbour_cells_numbers(real_embedder):
+    # A real model's answer over the demo vault: marked "S1 says 2, not 21 600" before (the 2 nights stood nearer).
+    table = "| Статья | Сумма, ₽ |\n|---|---|\n| Билеты | 38 000 |\n| Жильё (Иркутск 2 ночи, Листвянка 1, Хужир 4, Иркутск 1) | 21 600 |"
+    context = FrozenContext((source(1, table, "Поездка на Байкал › Расходы"),), (), "```", 0)
+    vectors = TextVectors(real_embedder)
+    (claim,) = check("На Байкале жильё стоило 21 600 ₽ [S1].", context, vectors=vectors).claims
+    assert claim.status == "supported", claim.reason
+    (claim,) = check("На Байкале жильё стоило 38 000 ₽ [S1].", context, vectors=vectors).claims
+    assert claim.status == "unsupported"  # 38 000 is in the note, but it is the tickets

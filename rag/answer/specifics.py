@@ -217,7 +217,26 @@ def content_words(text: str) -> list[frozenset[str]]:
 
 def number_contexts(text: str, reach: int) -> dict[str, frozenset[str]]:
     """Each number of `text` (by its keys) → the forms of the content words within `reach` words of it: what the
-    number counts ("136 career sacks" → career, sack)."""
+    number counts ("136 career sacks" → career, sack). In a table row ("Item: Housing (Irkutsk 2 nights); Sum: 21 600",
+    as `sentences` writes rows) a number counts what its own cell and the row's first cell say, not its neighbour
+    cell's words: 21 600 is the housing, the 2 is nights."""
+    fields = _TABLE_FIELDS.split(text)
+    if len(fields) > 1 and all(_LABELLED.match(f) for f in fields) or " | " in text:
+        fields = [f for f in re.split(r"; | \| ", text) if f.strip()]
+        label = frozenset().union(*content_words(fields[0]))
+        out: dict[str, frozenset[str]] = {}
+        for field in fields:
+            for key, near in _contexts(field, reach).items():
+                out[key] = out.get(key, frozenset()) | near | label
+        return out
+    return _contexts(text, reach)
+
+
+_TABLE_FIELDS = re.compile(r"; ")
+_LABELLED = re.compile(r"[^:;]{1,80}: \S")
+
+
+def _contexts(text: str, reach: int) -> dict[str, frozenset[str]]:
     tokens: list[tuple[int, frozenset[str] | None, set[str]]] = []  # (position, word forms | None, number keys)
     for m in _NUMBER.finditer(text):
         tokens.append((m.start(), None, _number_keys(m)))
