@@ -220,9 +220,8 @@ def number_contexts(text: str, reach: int) -> dict[str, frozenset[str]]:
     number counts ("136 career sacks" → career, sack). In a table row ("Item: Housing (Irkutsk 2 nights); Sum: 21 600",
     as `sentences` writes rows) a number counts what its own cell and the row's first cell say, not its neighbour
     cell's words: 21 600 is the housing, the 2 is nights."""
-    fields = _TABLE_FIELDS.split(text)
-    if len(fields) > 1 and all(_LABELLED.match(f) for f in fields) or " | " in text:
-        fields = [f for f in re.split(r"; | \| ", text) if f.strip()]
+    fields = [f for f in _FIELD_SEPARATOR.split(text) if f.strip()]
+    if " | " in text or len(fields) > 1 and all(_LABELLED.match(f) for f in fields):
         label = frozenset().union(*content_words(fields[0]))
         out: dict[str, frozenset[str]] = {}
         for field in fields:
@@ -232,7 +231,7 @@ def number_contexts(text: str, reach: int) -> dict[str, frozenset[str]]:
     return _contexts(text, reach)
 
 
-_TABLE_FIELDS = re.compile(r"; ")
+_FIELD_SEPARATOR = re.compile(r"; | \| ")  # between cells, as `sentences` writes table rows
 _LABELLED = re.compile(r"[^:;]{1,80}: \S")
 
 

