@@ -12,19 +12,18 @@ from app_pages import common
 st.set_page_config(page_title="Ask your vault", page_icon="📚", layout="centered")
 
 settings = common.session_settings()
-common.settings_panel(settings)
-ctx = common.open_context(settings)
-st.session_state["rag_app"] = ctx
+settings_box = st.sidebar.container()  # the settings panel, drawn once the session's language is known
+ctx = common.open_context(settings, settings_box)
 common.index_status(ctx)
 
-pages = st.navigation(
-    [
-        st.Page("app_pages/ask.py", title="Ask", icon=":material/forum:", default=True),
-        st.Page("app_pages/search.py", title="Search", icon=":material/search:"),
-        st.Page("app_pages/similar.py", title="Similar notes", icon=":material/hub:"),
-        st.Page("app_pages/duplicates.py", title="Duplicates", icon=":material/content_copy:"),
-        st.Page("app_pages/index.py", title="Index", icon=":material/database:"),
-    ],
-    position="top",
-)
+t = common.t
+page_list = [
+    st.Page("app_pages/ask.py", title=t("nav.ask"), icon=":material/forum:", default=True),
+    st.Page("app_pages/search.py", title=t("nav.search"), icon=":material/search:"),
+    st.Page("app_pages/similar.py", title=t("nav.similar"), icon=":material/hub:"),
+    st.Page("app_pages/duplicates.py", title=t("nav.duplicates"), icon=":material/content_copy:"),
+    st.Page("app_pages/index.py", title=t("nav.index"), icon=":material/database:"),
+]
+pages = st.navigation(page_list, position="sidebar")
+common.narrow_navigation(page_list)  # a narrow window folds the sidebar away: the pages stay one tap away
 pages.run()

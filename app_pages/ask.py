@@ -3,35 +3,29 @@ has its sources panel (why each was found), its mode badge, and says what was re
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import time
 
 import streamlit as st
 
 from app_pages import common
+from app_pages.common import t
 from rag.answer.ask import CHECKING, GENERATING, Answer, Turn
 from rag.errors import RagError
-from rag.search.presentation import why_found
+from rag.web import i18n
+from rag.web.conversations import ChatTurn, Conversation, ConversationFile
 from rag.web.ui_render import answer_markdown, claim_notes, escape_markdown
 from rag.web.ui_stream import StreamedCall
 
-DEMO_QUESTIONS = (
-    "What hydration do I use for my sourdough?",
-    "Когда я ездил на Байкал и сколько это стоило?",
-    "Which internet provider did we choose for the new flat, and how fast is it?",
-)
-
-
-@dataclass(frozen=True)
-class ChatTurn:
-    answer: Answer
-    model: str | None  # the chat model's name, None for extractive answers
-    first_token: float | None  # seconds from the question to the first streamed text
-    total: float | None  # seconds to the final answer
+DEMO_QUESTIONS = ("ask.demo.1", "ask.demo.2", "ask.demo.3")
+LISTED = 10  # saved conversations listed in the sidebar
 
 
 def main() -> None:
     ctx = common.context()
-    turns: list[ChatTurn] = st.session_state.setdefault("rag_turns", [])
+    saved = ConversationFile(ctx.settings.db_path)
+    conversation = _conversation(saved)
+    turns = conversation.turns
+    _history(saved, conversation)
     new_chat = _header(ctx, turns)
     hints = st.empty()
     if ctx.is_demo and not turns:
@@ -41,45 +35,90 @@ def main() -> None:
         _show_turn(ctx, i, turn)
     if clicked and clicked[0] < len(turns):
         _open_citation(ctx, turns[clicked[0]].answer, clicked[1])
-    question = (st.chat_input("Ask your notes — in English or Russian") or "").strip() or st.session_state.pop("rag_pending_question", None)
+    question = (st.chat_input(t("ask.input")) or "").strip() or st.session_state.pop("rag_pending_question", None)
     if question:
         hints.empty()
         shown = bool(turns)
         _answer(ctx, question, turns)
+        saved.save(conversation)
+        st.query_params["chat"] = conversation.id  # a reload of the page reopens this conversation
         if not shown:  # the first answer: offer a new chat at once, not only after the next question
             _new_chat_button(new_chat, turns)
+
+
+def _conversation(saved: ConversationFile) -> Conversation:
+    """This session's conversation: the one it has, else the one named in the URL (a reload), else a new one."""
+    current = st.session_state.get("rag_conversation")
+    if current is None or current.id != st.query_params.get("chat", current.id):
+        wanted = st.query_params.get("chat")
+        try:
+            current = saved.get(wanted) if wanted else None
+        except (OSError, ValueError, TypeError, KeyError) as exc:
+            st.warning(t("history.unreadable", error=exc), icon=":material/warning:")
+            current = None
+        current = current or Conversation()
+        st.session_state["rag_conversation"] = current
+    return current
+
+
+def _history(saved: ConversationFile, current: Conversation) -> None:
+    """The saved conversations of this vault in the sidebar, newest first, each to reopen or delete."""
+    try:
+        conversations = saved.load()[:LISTED]
+    except (OSError, ValueError, TypeError, KeyError) as exc:
+        st.sidebar.warning(t("history.unreadable", error=exc), icon=":material/warning:")
+        return
+    with st.sidebar.expander(t("history.title"), icon=":material/history:", expanded=bool(conversations)):
+        if not conversations:
+            st.caption(t("history.empty"))
+        for c in conversations:
+            title, delete = st.columns([5, 1], vertical_alignment="center")
+            mark = " " + t("history.current") if c.id == current.id else ""
+            when = time.strftime("%Y-%m-%d %H:%M", time.localtime(c.updated))
+            if title.button(c.title[:60] + mark, key=f"conv-{c.id}", help=t("history.turns", n=len(c.turns), when=when), width="stretch"):
+                st.session_state["rag_conversation"] = c
+                st.query_params["chat"] = c.id
+                st.rerun()
+            if delete.button("", key=f"conv-del-{c.id}", icon=":material/delete:", help=t("history.delete")):
+                saved.delete(c.id)
+                if c.id == current.id:
+                    _start_new_chat()
+                st.rerun()
+
+
+def _start_new_chat() -> None:
+    st.session_state["rag_conversation"] = Conversation()
+    st.query_params.pop("chat", None)
 
 
 def _header(ctx: common.AppContext, turns: list[ChatTurn]):
     """The title, the "New chat" slot (returned, so the first answer can fill it), mode and indexing state."""
     left, right = st.columns([4, 1], vertical_alignment="bottom")
-    left.title("Ask your vault")
+    left.title(t("ask.title"))
     slot = right.empty()
     _new_chat_button(slot, turns)
-    mode = f"Answers by {ctx.settings.chat_model}" if ctx.settings.chat_model else "Extractive answers (quotes from your notes; no chat model set)"
-    st.caption(f"{mode} · vault `{ctx.settings.vault.name}`")
+    mode = t("ask.mode.model", model=ctx.settings.chat_model) if ctx.settings.chat_model else t("ask.mode.extractive")
+    st.caption(f"{mode} · {t('ask.vault', name=ctx.settings.vault.name)}")
     state = ctx.knowledge.progress()
     status = ctx.knowledge.status()
     if state.running and (status["vectors_missing"] or not status["notes"]):
-        st.info("Indexing is running: keyword search works on what is indexed now, meaning search as vectors arrive.", icon=":material/sync:")
+        st.info(t("ask.indexing"), icon=":material/sync:")
     elif not status["notes"]:
-        st.warning(
-            f"There are no Markdown notes in {ctx.settings.vault}. Add notes, or choose another vault folder in Settings.",
-            icon=":material/folder_off:",
-        )
+        st.warning(t("ask.no_notes", vault=ctx.settings.vault), icon=":material/folder_off:")
     return slot
 
 
 def _new_chat_button(slot, turns: list[ChatTurn]) -> None:
-    if turns and slot.button("New chat", icon=":material/add_comment:", key="rag_new_chat"):
-        turns.clear()
+    if turns and slot.button(t("ask.new_chat"), icon=":material/add_comment:", key="rag_new_chat"):
+        _start_new_chat()
         st.rerun()
 
 
 def _demo_hints(box) -> None:
-    box.info("This is the demo vault. Set your own vault folder in the sidebar's Settings. Try one of these:", icon=":material/lightbulb:")
-    for q in DEMO_QUESTIONS:
-        if box.button(q, key=f"demo-{q}", icon=":material/chat_bubble:"):
+    box.info(t("ask.demo"), icon=":material/lightbulb:")
+    for key in DEMO_QUESTIONS:
+        q = t(key)
+        if box.button(q, key=f"demo-{key}", icon=":material/chat_bubble:"):
             st.session_state["rag_pending_question"] = q
             st.rerun()
 
@@ -92,7 +131,7 @@ def _answer(ctx: common.AppContext, question: str, turns: list[ChatTurn]) -> Non
         slot = st.empty()
         with slot.container():
             waiting = st.empty()
-            waiting.caption(":material/search: Searching your notes…")
+            waiting.caption(":material/search: " + t("ask.searching"))
             call = StreamedCall(
                 lambda emit, stage: ctx.knowledge.ask(question, turns=history, on_text=emit, on_stage=stage),
                 on_stage=lambda name: _show_stage(waiting, name),
@@ -109,15 +148,13 @@ def _answer(ctx: common.AppContext, question: str, turns: list[ChatTurn]) -> Non
             _show_answer(ctx, len(turns) - 1, turn)
 
 
-_STAGES = {
-    GENERATING: ":material/hourglass_top: Found passages in your notes; waiting for the model…",
-    CHECKING: ":material/fact_check: Checking every sentence against your notes…",
-}
+_STAGES = {GENERATING: (":material/hourglass_top:", "ask.generating"), CHECKING: (":material/fact_check:", "ask.checking")}
 
 
 def _show_stage(waiting, name: str) -> None:
     if name in _STAGES:
-        waiting.caption(_STAGES[name])
+        icon, key = _STAGES[name]
+        waiting.caption(f"{icon} {t(key)}")
 
 
 def _after_first(pieces, waiting):
@@ -137,40 +174,40 @@ def _show_turn(ctx: common.AppContext, i: int, turn: ChatTurn) -> None:
 
 def _show_answer(ctx: common.AppContext, i: int, turn: ChatTurn) -> None:
     a = turn.answer
+    badges = i18n.labels(common.language(), "badge")
     if a.mode == "extractive":
-        st.badge("Extractive", icon=":material/format_quote:", color="gray")
+        st.badge(t("ask.badge.extractive"), icon=":material/format_quote:", color="gray")
     else:
-        st.badge(f"Model · {turn.model or 'chat'}", icon=":material/smart_toy:", color="blue")
+        st.badge(t("ask.badge.model", model=turn.model or "chat"), icon=":material/smart_toy:", color="blue")
     if a.not_found and a.mode == "llm" and a.claims:
-        st.warning("**Not found in your notes.** No sentence of the model's answer below is supported by them.", icon=":material/search_off:")
-        st.markdown(answer_markdown(a.text, a.context.ids, turn=i, claims=a.claims))
+        st.warning(t("ask.not_found.model"), icon=":material/search_off:")
+        st.markdown(answer_markdown(a.text, a.context.ids, turn=i, claims=a.claims, badges=badges))
     elif a.not_found:
-        st.warning(
-            ("**Not found in your notes.** " if a.mode != "extractive" and a.context.sources else "") + escape_markdown(a.text),
-            icon=":material/search_off:",
-        )
-        st.caption("Try other words, or look on the Search page.")
+        lead = t("ask.not_found") + " " if a.mode != "extractive" and a.context.sources else ""
+        st.warning(lead + escape_markdown(a.text), icon=":material/search_off:")
+        st.caption(t("ask.try_other"))
     else:
-        st.markdown(answer_markdown(a.text, a.context.ids, turn=i, claims=a.claims))
+        st.markdown(answer_markdown(a.text, a.context.ids, turn=i, claims=a.claims, badges=badges))
     _claim_list(a)
     if a.notice:
         st.info(a.notice, icon=":material/info:")
     if a.truncated:
-        st.caption(":orange[:material/content_cut: The model stopped at its length limit (max_answer_tokens); the answer may be cut short.]")
+        st.caption(":orange[:material/content_cut: " + t("ask.truncated") + "]")
     if a.removed_citations:
-        st.caption(f":orange[:material/link_off: Removed citations that matched no source: {', '.join(a.removed_citations)}]")
+        st.caption(":orange[:material/link_off: " + t("ask.removed", ids=", ".join(a.removed_citations)) + "]")
     if a.context.dropped:
-        st.caption(f":orange[:material/history: Left out {len(a.context.dropped)} passage(s) whose note changed since indexing — see Sources.]")
+        st.caption(":orange[:material/history: " + t("ask.dropped", n=len(a.context.dropped)) + "]")
     _sources_panel(ctx, i, a)
     if turn.total is not None:
-        first = f"first words after {turn.first_token:.1f} s · " if turn.first_token is not None else ""
-        st.caption(f"{first}answer in {turn.total:.1f} s")
+        seconds = lambda value: i18n.decimal(common.language(), value)  # noqa: E731
+        first = t("ask.first_words", seconds=seconds(turn.first_token)) if turn.first_token is not None else ""
+        st.caption(first + t("ask.answer_in", seconds=seconds(turn.total)))
 
 
 _NOTE_LABELS = {
-    "unsupported": ":red[:material/report: **Not in your notes**]",
-    "misattributed": ":orange[:material/swap_horiz: **Re-cited**]",
-    "uncited": ":blue[:material/add_link: **Citation added**]",
+    "unsupported": ":red[:material/report: **{}**]",
+    "misattributed": ":orange[:material/swap_horiz: **{}**]",
+    "uncited": ":blue[:material/add_link: **{}**]",
 }
 
 
@@ -180,29 +217,31 @@ def _claim_list(a: Answer) -> None:
     if not notes or a.mode != "llm":
         return
     counts = a.grounding()
-    st.caption(
-        f"Checked against your notes: {counts['supported'] + counts['misattributed'] + counts['uncited']} of {len(a.claims)} sentences supported."
-    )
+    supported = counts["supported"] + counts["misattributed"] + counts["uncited"]
+    st.caption(t("ask.checked", supported=supported, total=len(a.claims)))
     for status, text, reason in notes:
-        st.markdown(f"- {_NOTE_LABELS[status]} · {escape_markdown(text)} · :gray[{escape_markdown(reason)}]")
+        label = _NOTE_LABELS[status].format(t(f"claim.{status}"))
+        st.markdown(f"- {label} · {escape_markdown(text)} · :gray[{escape_markdown(reason)}]")
 
 
 def _sources_panel(ctx: common.AppContext, i: int, a: Answer) -> None:
     supporting = {s for c in a.claims if c.status != "unsupported" for s in c.sources}
     cited = {c.id for c in a.citations}
-    label = f"Sources ({len(a.context.sources)})" if a.context.sources else "Sources (none matched)"
+    label = t("sources", n=len(a.context.sources)) if a.context.sources else t("sources.none")
     with st.expander(label, icon=":material/library_books:"):
         for s in a.context.sources:
             text, button = st.columns([5, 1], vertical_alignment="center")
-            mark = "**supports the answer**" if s.id in supporting else "cited, but does not say it" if s.id in cited else "not cited"
+            mark = t("sources.supports") if s.id in supporting else t("sources.cited_only") if s.id in cited else t("sources.not_cited")
+            lines = t("lines", start=s.start_line, end=s.end_line)
             text.markdown(
-                f"**[{s.id}]** {escape_markdown(s.path)} › {escape_markdown(s.heading)} · lines {s.start_line}–{s.end_line}  \n"
-                f":gray[found by {why_found(s.bm25_rank, s.dense_rank)} · {mark}]"
+                f"**[{s.id}]** {escape_markdown(s.path)} › {escape_markdown(s.heading)} · {lines}  \n"
+                f":gray[{t('sources.found_by', why=common.why(s.bm25_rank, s.dense_rank))} · {mark}]"
             )
-            if button.button("Show", key=f"src-{i}-{s.id}", help="Show the passage"):
+            if button.button(t("show"), key=f"src-{i}-{s.id}", help=t("show.help")):
                 _open_citation(ctx, a, s.id)
         for d in a.context.dropped:
-            st.markdown(f":orange[Left out] {escape_markdown(d.path)} · lines {d.start_line}–{d.end_line}: {escape_markdown(d.reason)}")
+            lines = t("lines", start=d.start_line, end=d.end_line)
+            st.markdown(f":orange[{t('sources.left_out')}] {escape_markdown(d.path)} · {lines}: {escape_markdown(d.reason)}")
 
 
 def _open_citation(ctx: common.AppContext, a: Answer, source_id: str) -> None:
@@ -219,7 +258,7 @@ def _open_citation(ctx: common.AppContext, a: Answer, source_id: str) -> None:
         start=s.start_line,
         end=s.end_line,
         text=s.text,
-        why=why_found(s.bm25_rank, s.dense_rank),
+        why=common.why(s.bm25_rank, s.dense_rank),
         quoted=quoted,
     )
 

@@ -17,8 +17,10 @@ import streamlit as st
 from rag.config import DEMO_VAULT, Settings, load_settings
 from rag.errors import RagError
 from rag.knowledge import Knowledge
-from rag.live import LiveIndex
+from rag.live import LiveIndex, Progress
+from rag.search.presentation import why_found
 from rag.search.similar import NoteVectors
+from rag.web import i18n
 from rag.web.ui_render import PASSAGE_CSS, obsidian_url, parse_cite_href, passage, passage_html
 from rag.web.webapp import Choices, apply_choices, choices_of, index_key
 
@@ -42,6 +44,7 @@ export default function(component) {
 class AppContext:
     settings: Settings  # this session's settings
     knowledge: Knowledge  # the index shared by all sessions on the same vault, with this session's answer settings
+    language: str  # "en" or "ru": the words of every page
 
     @property
     def is_demo(self) -> bool:
@@ -56,6 +59,31 @@ def fail(exc: Exception) -> None:
 
 def context() -> AppContext:
     return st.session_state["rag_app"]
+
+
+def t(key: str, /, **values) -> str:
+    """This session's text for a catalogue key (`rag.web.i18n`)."""
+    return i18n.text(language(), key, **values)
+
+
+def language() -> str:
+    """The session's language ("en" or "ru"), chosen when the app opened the index (`open_context`)."""
+    return st.session_state.get("rag_language", "en")
+
+
+def why(bm25_rank: int | None, dense_rank: int | None) -> str:
+    """Why a passage was found, in the session's language ("keyword #2 · meaning #1")."""
+    return why_found(bm25_rank, dense_rank, names=i18n.labels(language(), "why"))
+
+
+def _choose_language(settings: Settings, knowledge: Knowledge | None) -> str:
+    try:
+        browser = st.context.locale
+    except Exception:  # no browser behind this run (the test harness)
+        browser = None
+    needs_vault = settings.ui_language == "auto" and i18n.browser_language(browser) is None
+    shares = knowledge.script_shares() if needs_vault and knowledge is not None else {}
+    return i18n.choose_language(settings.ui_language, browser, shares)
 
 
 def _secrets() -> dict[str, str]:
@@ -81,52 +109,67 @@ def session_settings() -> Settings:
         fail(exc)
 
 
-@st.cache_resource(show_spinner="Opening the index…", max_entries=8, on_release=lambda knowledge: knowledge.live.close())
+@st.cache_resource(show_spinner=False, max_entries=8, on_release=lambda knowledge: knowledge.live.close())
 def _shared_knowledge(key: str, _settings: Settings) -> Knowledge:
     live = LiveIndex(_settings)
     live.workspace()  # open now: a broken vault or embedder is reported on this page
     return Knowledge(live.start(), reads_wait=False)  # pages never wait for a check: the indexer looks
 
 
-def open_context(settings: Settings) -> AppContext:
+def open_context(settings: Settings, settings_box) -> AppContext:
+    """Open this session's view of the shared index and choose its language; then draw the settings panel into
+    `settings_box` (also when opening fails: the panel is where the fix is made)."""
+    if settings.ui_language != "auto" or "rag_language" not in st.session_state:  # the words while the index opens
+        st.session_state["rag_language"] = _choose_language(settings, None)
     try:
-        return AppContext(settings, _shared_knowledge(index_key(settings), settings).for_settings(settings))
+        with st.spinner(t("progress.opening")):
+            knowledge = _shared_knowledge(index_key(settings), settings).for_settings(settings)
     except RagError as exc:
-        st.caption("Fix the vault folder or the embeddings choice in the sidebar's Settings.")
+        settings_panel(settings, settings_box)
+        st.caption(t("open.fix"))
         fail(exc)
+    ctx = AppContext(settings, knowledge, _choose_language(settings, knowledge))
+    st.session_state["rag_language"] = ctx.language
+    st.session_state["rag_app"] = ctx
+    settings_panel(settings, settings_box)
+    return ctx
 
 
-def settings_panel(settings: Settings) -> None:
+def settings_panel(settings: Settings, box) -> None:
     """The sidebar's settings form. Applying valid choices reruns the app with them; invalid ones show the fix."""
     defaults = choices_of(settings)
-    with st.sidebar.expander("Settings", icon=":material/settings:", expanded=False), st.form("rag_settings", border=False):
-        vault = st.text_input("Vault folder", defaults.vault, help="The folder that holds your Markdown notes (an Obsidian vault).")
-        endpoint = st.text_input(
-            "Chat endpoint (OpenAI-compatible)",
-            defaults.endpoint,
-            placeholder="http://localhost:11434/v1",
-            help="Ollama, LM Studio, vLLM, llama.cpp, LiteLLM or OpenAI. Empty with a model name: api.openai.com.",
+    with box.expander(t("settings.title"), icon=":material/settings:", expanded=False), st.form("rag_settings", border=False):
+        language = st.segmented_control(
+            t("settings.language"),
+            i18n.CHOICES,
+            default=defaults.language,
+            format_func=lambda choice: t(f"settings.language.{choice}"),
+            help=t("settings.language.help"),
         )
-        chat_model = st.text_input("Chat model", defaults.chat_model, placeholder="empty → extractive answers")
+        # A text area wraps a long path instead of cutting it off in the narrow sidebar.
+        vault = st.text_area(t("settings.vault"), defaults.vault, height=68, help=t("settings.vault.help"))
+        endpoint = st.text_input(t("settings.endpoint"), defaults.endpoint, placeholder="http://localhost:11434/v1", help=t("settings.endpoint.help"))
+        chat_model = st.text_input(t("settings.chat_model"), defaults.chat_model, placeholder=t("settings.chat_model.placeholder"))
         embedder = st.radio(
-            "Embeddings",
+            t("settings.embeddings"),
             ["local", "openai"],
             index=["local", "openai"].index(defaults.embedder),
             horizontal=True,
-            help="local: the offline model shipped with the app. openai: the endpoint above.",
+            help=t("settings.embeddings.help"),
         )
-        embed_model = st.text_input("Embedding model (openai only)", defaults.embed_model)
-        notes = st.number_input("Max notes per answer", 1, 50, defaults.max_notes)
-        per_note = st.number_input("Max passages per note", 1, 20, defaults.max_chunks_per_note)
-        chars = st.number_input("Max characters of context", 500, 200_000, defaults.max_chars, step=1000)
-        submitted = st.form_submit_button("Apply", type="primary")
-        st.caption(f"API key: {_key_source()}. Keys are read from the environment or `.streamlit/secrets.toml`, never from the vault.")
+        embed_model = st.text_input(t("settings.embed_model"), defaults.embed_model)
+        notes = st.number_input(t("settings.max_notes"), 1, 50, defaults.max_notes)
+        per_note = st.number_input(t("settings.max_per_note"), 1, 20, defaults.max_chunks_per_note)
+        chars = st.number_input(t("settings.max_chars"), 500, 200_000, defaults.max_chars, step=1000)
+        submitted = st.form_submit_button(t("settings.apply"), type="primary")
+        st.caption(t("settings.key", source=_key_source()))
     if submitted:
-        choices = Choices(vault, endpoint, chat_model, embedder, embed_model, int(notes), int(per_note), int(chars))
+        vault = " ".join(vault.splitlines()).strip()  # a path pasted with a line break
+        choices = Choices(vault, endpoint, chat_model, embedder, embed_model, int(notes), int(per_note), int(chars), language or "auto")
         try:
             apply_choices(base_settings(), choices)
         except RagError as exc:
-            st.sidebar.error(str(exc), icon=":material/error:")
+            box.error(str(exc), icon=":material/error:")
             return
         st.session_state["rag_choices"] = choices
         st.rerun()
@@ -134,16 +177,26 @@ def settings_panel(settings: Settings) -> None:
 
 def _key_source() -> str:
     if "OPENAI_API_KEY" in _secrets():
-        return "from .streamlit/secrets.toml"
-    return "from the environment" if os.environ.get("OPENAI_API_KEY") else "none (fine for local servers)"
+        return t("settings.key.secrets")
+    return t("settings.key.env") if os.environ.get("OPENAI_API_KEY") else t("settings.key.none")
 
 
 def index_status(ctx: AppContext) -> None:
     """A small live indexing status in the sidebar; polls only while indexing runs."""
     running = ctx.knowledge.progress().running
     with st.sidebar:
-        st.markdown(f"**Vault** · {ctx.settings.vault.name}" + (" (demo)" if ctx.is_demo else ""), help=str(ctx.settings.vault))
+        name = ctx.settings.vault.name + (t("sidebar.demo") if ctx.is_demo else "")
+        st.markdown(t("sidebar.vault", name=name), help=str(ctx.settings.vault))
         st.fragment(run_every=1.0 if running else None)(_index_status_body)(ctx.knowledge)
+
+
+def progress_label(state: Progress) -> str:
+    """What the indexer is doing, in the session's language."""
+    if state.state == "reading notes":
+        return t("progress.reading", done=state.done, total=state.total) if state.total else t("progress.checking")
+    if state.state == "embedding":
+        return t("progress.embedding", percent=i18n.percent(language(), state.fraction))
+    return t("progress.opening") if state.state == "opening" else t("progress.other", state=state.state)
 
 
 def _index_status_body(knowledge: Knowledge) -> None:
@@ -152,14 +205,29 @@ def _index_status_body(knowledge: Knowledge) -> None:
     st.session_state["rag_seen_changes"] = state.changes
     if state.running:
         st.session_state["rag_was_indexing"] = True
-        st.progress(state.fraction, text=state.label)
+        st.progress(state.fraction, text=progress_label(state))
         return
     if st.session_state.pop("rag_was_indexing", False) and (seen != state.changes or state.error):
         st.rerun(scope="app")  # new notes or vectors: redraw the page with them
     if state.error:
-        st.caption(f":red[:material/error: Indexing: {state.error}]")
+        st.caption(":red[:material/error: " + t("status.error", error=state.error) + "]")
     else:
-        st.caption(":green[:material/check_circle:] Index up to date")
+        st.caption(":green[:material/check_circle:] " + t("status.up_to_date"))
+
+
+# Shown only when the window is too narrow for the sidebar (Streamlit folds it behind a button below 768 px).
+_NARROW_NAV_CSS = """<style>
+.st-key-rag_narrow_nav { display: none !important; }
+@media (max-width: 767.98px) { .st-key-rag_narrow_nav { display: flex !important; } }
+</style>"""
+
+
+def narrow_navigation(pages) -> None:
+    """A row of page links at the top of every page, visible only in a narrow window."""
+    st.markdown(_NARROW_NAV_CSS, unsafe_allow_html=True)  # our own constant; drawn at once (st.html loads later: a flash)
+    with st.container(key="rag_narrow_nav", horizontal=True, gap="small"):
+        for page in pages:
+            st.page_link(page, label=page.title, icon=page.icon)
 
 
 @functools.cache
@@ -176,17 +244,21 @@ def citation_clicks() -> tuple[int, str] | None:
     return parse_cite_href(getattr(result, "cite", None))
 
 
-@st.dialog("Cited passage", width="large")
-def passage_dialog(
+def passage_dialog(vault, **passage_args) -> None:
+    """The cited passage in a dialog (its title in the session's language)."""
+    st.dialog(t("passage.title"), width="large")(_passage_body)(vault, **passage_args)
+
+
+def _passage_body(
     vault, *, source_id: str, path: str, heading: str, start: int, end: int, text: str, why: str, quoted=(), outside: tuple[str, ...] = ()
 ) -> None:
     st.markdown(f"**{source_id}** · `{path}`" if source_id else f"`{path}`")
-    st.caption(f"{heading} · lines {start}–{end} · found by {why}")
+    st.caption(t("passage.where", heading=heading, start=start, end=end, why=why))
     shown = passage(vault, path, start, end, text, quoted_lines=quoted, outside=outside)
     if shown.changed:
-        st.warning("This note changed since; showing the passage as it was cited.", icon=":material/history:")
+        st.warning(t("passage.changed"), icon=":material/history:")
     st.html(PASSAGE_CSS + passage_html(shown))
-    st.link_button("Open in Obsidian", obsidian_url(vault, path), icon=":material/open_in_new:")
+    st.link_button(t("obsidian.open"), obsidian_url(vault, path), icon=":material/open_in_new:")
 
 
 def cached_note_vectors(ctx: AppContext) -> NoteVectors:
@@ -196,3 +268,11 @@ def cached_note_vectors(ctx: AppContext) -> NoteVectors:
 
 def titles(ctx: AppContext) -> dict[str, str]:
     return ctx.knowledge.titles()
+
+
+def closeness_text(language: str, label: str, percentile: float | None) -> str:
+    """ "very similar · closer than 98.7% of pairs" (the rank left out in a vault too small to rank against)."""
+    words = i18n.text(language, f"closeness.{label}")
+    if percentile is None:
+        return words
+    return i18n.text(language, "similar.closer_than", label=words, percent=i18n.percent(language, percentile / 100, places=1))

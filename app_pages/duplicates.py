@@ -5,9 +5,11 @@ from __future__ import annotations
 import streamlit as st
 
 from app_pages import common
+from app_pages.common import t
 from rag.errors import NoteError
 from rag.index.vault import read_note
-from rag.search.similar import DUPLICATE_THRESHOLD
+from rag.search.similar import DUPLICATE_OVERLAP, DUPLICATE_THRESHOLD
+from rag.web import i18n
 from rag.web.ui_render import obsidian_url
 
 SHOWN = 25  # pairs drawn at once
@@ -16,19 +18,24 @@ PREVIEW_CHARS = 1500
 
 def main() -> None:
     ctx = common.context()
-    st.title("Duplicates")
-    st.caption("Pairs of notes that say nearly the same thing. Nothing is merged or deleted here — open both in Obsidian and decide.")
-    threshold = st.slider("Similarity threshold (cosine)", 0.80, 1.0, DUPLICATE_THRESHOLD, 0.005, format="%.3f")
+    st.title(t("duplicates.title"))
+    st.caption(t("duplicates.caption"))
+    left, right = st.columns(2)
+    overlap = left.slider(t("duplicates.overlap"), 0.2, 1.0, DUPLICATE_OVERLAP, 0.05, format="percent", help=t("duplicates.overlap.help"))
+    threshold = right.slider(t("duplicates.threshold"), 0.70, 1.0, DUPLICATE_THRESHOLD, 0.005, format="%.3f", help=t("duplicates.threshold.help"))
     vectors = common.cached_note_vectors(ctx)
-    pairs = ctx.knowledge.duplicates(threshold)
+    pairs = ctx.knowledge.duplicates(threshold, min_overlap=overlap)
     if not pairs:
-        st.success(f"No near-duplicate notes at similarity ≥ {threshold:.3f} among {len(vectors)} notes.", icon=":material/check_circle:")
+        st.success(t("duplicates.none", n=len(vectors)), icon=":material/check_circle:")
         return
-    st.write(f"{len(pairs)} pair(s) at similarity ≥ {threshold:.3f}" + (f"; the {SHOWN} closest are shown." if len(pairs) > SHOWN else "."))
+    st.write(t("duplicates.count.more", n=len(pairs), shown=SHOWN) if len(pairs) > SHOWN else t("duplicates.count", n=len(pairs)))
     titles = common.titles(ctx)
+    language = common.language()
     for n, pair in enumerate(pairs[:SHOWN]):
         with st.container(border=True):
-            st.markdown(f"**Similarity {pair.score:.4f}**")
+            label = common.closeness_text(language, pair.closeness, pair.percentile)
+            score = i18n.decimal(language, pair.score, 3)
+            st.markdown(t("duplicates.pair", label=label, score=score, overlap=i18n.percent(language, pair.overlap)))
             for column, path in zip(st.columns(2), (pair.a, pair.b)):
                 with column:
                     _side(ctx, n, path, titles.get(path, path))
@@ -43,7 +50,7 @@ def _side(ctx: common.AppContext, n: int, path: str, title: str) -> None:
         st.warning(str(exc))
         return
     st.code(text[:PREVIEW_CHARS] + ("\n…" if len(text) > PREVIEW_CHARS else ""), language="markdown", wrap_lines=True, height=260)
-    st.link_button("Open in Obsidian", obsidian_url(ctx.settings.vault, path), icon=":material/open_in_new:")
+    st.link_button(t("obsidian.open"), obsidian_url(ctx.settings.vault, path), icon=":material/open_in_new:")
 
 
 main()

@@ -8,24 +8,20 @@ import time
 import streamlit as st
 
 from app_pages import common
+from app_pages.common import t
 from rag.live import Progress
+from rag.web import i18n
 
 
 def main() -> None:
     ctx = common.context()
-    st.title("Index")
+    st.title(t("index.title"))
     recovered = ctx.knowledge.recovered_from()
     if recovered:
-        st.warning(f"The index was damaged; it was moved to {recovered} and rebuilt.", icon=":material/build:")
+        st.warning(t("index.recovered", path=recovered), icon=":material/build:")
     _counts(ctx)
     state = ctx.knowledge.progress()
-    if st.button(
-        "Re-index now",
-        icon=":material/sync:",
-        type="primary",
-        disabled=state.running,
-        help="Reads new and changed notes, then embeds the passages and sentences that have no vector yet.",
-    ):
+    if st.button(t("index.reindex"), icon=":material/sync:", type="primary", disabled=state.running, help=t("index.reindex.help")):
         ctx.knowledge.check_now()
         st.rerun()
     st.fragment(run_every=0.5 if state.running else None)(_progress)(ctx)
@@ -34,27 +30,30 @@ def main() -> None:
 def _counts(ctx: common.AppContext) -> None:
     status = ctx.knowledge.status()
     notes, chunks, missing = st.columns(3)
-    notes.metric("Notes", status["notes"])
-    chunks.metric("Passages (chunks)", status["chunks"])
+    notes.metric(t("index.notes"), status["notes"])
+    chunks.metric(t("index.chunks"), status["chunks"])
     missing.metric(
-        "Vectors missing",
+        t("index.missing"),
         status["vectors_missing"] + status["sentence_vectors_missing"],
-        help=f"{status['vectors_missing']} passages and {status['sentence_vectors_missing']} of {status['sentences']} sentences "
-        "have no vector yet; keyword search covers them meanwhile.",
+        help=t("index.missing.help", chunks=status["vectors_missing"], sentences=status["sentence_vectors_missing"], total=status["sentences"]),
     )
-    engine = f" (engine: {status['engine']})" if status.get("engine") else ""
-    last = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(status["last_sync"])) if status["last_sync"] else "never"
-    st.markdown(
-        f"**Model** `{status['model']}`{engine}  \n**Last sync** {last}  \n**Vault** `{status['vault']}`  \n"
-        f"**Index** `{status['index']}` ({status['index_bytes'] / 1e6:.1f} MB)"
-    )
+    engine = t("index.engine", engine=status["engine"]) if status.get("engine") else ""
+    last = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(status["last_sync"])) if status["last_sync"] else t("index.never")
+    megabytes = i18n.decimal(common.language(), status["index_bytes"] / 1e6)
+    lines = [
+        t("index.model", model=status["model"]) + engine,
+        t("index.last_sync", when=last),
+        t("index.vault", path=status["vault"]),
+        t("index.file", path=status["index"], megabytes=megabytes),
+    ]
+    st.markdown("  \n".join(lines))
 
 
 def _progress(ctx: common.AppContext) -> None:
     state = ctx.knowledge.progress()
     if state.running:
         st.session_state["rag_index_page_running"] = True
-        st.progress(state.fraction, text=state.label)
+        st.progress(state.fraction, text=common.progress_label(state))
         return
     if st.session_state.pop("rag_index_page_running", False):
         st.rerun(scope="app")  # the run ended: redraw the counts
@@ -66,13 +65,11 @@ def _last_run(state: Progress, skipped: list[dict]) -> None:
         st.error(state.error, icon=":material/error:")
     r = state.last_report
     if r is not None:
-        st.success(
-            f"Last check of the vault: {r.files_added} added, {r.files_updated} updated, {r.files_removed} removed, "
-            f"{r.files_unchanged} unchanged, in {r.seconds:.1f} s. Vectors are embedded after it, in the background.",
-            icon=":material/check_circle:",
-        )
+        seconds = i18n.decimal(common.language(), r.seconds)
+        counts = dict(added=r.files_added, updated=r.files_updated, removed=r.files_removed, unchanged=r.files_unchanged)
+        st.success(t("index.last_check", **counts, seconds=seconds), icon=":material/check_circle:")
     if skipped:
-        with st.expander(f"{len(skipped)} note(s) skipped", icon=":material/warning:", expanded=True):
+        with st.expander(t("index.skipped", n=len(skipped)), icon=":material/warning:", expanded=True):
             for note in skipped:
                 st.markdown(f"- `{note['path']}`: {note['reason']}")
 

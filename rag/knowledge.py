@@ -25,7 +25,16 @@ from rag.notes import projects as project_notes
 from rag.search.by_note import FilterChoices, NoteResults, filter_choices, search_notes
 from rag.search.filters import Filters
 from rag.search.retrieve import SearchResult
-from rag.search.similar import DUPLICATE_THRESHOLD, DuplicatePair, Neighbour, NoteVectors, duplicate_pairs, note_vectors, similar_notes
+from rag.search.similar import (
+    DUPLICATE_OVERLAP,
+    DUPLICATE_THRESHOLD,
+    DuplicatePair,
+    Neighbour,
+    NoteVectors,
+    duplicate_pairs,
+    note_vectors,
+    similar_notes,
+)
 from rag.workspace import Workspace
 
 
@@ -49,16 +58,23 @@ class Knowledge:
     """One vault's knowledge for an adapter. `for_settings` gives a session its answer settings over the same index."""
 
     def __init__(
-        self, live: LiveIndex, *, settings: Settings | None = None, reads_wait: bool = True, _vectors: _NoteVectorCache | None = None
+        self,
+        live: LiveIndex,
+        *,
+        settings: Settings | None = None,
+        reads_wait: bool = True,
+        _vectors: _NoteVectorCache | None = None,
+        _scripts: dict | None = None,
     ) -> None:
         self.live = live
         self.settings = settings or live.settings
         self.reads_wait = reads_wait
         self._vectors = _vectors or _NoteVectorCache()
+        self._scripts = _scripts if _scripts is not None else {}  # the script shares at a store generation, shared
 
     def for_settings(self, settings: Settings) -> Knowledge:
         """The same index with another session's answer settings (chat model, context limits)."""
-        return Knowledge(self.live, settings=settings, reads_wait=self.reads_wait, _vectors=self._vectors)
+        return Knowledge(self.live, settings=settings, reads_wait=self.reads_wait, _vectors=self._vectors, _scripts=self._scripts)
 
     # --- the index ----------------------------------------------------------------------------------------------
 
@@ -113,6 +129,14 @@ class Knowledge:
     def titles(self) -> dict[str, str]:
         return {f.path: f.title or f.path for f in self.files()}
 
+    def script_shares(self) -> dict[str, int]:
+        """Characters of indexed text per script ("latin", "cyrillic"), for choosing the app's language."""
+        store = self.live.workspace().store
+        generation = store.generation()
+        if self._scripts.get("generation") != generation:
+            self._scripts.update(generation=generation, shares=store.script_shares())
+        return self._scripts["shares"]
+
     def filter_choices(self) -> FilterChoices:
         return filter_choices(self.live.workspace().store)
 
@@ -143,12 +167,14 @@ class Knowledge:
         return self._vectors.get(self._ws())
 
     def similar(self, path: str, limit: int = 8) -> list[Neighbour]:
+        """The notes nearest to `path`, best first, each with its cosine, closeness label, percentile and text overlap."""
         ws = self._ws()
         return similar_notes(ws.store, ws.embedder.name, path, limit, vectors=self._vectors.get(ws))
 
-    def duplicates(self, threshold: float = DUPLICATE_THRESHOLD) -> list[DuplicatePair]:
+    def duplicates(self, threshold: float = DUPLICATE_THRESHOLD, *, min_overlap: float = DUPLICATE_OVERLAP) -> list[DuplicatePair]:
+        """Near-duplicate pairs: cosine ≥ `threshold` and at least `min_overlap` of the shorter note's text in the other."""
         ws = self._ws()
-        return duplicate_pairs(ws.store, ws.embedder.name, threshold, vectors=self._vectors.get(ws))
+        return duplicate_pairs(ws.store, ws.embedder.name, threshold, min_overlap=min_overlap, vectors=self._vectors.get(ws))
 
     # --- notes and projects (for agents) ------------------------------------------------------------------------
 

@@ -7,10 +7,13 @@ import shutil
 from pathlib import Path
 
 import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
 
 from rag.config import load_settings
 from rag.workspace import Workspace
 
+from .app_harness import APP, ENV_VARS, idle
 from .fakes import FakeEmbedder
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -69,3 +72,31 @@ def real_embedder():
 def _data_home(tmp_path_factory, monkeypatch):
     """Indexes without an explicit path go to the user's data folder: in tests, a temporary one."""
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.mktemp("data-home")))
+
+
+@pytest.fixture
+def app(vault, tmp_path, monkeypatch, fake_embedder):
+    """start(page=None, wait=True) → an AppTest that has run once (and again once background indexing ended)."""
+    for var in ENV_VARS:
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("RAG_VAULT", str(vault))
+    monkeypatch.setenv("RAG_DB", str(tmp_path / "app-index" / "index.db"))
+    monkeypatch.setenv("RAG_UI_LANGUAGE", "en")  # the words these tests look for; tests/test_app_languages.py checks both
+    monkeypatch.setattr("rag.workspace.make_embedder", lambda settings: fake_embedder)
+    started: list[AppTest] = []
+
+    def start(page: str | None = None, *, wait: bool = True) -> AppTest:
+        at = AppTest.from_file(APP, default_timeout=60)
+        at.run()
+        started.append(at)
+        if wait:
+            idle(at)
+            at.run()
+        if page:
+            at.switch_page(page).run()
+        return at
+
+    yield start
+    for at in started:
+        idle(at)
+    st.cache_resource.clear()

@@ -6,59 +6,12 @@ workspace makes it); the chat model, when one is used, is the real OpenAI client
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
 
 import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
+from tests.app_harness import ask, idle, texts
 from tests.openai_server import FakeOpenAI
-
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
-ENV_VARS = ("RAG_VAULT", "RAG_DB", "RAG_CHAT_MODEL", "OPENAI_BASE_URL", "OPENAI_API_KEY", "RAG_EMBEDDER", "RAG_CONFIG", "RAG_EMBED_MODEL")
-
-
-@pytest.fixture
-def app(vault, tmp_path, monkeypatch, fake_embedder):
-    """start(page=None, wait=True) → an AppTest that has run once (and again once background indexing ended)."""
-    for var in ENV_VARS:
-        monkeypatch.delenv(var, raising=False)
-    monkeypatch.setenv("RAG_VAULT", str(vault))
-    monkeypatch.setenv("RAG_DB", str(tmp_path / "app-index" / "index.db"))
-    monkeypatch.setattr("rag.workspace.make_embedder", lambda settings: fake_embedder)
-    started: list[AppTest] = []
-
-    def start(page: str | None = None, *, wait: bool = True) -> AppTest:
-        at = AppTest.from_file(APP, default_timeout=60)
-        at.run()
-        started.append(at)
-        if wait:
-            idle(at)
-            at.run()
-        if page:
-            at.switch_page(page).run()
-        return at
-
-    yield start
-    for at in started:
-        idle(at)
-    st.cache_resource.clear()
-
-
-def idle(at: AppTest) -> None:
-    """Wait for the shared background indexer of this app's index to finish its run."""
-    ctx = at.session_state["rag_app"] if "rag_app" in at.session_state else None
-    if ctx is not None:
-        ctx.knowledge.live.wait_idle(60)
-
-
-def ask(at: AppTest, question: str) -> AppTest:
-    return at.chat_input[0].set_value(question).run()
-
-
-def texts(elements) -> str:
-    return "\n".join(str(e.value) for e in elements)
-
 
 # --- Ask --------------------------------------------------------------------------------------------------------
 
@@ -98,7 +51,7 @@ def test_the_demo_vault_offers_sample_questions_that_ask_themselves(app, monkeyp
     monkeypatch.delenv("RAG_VAULT")  # the default: the demo vault (its index goes to RAG_DB under tmp_path)
     at = app()
     assert "This is the demo vault" in texts(at.info)
-    at.button(key="demo-What hydration do I use for my sourdough?").click().run()
+    at.button(key="demo-ask.demo.1").click().run()
     at.run()  # the click queued the question; this run answers it
     assert "What hydration do I use for my sourdough?" in texts(at.chat_message[0].markdown)
     assert "This is the demo vault" not in texts(at.info) and "#cite-0-S" in texts(at.markdown)
@@ -238,8 +191,9 @@ def test_similar_notes_lists_the_nearest_notes_with_scores(app, vault):
     at = app("app_pages/similar.py")
     at.selectbox(key="rag_similar_pick").select("Notes/SQLite.md").run()
     rows = at.dataframe[0].value
-    assert rows["Path"].iloc[0] == "Notes/SQLite copy.md" and rows["Similarity"].iloc[0] == pytest.approx(1.0)
-    assert list(rows["Similarity"]) == sorted(rows["Similarity"], reverse=True)
+    assert rows["Path"].iloc[0] == "Notes/SQLite copy.md" and rows["Cosine"].iloc[0] == pytest.approx(1.0)
+    assert rows["How close"].iloc[0].startswith("near-duplicate · closer than") and rows["Shared text"].iloc[0] == pytest.approx(1.0)
+    assert list(rows["Cosine"]) == sorted(rows["Cosine"], reverse=True)
     assert "Notes/SQLite.md" not in list(rows["Path"])
 
 
@@ -247,11 +201,12 @@ def test_duplicates_shows_a_copied_note_pair_side_by_side_and_changes_nothing(ap
     shutil.copy(vault / "Notes/SQLite.md", vault / "Notes/SQLite copy.md")
     before = sorted(p.relative_to(vault).as_posix() for p in vault.rglob("*.md"))
     at = app("app_pages/duplicates.py")
-    assert "1 pair(s) at similarity ≥ 0.980" in texts(at.markdown)
+    assert "1 pair(s)." in texts(at.markdown) and "**near-duplicate" in texts(at.markdown) and "shares 100%" in texts(at.markdown)
     assert [c.value for c in at.caption if c.value.startswith("Notes/")] == ["Notes/SQLite copy.md", "Notes/SQLite.md"]
     assert len(at.code) == 2
-    at.slider[0].set_value(1.0).run()
-    assert "1 pair(s)" in texts(at.markdown)
+    at.slider[0].set_value(1.0).run()  # the whole text shared: still the pair
+    at.slider[1].set_value(1.0).run()
+    assert "1 pair(s)." in texts(at.markdown)
     assert sorted(p.relative_to(vault).as_posix() for p in vault.rglob("*.md")) == before
 
 
@@ -287,7 +242,7 @@ def test_reindex_runs_in_the_background_and_embedding_errors_are_shown_with_the_
 
 def test_settings_reject_a_missing_vault_folder_and_keep_the_current_vault(app, tmp_path):
     at = app()
-    at.sidebar.text_input[0].input(str(tmp_path / "missing"))
+    at.sidebar.text_area[0].input(str(tmp_path / "missing"))
     at.sidebar.button[0].click().run()  # the form's Apply
     assert "does not exist" in texts(at.sidebar.error)
     assert "Notes/" not in texts(at.sidebar.error) and at.session_state["rag_app"].settings.vault.name == "vault"
@@ -298,7 +253,7 @@ def test_settings_switch_to_another_vault_which_is_indexed_and_answered_from(app
     other.mkdir()
     (other / "Tea.md").write_text("# Tea\n\nPu-erh is brewed at 95 degrees for thirty seconds.\n", encoding="utf-8")
     at = app()
-    at.sidebar.text_input[0].input(str(other))
+    at.sidebar.text_area[0].input(str(other))
     at.sidebar.button[0].click().run()
     idle(at)
     at.run()
@@ -311,8 +266,8 @@ def test_a_chat_model_chosen_in_settings_answers_in_this_session(app):
     with FakeOpenAI() as server:
         server.script_chat("White bread: 72% hydration [S1].")
         at = app()
-        at.sidebar.text_input[1].input(server.base_url)
-        at.sidebar.text_input[2].input("fake-chat")
+        at.sidebar.text_input[0].input(server.base_url)
+        at.sidebar.text_input[1].input("fake-chat")
         at.sidebar.button[0].click().run()
         at = ask(at, "What hydration do I keep for white bread?")
     markdown = texts(at.markdown)

@@ -263,6 +263,7 @@ def test_snippets_are_plain_text_around_the_matched_words_and_titles_are_not_rep
     note = "## Setup\n\n| Key | Value |\n|---|---|\n| **timeout** | 5000 ms |\n\nSee [[SQLite WAL|WAL notes]] and `PRAGMA`.\n- item"
     assert plain_text(note) == "Setup · Key · Value · timeout · 5000 ms · See WAL notes and PRAGMA. item"
     assert plain_text("Connect:\n```python\nconn = connect()\n```\nDone.") == "Connect: conn = connect() Done."
+    assert plain_text("> [!note] Лучшее место\n> [!warning]- Careful") == "Лучшее место Careful"  # Obsidian callouts
     text, spans = snippet(note, stemming.query_terms("timeouts"))
     assert [text[a:b] for a, b in spans] == ["timeout"]
     long = "Intro words. " * 60 + "The **busy timeout** is 5000 ms."

@@ -119,7 +119,7 @@ def ask_and_open_first_citation(page, url: str) -> None:
 def test_asking_in_the_browser_and_clicking_a_citation_shows_the_passage_and_its_path(browser, vault_copy):
     proc, url = start_app(*vault_copy)
     try:
-        page = browser.new_page()
+        page = browser.new_page(locale="en-US")
         ask_and_open_first_citation(page, url)
         dialog = page.get_by_role("dialog")
         dialog.wait_for(timeout=30_000)
@@ -140,7 +140,7 @@ def test_a_model_answer_streams_into_the_page_before_it_is_final(browser, vault_
         server.script_chat(reply)
         proc, url = start_app(*vault_copy, RAG_CHAT_MODEL="fake-chat", OPENAI_BASE_URL=server.base_url)
         try:
-            page = browser.new_page()
+            page = browser.new_page(locale="en-US")
             page.goto(url)
             page.get_by_text("Index up to date").wait_for(timeout=120_000)
             box = page.get_by_placeholder("Ask your notes")
@@ -160,3 +160,34 @@ def test_a_model_answer_streams_into_the_page_before_it_is_final(browser, vault_
             stop(proc)
         chats = [r for r in server.requests if r["path"].endswith("/chat/completions")]
     assert chats and chats[0]["json"]["stream"] is True
+
+
+def test_a_russian_browser_in_a_narrow_window_gets_russian_pages_one_tap_apart_and_a_reload_keeps_the_chat(browser, vault_copy):
+    proc, url = start_app(*vault_copy)  # language "auto": the browser's
+    try:
+        page = browser.new_page(viewport={"width": 390, "height": 844}, locale="ru-RU")
+        page.goto(url)
+        page.get_by_text("Индекс в порядке").wait_for(state="attached", timeout=120_000)  # in the folded sidebar
+        sync_api.expect(page.get_by_role("heading", name="Спросите свои заметки")).to_be_visible()
+        box = page.get_by_placeholder("Спросите заметки")
+        box.fill(QUESTION)
+        box.press("Enter")
+        page.locator('a[href^="#cite-0-S"]').first.wait_for(timeout=60_000)
+        sync_api.expect(page.get_by_text("Источники (").first).to_be_visible()
+        page.wait_for_function("() => location.search.includes('chat=')")
+        page.reload()  # the conversation comes back from its file, citations and all
+        page.locator('a[href^="#cite-0-S"]').first.wait_for(timeout=60_000)
+        sync_api.expect(page.get_by_text(QUESTION).first).to_be_visible()
+        page.locator(".st-key-rag_narrow_nav").get_by_role("link", name="Поиск").click()  # the links row of a narrow window
+        sync_api.expect(page.get_by_role("heading", name="Поиск")).to_be_visible(timeout=30_000)
+
+        wide = browser.new_page(viewport={"width": 1280, "height": 900}, locale="en-US")
+        wide.goto(url)
+        sync_api.expect(wide.get_by_role("heading", name="Ask your vault")).to_be_visible(timeout=60_000)
+        sync_api.expect(wide.locator(".st-key-rag_narrow_nav")).to_be_hidden()  # the sidebar holds the pages here
+        wide.get_by_text("Settings").first.click()
+        field = wide.get_by_role("textbox", name="Vault folder")
+        sync_api.expect(field).to_have_value(str(vault_copy[0]))
+        assert field.evaluate("el => el.scrollWidth <= el.clientWidth")  # the whole path shows, wrapped, none cut off
+    finally:
+        stop(proc)

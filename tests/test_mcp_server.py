@@ -17,6 +17,7 @@ from rag.config import load_settings
 from rag.knowledge import Knowledge
 from rag.live import LiveIndex
 from rag.notes.files import MAX_READ_CHARS
+from rag.search.similar import CLOSENESS
 from rag.workspace import Workspace
 
 from .conftest import FIXTURES
@@ -251,6 +252,9 @@ async def test_similar_notes_are_nearest_by_meaning_and_exclude_the_note_itself(
     paths = [n["path"] for n in similar["notes"]]
     assert len(paths) == 3 and "Notes/Sourdough.md" not in paths
     assert paths[0] == "Conversations/claude-ai/General/2026-04-10 Bread chat.md"
+    first = similar["notes"][0]  # how close, in words an agent can pass on: the same fields as the CLI and the app
+    assert set(first) == {"path", "score", "overlap", "closeness", "percentile"}
+    assert first["closeness"] in CLOSENESS and 0.0 <= first["overlap"] <= 1.0 and 0.0 <= first["percentile"] <= 99.9
     assert "not in the index" in unknown
 
 

@@ -50,7 +50,31 @@ MIGRATIONS = [
     ALTER TABLE chunks ADD COLUMN script TEXT;
     ALTER TABLE sentences ADD COLUMN script TEXT;
     """,
+    # 5: a note's title, aliases and frontmatter description as FTS5 columns of each of its chunks (weights: BM25_RANK).
+    # The body stems are copied over, so keyword search works meanwhile; vectors are untouched. The next sync fills the
+    # new columns: its rules changed (`sync.KEYWORD_FIELDS_VERSION`), so it re-derives every note, reusing its vectors.
+    """
+    CREATE VIRTUAL TABLE chunks_fts_5 USING fts5(stems, title, aliases, description, tokenize = 'unicode61 remove_diacritics 2');
+    INSERT INTO chunks_fts_5(rowid, stems, title, aliases, description) SELECT rowid, stems, '', '', '' FROM chunks_fts;
+    DROP TABLE chunks_vocab;
+    DROP TABLE chunks_fts;
+    ALTER TABLE chunks_fts_5 RENAME TO chunks_fts;
+    CREATE VIRTUAL TABLE chunks_vocab USING fts5vocab(chunks_fts, 'row');
+    ALTER TABLE files ADD COLUMN description TEXT;
+    """,
 ]
+
+# The ranking of `chunks_fts`: bm25() with a weight per column (stems, title, aliases, description). FTS5 adds a
+# column's weight to a term's count for each occurrence there, before BM25 saturates the count (k1 = 1.2): a weight
+# reads as "counts as N occurrences in the text", and no weight lifts a passage past saturation. The title is not
+# repeated in the passages' stems (sync.py strips it from their heading context): counted twice it would lengthen
+# every row, and on SciFact that alone cost 0.005 nDCG@10.
+# Names (title, aliases) 1.5: the smallest weight on a 0.5 grid at which a query naming a note puts it first, ahead of
+# notes that use the same words in their text (tests/test_title_fields.py); at 1.0 they lose. Higher buys nothing
+# more there and costs on SciFact, whose titles are sentences (2.0: −0.002 nDCG@10 for BM25). Description 1.0: a
+# sentence-long summary, like SciFact's titles, on which every weight above the text's measured a loss; at 1.0 each
+# passage reads as if it began with it, which already makes a note findable by words its text never uses.
+BM25_RANK = "bm25(1.0, 1.5, 1.5, 1.0)"
 
 
 def check_identity(conn: sqlite3.Connection, path: Path) -> None:

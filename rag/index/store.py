@@ -46,6 +46,11 @@ class FileInfo:
     tier: int
     project: str | None
     frontmatter_error: str | None = None
+    description: str | None = None  # frontmatter `description`
+
+
+# A note's (title, aliases, description) stems: FTS5 columns of each of its chunks, weighted by `schema.BM25_RANK`.
+NoteFields = tuple[str, str, str]
 
 
 @dataclass(frozen=True)
@@ -167,15 +172,24 @@ class Store(VectorTables):
         rows = self._read("SELECT path, sha256, mtime, size FROM files")
         return {r[0]: FileState(*r) for r in rows}
 
-    def replace_file(self, state: FileState, info: FileInfo, chunks: list, stems: list[str], sentences: list[list] | None = None) -> None:
-        """Atomically replace one file's row, chunks, FTS rows and (if given, one list per chunk) sentence rows
-        `(text, line, vector_key, script)`."""
+    def replace_file(
+        self,
+        state: FileState,
+        info: FileInfo,
+        chunks: list,
+        stems: list[str],
+        sentences: list[list] | None = None,
+        *,
+        fields: NoteFields = ("", "", ""),
+    ) -> None:
+        """Atomically replace one file's row, chunks, FTS rows (each chunk's `stems` and the note's `fields`) and (if
+        given, one list per chunk) sentence rows `(text, line, vector_key, script)`."""
         with self.transaction() as db:
             _delete_fts(db, "SELECT rowid FROM chunks WHERE path = ?", (state.path,))
             db.execute("DELETE FROM files WHERE path = ?", (state.path,))
             db.execute(
-                "INSERT INTO files(path, sha256, mtime, size, title, tags, aliases, tier, project, frontmatter_error, indexed_at)"
-                " VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                "INSERT INTO files(path, sha256, mtime, size, title, tags, aliases, tier, project, frontmatter_error, indexed_at, description)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
                 _file_row(state, info),
             )
             for ordinal, (chunk, stem_text) in enumerate(zip(chunks, stems)):
@@ -184,9 +198,16 @@ class Store(VectorTables):
                     " sha256, tokens, index_text, vector_key, script) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                     _chunk_row(chunk, state.path, ordinal),
                 )
-                db.execute("INSERT INTO chunks_fts(rowid, stems) VALUES (?, ?)", (cur.lastrowid, stem_text))
+                db.execute(
+                    "INSERT INTO chunks_fts(rowid, stems, title, aliases, description) VALUES (?,?,?,?,?)", (cur.lastrowid, stem_text, *fields)
+                )
                 if sentences:
                     _insert_sentences(db, cur.lastrowid, sentences[ordinal])
+
+    def merge_keyword_index(self) -> None:
+        """Merge the FTS index into one segment: after every note was rewritten, its deleted rows slow queries down."""
+        with self.transaction(searchable=False) as db:
+            db.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('optimize')")
 
     def chunk_texts(self) -> list[tuple[int, str, int]]:
         """(rowid, text, start line) of every chunk, for re-deriving sentence rows."""
@@ -221,24 +242,25 @@ class Store(VectorTables):
         return [StoredChunk(*r) for r in rows]
 
     def file_info(self, path: str) -> FileInfo | None:
-        rows = self._read("SELECT path, sha256, title, tags, aliases, tier, project, frontmatter_error FROM files WHERE path = ?", (path,))
+        rows = self._read(f"SELECT {_FILE_COLUMNS} FROM files WHERE path = ?", (path,))
         return _file_info(rows[0]) if rows else None
 
     def files(self) -> list[FileInfo]:
-        rows = self._read("SELECT path, sha256, title, tags, aliases, tier, project, frontmatter_error FROM files ORDER BY path")
+        rows = self._read(f"SELECT {_FILE_COLUMNS} FROM files ORDER BY path")
         return [_file_info(r) for r in rows]
 
     # --- keyword channel --------------------------------------------------------------------------------------
 
     def bm25(self, match: str, limit: int, *, rows: list[int] | None = None) -> list[tuple[int, float]]:
-        """(chunk rowid, bm25 score) best first; FTS5's bm25() is negative, lower is better, so it is negated.
+        """(chunk rowid, bm25 score) best first; FTS5's bm25() is negative, lower is better, so it is negated. Its column
+        weights (body, title, aliases, description) are `schema.BM25_RANK`.
         With `rows`, only those chunks are ranked (a filtered search: the WHERE runs inside the FTS query)."""
+        sql = "SELECT rowid, rank FROM chunks_fts WHERE chunks_fts MATCH ? AND rank MATCH ?"
         if rows is None:
-            found = self._read("SELECT rowid, rank FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?", (match, limit))
+            found = self._read(f"{sql} ORDER BY rank LIMIT ?", (match, schema.BM25_RANK, limit))
         else:
             found = self._read(
-                "SELECT rowid, rank FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?)) ORDER BY rank LIMIT ?",
-                (match, json.dumps(rows), limit),
+                f"{sql} AND rowid IN (SELECT value FROM json_each(?)) ORDER BY rank LIMIT ?", (match, schema.BM25_RANK, json.dumps(rows), limit)
             )
         return [(r[0], -r[1]) for r in found]
 
@@ -276,9 +298,18 @@ class Store(VectorTables):
             "sentence_vectors_missing": sentences - sentence_vectors,
         }
 
+    def script_shares(self) -> dict[str, int]:
+        """Characters of chunk text per script ("latin", "cyrillic"): what most of the vault is written in."""
+        return {
+            script: chars for script, chars in self._read("SELECT script, SUM(length(text)) FROM chunks WHERE script IS NOT NULL GROUP BY script")
+        }
+
+
+_FILE_COLUMNS = "path, sha256, title, tags, aliases, tier, project, frontmatter_error, description"
+
 
 def _file_info(r) -> FileInfo:
-    return FileInfo(r[0], r[1], r[2], tuple(json.loads(r[3])), tuple(json.loads(r[4])), r[5], r[6], r[7])
+    return FileInfo(r[0], r[1], r[2], tuple(json.loads(r[3])), tuple(json.loads(r[4])), r[5], r[6], r[7], r[8])
 
 
 def _insert_sentences(db: sqlite3.Connection, chunk: int, sentences: list) -> None:
@@ -306,19 +337,8 @@ def _translate(path: Path):
 
 def _file_row(state: FileState, info: FileInfo) -> tuple:
     tags, aliases = json.dumps(info.tags, ensure_ascii=False), json.dumps(info.aliases, ensure_ascii=False)
-    return (
-        state.path,
-        state.sha256,
-        state.mtime,
-        state.size,
-        info.title,
-        tags,
-        aliases,
-        info.tier,
-        info.project,
-        info.frontmatter_error,
-        time.time(),
-    )
+    s, i = state, info
+    return (s.path, s.sha256, s.mtime, s.size, i.title, tags, aliases, i.tier, i.project, i.frontmatter_error, time.time(), i.description)
 
 
 def _chunk_row(chunk, path: str, ordinal: int) -> tuple:

@@ -42,6 +42,7 @@ class Frontmatter:
     aliases: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
     project: str | None = None
+    description: str | None = None  # a one-line summary some vaults keep (Obsidian Publish, Quartz, Hugo)
     line_count: int = 0  # lines taken by the frontmatter block, fences included (0 if none)
     error: str | None = None  # set when the block is not valid YAML; the body is still indexed
 
@@ -215,6 +216,7 @@ def parse_frontmatter(text: str) -> Frontmatter:
         project=str(project).strip() if project not in (None, "") else None,
         aliases=_str_list(data.get("aliases") or data.get("alias")),
         tags=tuple(t.lstrip("#") for t in _str_list(data.get("tags") or data.get("tag"))),
+        description=_text(data.get("description")),
         line_count=line_count,
     )
 
@@ -227,6 +229,14 @@ def _str_list(value) -> tuple[str, ...]:
     if isinstance(value, (list, tuple)):
         return tuple(str(v).strip() for v in value if v not in (None, ""))
     return (str(value),)
+
+
+def _text(value) -> str | None:
+    """A frontmatter value as plain text: a scalar as written, a list's (or mapping's) scalar items joined by spaces,
+    deeper nesting ignored (YAML anchors can even make it circular); None when empty."""
+    items = list(value.values()) if isinstance(value, dict) else value if isinstance(value, list) else [value]
+    text = " ".join(str(v).strip() for v in items if v is not None and not isinstance(v, (dict, list)))
+    return text.strip() or None
 
 
 def tier_of(rel: str, settings: Settings) -> int:

@@ -30,18 +30,25 @@ def block_excerpt(text: str, limit: int = AGENT_EXCERPT) -> str:
     return (cut[:boundary] if boundary >= limit * 0.8 else cut) + "…"
 
 
-def why_found(bm25_rank: int | None, dense_rank: int | None) -> str:
-    """Why retrieval chose a passage: its rank in each channel that found it ("keyword #2 · meaning #1")."""
-    parts = [f"{name} #{rank}" for name, rank in (("keyword", bm25_rank), ("meaning", dense_rank)) if rank]
+_WHY_WORDS = {"keyword": "keyword", "meaning": "meaning", "only": " only", "boosted": "boosted (curated note)"}
+
+
+def why_found(bm25_rank: int | None, dense_rank: int | None, *, names: dict[str, str] | None = None) -> str:
+    """Why retrieval chose a passage: its rank in each channel that found it ("keyword #2 · meaning #1"). `names`
+    gives the words in another language (keys "keyword", "meaning", "only", "boosted")."""
+    words = {**_WHY_WORDS, **(names or {})}
+    parts = [f"{words[name]} #{rank}" for name, rank in (("keyword", bm25_rank), ("meaning", dense_rank)) if rank]
     if not parts:
-        return "boosted (curated note)"
-    return " · ".join(parts) + (" only" if len(parts) == 1 else "")
+        return words["boosted"]
+    return " · ".join(parts) + (words["only"] if len(parts) == 1 else "")
 
 
 # Markdown syntax that a snippet shows as plain text: wikilinks and links keep their label, images and tags go.
 _WIKILINK = re.compile(r"!?\[\[([^\]|#]*)(?:#[^\]|]*)?(?:\|([^\]]*))?\]\]")
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
-_MARKS = re.compile(r"(?m)^\s{0,3}(?:#{1,6}\s+|>\s?|[-*+]\s+\[[ xX]\]\s+|[-*+]\s+|\d+[.)]\s+)|\*\*|__|~~|`+|^\s*\|?[-:| ]{3,}\|?\s*$")
+_MARKS = re.compile(
+    r"(?m)\[![\w-]+\][+-]?\s?|^\s{0,3}(?:#{1,6}\s+|>\s?|[-*+]\s+\[[ xX]\]\s+|[-*+]\s+|\d+[.)]\s+)|\*\*|__|~~|`+|^\s*\|?[-:| ]{3,}\|?\s*$"
+)
 _FENCE = re.compile(r"(?m)^\s{0,3}(?:`{3,}|~{3,})[^\n]*$")
 _PIPES = re.compile(r"\s*\|\s*")
 _WORD = re.compile(r"\w+")

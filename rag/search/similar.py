@@ -1,22 +1,47 @@
-"""Note vectors, similar notes and near-duplicate notes, from the chunk vectors already in the index.
+"""Note vectors, similar notes and near-duplicate notes, from the chunk vectors and chunk texts already in the index.
 
 A note's vector is the mean of its chunks' unit vectors, normalised again, so cosine between two notes is a dot
-product. Nothing is embedded here: a note whose chunks have no vector yet (indexing in progress) is left out until
-they arrive. Duplicates are only reported, never merged or deleted. Reads the index through `Store`'s public
-methods; knows nothing about embedders, text or the UI.
+product. Cosines alone read badly: the model puts every pair of notes in a vault at 0.7–0.95, and where depends on
+the vault (language, length, style). So each neighbour and pair also carries
+- `percentile`: the share of this vault's note pairs that are less alike (all pairs, or a fixed random sample of
+  PAIR_SAMPLE on a big vault), and
+- `closeness`: a plain-words label (CLOSENESS) from the cosine's lift above the vault's typical (median) pair, and
+  for "near-duplicate" the duplicate rule below; the cut points were calibrated by bench/duplicate_calibration.py.
+Near-duplicates need two things: cosine ≥ a threshold, and most of the shorter note's text (runs of three stemmed
+words) found in the other — notes on one subject say it in their own words, copies do not. Only each note's
+CANDIDATES nearest notes are checked, so a big vault costs notes × CANDIDATES text comparisons at most.
+
+Nothing is embedded here: a note whose chunks have no vector yet (indexing in progress) is left out until they
+arrive. Duplicates are only reported, never merged or deleted. Reads the index through `Store`'s public methods;
+knows nothing about embedders or the UI.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import functools
+import math
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from rag.errors import IndexMissing, NoteError
+from rag.index.stemming import stem, words
 from rag.index.store import Store
 from rag.search.languages import align_scripts
 
-DUPLICATE_THRESHOLD = 0.98
+# Calibrated on real text by bench/duplicate_calibration.py (multilingual-e5-small; see README, "Web app").
+DUPLICATE_THRESHOLD = 0.85  # cosine of a near-duplicate pair, at least
+DUPLICATE_OVERLAP = 0.5  # share of the shorter note's word runs found in the other, at least
+SHINGLE_WORDS = 3  # a word run: this many consecutive stemmed words
+# Labels by lift = (cosine − typical) / (1 − typical), where typical is the vault's median note-pair cosine.
+VERY_SIMILAR_LIFT = 0.40
+RELATED_LIFT = 0.28
+LOOSELY_RELATED_LIFT = 0.10
+CLOSENESS = ("near-duplicate", "very similar", "related", "loosely related", "unrelated")
+TYPICAL_COSINE = 0.82  # median pair cosine of the bench's and the demo vault (0.76–0.90): for vaults under MIN_NOTES
+MIN_NOTES = 10  # fewer notes than this: too few pairs to rank against (no percentile, TYPICAL_COSINE as median)
+PAIR_SAMPLE = 20_000  # note pairs sampled for the percentiles (all pairs, when a vault has no more)
+CANDIDATES = 20  # each note's nearest notes checked for near-duplicates
 _BLOCK = 1024  # rows of the note-by-note similarity matrix computed at once (bounded memory for big vaults)
 
 
@@ -24,21 +49,29 @@ _BLOCK = 1024  # rows of the note-by-note similarity matrix computed at once (bo
 class Neighbour:
     path: str
     score: float  # cosine between the two note vectors
+    overlap: float  # share of the shorter note's word runs (3 stemmed words) also in the other, 0–1
+    closeness: str  # one of CLOSENESS
+    percentile: float | None  # % of this vault's note pairs less alike (0–99.9); None under MIN_NOTES notes
 
 
 @dataclass(frozen=True)
 class DuplicatePair:
     a: str  # a < b
     b: str
-    score: float
+    score: float  # cosine
+    overlap: float
+    closeness: str
+    percentile: float | None
 
 
 @dataclass(frozen=True, eq=False)
 class NoteVectors:
-    """One unit vector per note that has chunk vectors; `paths[i]` owns `matrix[i]`."""
+    """One unit vector per note that has chunk vectors; `paths[i]` owns `matrix[i]`. `pair_cosines` are the sorted
+    cosines of all note pairs, or of PAIR_SAMPLE random ones: the vault's own scale for percentiles and labels."""
 
     paths: tuple[str, ...]
     matrix: np.ndarray  # float32, shape (notes, dim), rows of unit length
+    pair_cosines: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))
 
     def __len__(self) -> int:
         return len(self.paths)
@@ -48,6 +81,32 @@ class NoteVectors:
             return self.paths.index(path)
         except ValueError:
             return None
+
+    def typical(self) -> float:
+        """The median cosine of a note pair in this vault (TYPICAL_COSINE under MIN_NOTES notes)."""
+        if len(self) < MIN_NOTES:
+            return TYPICAL_COSINE
+        return float(self.pair_cosines[len(self.pair_cosines) // 2])
+
+    def percentile(self, score: float) -> float | None:
+        """% of this vault's note pairs with a lower cosine than `score` (None under MIN_NOTES notes)."""
+        if len(self) < MIN_NOTES:
+            return None
+        below = int(np.searchsorted(self.pair_cosines, np.float32(score) - np.float32(1e-6), side="left"))
+        return min(math.floor(1000 * below / len(self.pair_cosines)) / 10, 99.9)  # rounded down: "closer than" holds
+
+
+def closeness(score: float, overlap: float, typical: float) -> str:
+    """The CLOSENESS label of a note pair: near-duplicate when cosine ≥ DUPLICATE_THRESHOLD and text overlap ≥
+    DUPLICATE_OVERLAP, else by lift = (score − typical) / (1 − typical), the cosine's place between the vault's median
+    pair (`typical`) and 1."""
+    if score >= DUPLICATE_THRESHOLD - 1e-6 and overlap >= DUPLICATE_OVERLAP:
+        return CLOSENESS[0]
+    lift = (score - typical) / max(1.0 - typical, 1e-6)
+    for label, cut in zip(CLOSENESS[1:], (VERY_SIMILAR_LIFT, RELATED_LIFT, LOOSELY_RELATED_LIFT)):
+        if lift >= cut:
+            return label
+    return CLOSENESS[-1]
 
 
 def indexed_model(store: Store) -> str:
@@ -59,7 +118,8 @@ def indexed_model(store: Store) -> str:
 
 
 def note_vectors(store: Store, model: str) -> NoteVectors:
-    """The mean of each note's normalised chunk vectors for `model` (languages aligned as in search), normalised again."""
+    """The mean of each note's normalised chunk vectors for `model` (languages aligned as in search), normalised
+    again, with the vault's pair cosines."""
     rowids, matrix, scripts = store.vectors(model)
     matrix = align_scripts(matrix, scripts)
     if len(rowids) == 0:
@@ -73,7 +133,25 @@ def note_vectors(store: Store, model: str) -> NoteVectors:
     unit = _normalise(matrix[keep].astype(np.float32))
     sums = np.zeros((len(names), matrix.shape[1]), np.float32)
     np.add.at(sums, owner[keep], unit)
-    return NoteVectors(tuple(names), _normalise(sums))
+    notes = _normalise(sums)
+    return NoteVectors(tuple(names), notes, pair_cosines(notes))
+
+
+def pair_cosines(matrix: np.ndarray, *, sample: int = PAIR_SAMPLE, seed: int = 0) -> np.ndarray:
+    """Sorted cosines of every pair of rows, or of `sample` random pairs (fixed seed) when there are more."""
+    n = len(matrix)
+    if n * (n - 1) // 2 <= sample:
+        upper = np.triu_indices(n, k=1)
+        return np.sort((matrix @ matrix.T)[upper]).astype(np.float32)
+    rng = np.random.default_rng(seed)
+    first = rng.integers(0, n, sample)
+    second = rng.integers(0, n - 1, sample)
+    second += second >= first  # any other row, uniformly
+    out = np.empty(sample, np.float32)
+    for start in range(0, sample, 4096):
+        a, b = first[start : start + 4096], second[start : start + 4096]
+        out[start : start + 4096] = np.einsum("ij,ij->i", matrix[a], matrix[b])
+    return np.sort(out)
 
 
 def similar_notes(store: Store, model: str, path: str, limit: int = 8, *, vectors: NoteVectors | None = None) -> list[Neighbour]:
@@ -89,23 +167,106 @@ def similar_notes(store: Store, model: str, path: str, limit: int = 8, *, vector
         return []
     best = np.argpartition(-scores, k - 1)[:k]
     best = best[np.argsort(-scores[best], kind="stable")]
-    return [Neighbour(vectors.paths[i], round(float(scores[i]), 6)) for i in best]
+    texts = _Shingles(store)
+    typical = vectors.typical()
+    out = []
+    for i in best.tolist():
+        score = min(float(scores[i]), 1.0)
+        overlap = texts.overlap(path, vectors.paths[i])
+        out.append(Neighbour(vectors.paths[i], round(score, 6), round(overlap, 3), closeness(score, overlap, typical), vectors.percentile(score)))
+    return out
 
 
-def duplicate_pairs(store: Store, model: str, threshold: float = DUPLICATE_THRESHOLD, *, vectors: NoteVectors | None = None) -> list[DuplicatePair]:
-    """Pairs of notes whose vectors have cosine ≥ `threshold`, most similar first. Computed in row blocks."""
+def duplicate_pairs(
+    store: Store,
+    model: str,
+    threshold: float = DUPLICATE_THRESHOLD,
+    *,
+    min_overlap: float = DUPLICATE_OVERLAP,
+    vectors: NoteVectors | None = None,
+) -> list[DuplicatePair]:
+    """Pairs of notes with cosine ≥ `threshold` and text overlap ≥ `min_overlap`, most similar first. Candidates are
+    each note's CANDIDATES nearest notes, found in row blocks."""
     vectors = note_vectors(store, model) if vectors is None else vectors
-    pairs: list[DuplicatePair] = []
-    m = vectors.matrix
-    for start in range(0, len(vectors), _BLOCK):
+    texts = _Shingles(store)
+    typical = vectors.typical()
+    seen: set[tuple[int, int]] = set()
+    pairs = []
+    for i, j, score in _candidates(vectors.matrix, threshold):
+        if (min(i, j), max(i, j)) in seen:
+            continue
+        seen.add((min(i, j), max(i, j)))
+        a, b = sorted((vectors.paths[i], vectors.paths[j]))
+        overlap = texts.overlap(a, b)
+        if overlap >= min_overlap:
+            label = closeness(score, overlap, typical)  # the calibrated meaning, whatever the caller's thresholds
+            pairs.append(DuplicatePair(a, b, round(score, 6), round(overlap, 3), label, vectors.percentile(score)))
+    return sorted(pairs, key=lambda p: (-p.score, p.a, p.b))
+
+
+def _candidates(m: np.ndarray, threshold: float):
+    """(row, column, cosine) of each row's CANDIDATES nearest other rows with cosine ≥ `threshold`."""
+    k = min(CANDIDATES, len(m) - 1)
+    if k <= 0:
+        return
+    for start in range(0, len(m), _BLOCK):
         block = m[start : start + _BLOCK] @ m.T  # rows start.., all columns
-        rows, cols = np.nonzero(block >= np.float32(threshold) - 1e-6)
-        for r, c in zip(rows.tolist(), cols.tolist()):
-            i = start + r
-            if c > i:
-                pairs.append(DuplicatePair(vectors.paths[i], vectors.paths[c], round(min(float(block[r, c]), 1.0), 6)))
-    pairs.sort(key=lambda p: (-p.score, p.a, p.b))
-    return pairs
+        block[np.arange(len(block)), np.arange(start, start + len(block))] = -np.inf
+        nearest = np.argpartition(-block, k - 1, axis=1)[:, :k]
+        for r, cols in enumerate(nearest.tolist()):
+            for c in cols:
+                score = min(float(block[r, c]), 1.0)
+                if score >= threshold - 1e-6:
+                    yield start + r, c, score
+
+
+class _Shingles:
+    """Word runs of notes, read from the index on first use (one call's worth; 8 bytes a run)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._runs: dict[str, np.ndarray] = {}
+
+    def of(self, path: str) -> np.ndarray:
+        if path not in self._runs:
+            self._runs[path] = shingles(note_text(self.store, path))
+        return self._runs[path]
+
+    def overlap(self, a: str, b: str) -> float:
+        return text_overlap(self.of(a), self.of(b))
+
+
+def note_text(store: Store, path: str) -> str:
+    """The indexed text of a note: its chunks joined in order (the body; frontmatter is not indexed)."""
+    return "\n".join(c.text for c in store.chunks_of(path))
+
+
+def shingles(text: str, size: int = SHINGLE_WORDS) -> np.ndarray:
+    """Sorted distinct hashes (int64) of every run of `size` consecutive stemmed words of `text` (one run of all of
+    it, if shorter). Hashes hold within one process (Python's string hash), which is all a comparison needs."""
+    stems = np.fromiter((hash(_stem(w)) for w in words(text)), dtype=np.int64)
+    if len(stems) == 0:
+        return stems
+    size = min(size, len(stems))
+    runs = np.zeros(len(stems) - size + 1, np.int64)
+    with np.errstate(over="ignore"):  # wrapping multiply-add: a polynomial hash of the run
+        for k in range(size):
+            runs = runs * np.int64(1_000_003) + stems[k : len(stems) - size + 1 + k]
+    return np.unique(runs)
+
+
+def text_overlap(a: np.ndarray, b: np.ndarray) -> float:
+    """Containment |a ∩ b| / min(|a|, |b|) of two `shingles`: the share of the shorter text's word runs in the other."""
+    if len(a) == 0 or len(b) == 0:
+        return 0.0
+    short, long_ = (a, b) if len(a) <= len(b) else (b, a)
+    found = long_.take(np.searchsorted(long_, short), mode="clip") == short
+    return int(np.count_nonzero(found)) / len(short)
+
+
+@functools.lru_cache(maxsize=65536)
+def _stem(word: str) -> str:
+    return stem(word)  # a vault repeats its words: most lookups are cache hits
 
 
 def _not_indexed(store: Store, path: str) -> str:

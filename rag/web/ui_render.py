@@ -51,30 +51,33 @@ def parse_cite_href(value: str | None) -> tuple[int, str] | None:
     return (int(m.group(1)), m.group(2)) if m else None
 
 
-def answer_markdown(text: str, valid_ids, *, turn: int, claims=()) -> str:
+def answer_markdown(text: str, valid_ids, *, turn: int, claims=(), badges: dict[str, str] | None = None) -> str:
     """An answer as Markdown for Streamlit: each `[Sx]` of a real source becomes a link the app catches; `$` is
     escaped so prices are not read as math. With the answer's checked claims, an unsupported claim is highlighted and
-    badged "not in your notes", a re-cited one says so, an added citation is marked."""
+    badged "not in your notes", a re-cited one says so, an added citation is marked. `badges` gives the badges' words
+    in another language (keys "unsupported", "misattributed", "uncited")."""
+    words = {**BADGE_WORDS, **(badges or {})}
     parts, at = [], 0
     for c in sorted(claims, key=lambda c: c.start):
         parts.append(_linked(text[at : c.start], valid_ids, turn))
-        parts.append(_claim_markdown(text[c.start : c.end], c, valid_ids, turn))
+        parts.append(_claim_markdown(text[c.start : c.end], c, valid_ids, turn, words))
         at = c.end
     parts.append(_linked(text[at:], valid_ids, turn))
     return "".join(parts)
 
 
+BADGE_WORDS = {"misattributed": "re-cited", "uncited": "citation added", "unsupported": "not in your notes"}
 _BADGES = {
-    "misattributed": ":orange-badge[:material/swap_horiz: re-cited]",
-    "uncited": ":blue-badge[:material/add_link: citation added]",
-    "unsupported": ":red-badge[:material/report: not in your notes]",
+    "misattributed": ":orange-badge[:material/swap_horiz: {}]",
+    "uncited": ":blue-badge[:material/add_link: {}]",
+    "unsupported": ":red-badge[:material/report: {}]",
 }
 
 
-def _claim_markdown(segment: str, claim, valid_ids, turn: int) -> str:
-    badge = _BADGES.get(claim.status)
-    if badge is None:
+def _claim_markdown(segment: str, claim, valid_ids, turn: int, words: dict[str, str]) -> str:
+    if claim.status not in _BADGES:
         return _linked(segment, valid_ids, turn)
+    badge = _BADGES[claim.status].format(escape_markdown(words[claim.status]))
     if segment.lstrip().startswith("|") or "\n" in segment:  # a table row or a code block: badge the answer's list below
         return _linked(segment, valid_ids, turn)
     if claim.status == "unsupported":

@@ -20,9 +20,10 @@ from rag.index.vault import check_vault
 
 log = logging.getLogger(__name__)
 
-# Settings that only shape answers: they are per session and do not need another index or embedder.
+# Settings that only shape answers (and the app's language): per session, no other index or embedder needed.
 ANSWER_FIELDS = frozenset(
     {
+        "ui_language",
         "chat_model",
         "context_max_chunks_per_note",
         "context_max_notes",
@@ -51,6 +52,7 @@ class Choices:
     max_notes: int
     max_chunks_per_note: int
     max_chars: int
+    language: str = "auto"  # "auto", "en" or "ru"
 
 
 def choices_of(settings: Settings) -> Choices:
@@ -63,6 +65,7 @@ def choices_of(settings: Settings) -> Choices:
         max_notes=settings.context_max_notes,
         max_chunks_per_note=settings.context_max_chunks_per_note,
         max_chars=settings.context_max_chars,
+        language=settings.ui_language,
     )
 
 
@@ -80,6 +83,8 @@ def apply_choices(base: Settings, choices: Choices) -> Settings:
         raise ConfigError("OpenAI-compatible embeddings need an endpoint URL, or OPENAI_API_KEY in the environment or .streamlit/secrets.toml.")
     if min(choices.max_notes, choices.max_chunks_per_note, choices.max_chars) < 1:
         raise ConfigError("Context limits must be at least 1.")
+    if choices.language not in ("auto", "en", "ru"):
+        raise ConfigError(f"The language must be 'auto', 'en' or 'ru', not {choices.language!r}.")
     return base.replace(
         vault=vault,
         db_path=db_path,
@@ -90,6 +95,7 @@ def apply_choices(base: Settings, choices: Choices) -> Settings:
         context_max_notes=int(choices.max_notes),
         context_max_chunks_per_note=int(choices.max_chunks_per_note),
         context_max_chars=int(choices.max_chars),
+        ui_language=choices.language,
     )
 
 

@@ -1,0 +1,114 @@
+"""Screenshots of every page of the app, in English and Russian, as a person sees them (for reviews and reports).
+
+    .venv/bin/python scripts/screenshots.py --out /tmp/shots [--vault DIR] [--db FILE] [--width 1280]
+
+Starts `streamlit run app.py` on a free port (the demo vault unless --vault), waits for the index, asks one
+question, opens a cited passage, and saves `<page>-<language>.png` for Ask, the passage, Search, Similar notes,
+Duplicates and Index, plus `ask-narrow-<language>.png` at phone width. Needs Debian's chromium and playwright.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+from playwright.sync_api import sync_playwright
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync"]  # fmt: skip
+WORDS = {  # what to wait for and click, per language
+    "en": {"ready": "Index up to date", "ask": "Ask your notes", "question": "What hydration do I use for my sourdough?",
+           "pages": ["Search", "Similar notes", "Duplicates", "Index"], "search": "Search your notes", "query": "hydration"},
+    "ru": {"ready": "Индекс в порядке", "ask": "Спросите заметки", "question": "Когда я ездил на Байкал и сколько это стоило?",
+           "pages": ["Поиск", "Похожие", "Дубликаты", "Индекс"], "search": "Поиск по заметкам", "query": "Байкал"},
+}  # fmt: skip
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start(language: str, vault: Path | None, db: Path) -> tuple[subprocess.Popen, str]:
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("RAG_", "OPENAI_"))}
+    env.update(RAG_DB=str(db), RAG_UI_LANGUAGE=language, **({"RAG_VAULT": str(vault)} if vault else {}))
+    command = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port), "--server.headless", "true",
+               "--browser.gatherUsageStats", "false"]  # fmt: skip
+    proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(200):
+        try:
+            urllib.request.urlopen(f"{url}/_stcore/health", timeout=2)
+            return proc, url
+        except OSError:
+            time.sleep(0.3)
+    proc.kill()
+    raise SystemExit("streamlit did not start")
+
+
+def shoot(browser, url: str, language: str, out: Path, width: int) -> None:
+    words = WORDS[language]
+    page = browser.new_page(viewport={"width": width, "height": 900}, locale=f"{language}-{language.upper()}")
+    page.goto(url)
+    page.get_by_text(words["ready"]).wait_for(timeout=1_800_000)  # a first index of a big vault takes minutes
+    page.screenshot(path=out / f"ask-empty-{language}.png", full_page=True)
+    box = page.get_by_placeholder(words["ask"])
+    box.fill(words["question"])
+    box.press("Enter")
+    page.locator('a[href^="#cite-0-S"]').first.wait_for(timeout=120_000)
+    page.wait_for_timeout(1500)
+    page.screenshot(path=out / f"ask-{language}.png", full_page=True)
+    page.locator('a[href^="#cite-0-S"]').first.click()
+    page.get_by_role("dialog").wait_for(timeout=30_000)
+    page.wait_for_timeout(800)
+    page.screenshot(path=out / f"passage-{language}.png")
+    page.keyboard.press("Escape")
+    for slug, name in zip(("search", "similar", "duplicates", "index"), words["pages"]):
+        page.locator('[data-testid="stSidebarNav"]').get_by_text(name, exact=True).click()
+        page.wait_for_timeout(2500)
+        if name == words["pages"][0]:
+            field = page.get_by_role("textbox", name=words["search"])
+            field.fill(words["query"])
+            field.press("Enter")
+            page.wait_for_timeout(2500)
+        page.screenshot(path=out / f"{slug}-{language}.png", full_page=True)
+    narrow = browser.new_page(viewport={"width": 390, "height": 844}, locale=f"{language}-{language.upper()}")
+    narrow.goto(url)
+    narrow.get_by_placeholder(words["ask"]).wait_for(timeout=120_000)
+    narrow.wait_for_timeout(1500)
+    narrow.screenshot(path=out / f"ask-narrow-{language}.png")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--vault", type=Path)
+    parser.add_argument("--db", type=Path, help="index file (default: <out>/index/index.db)")
+    parser.add_argument("--width", type=int, default=1280)
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    db = args.db or args.out / "index" / "index.db"
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        for language in ("en", "ru"):
+            proc, url = start(language, args.vault, db)
+            try:
+                shoot(browser, url, language, args.out, args.width)
+            finally:
+                proc.terminate()
+                proc.wait(10)
+        browser.close()
+    print("\n".join(sorted(str(p) for p in args.out.glob("*.png"))))
+
+
+if __name__ == "__main__":
+    main()
