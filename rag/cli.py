@@ -5,9 +5,7 @@ stdout carries results (plain text or --json); progress bars and warnings go to 
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import functools
 import json
 import logging
 import sys
@@ -17,8 +15,8 @@ from pathlib import Path
 import click
 from tqdm import tqdm
 
-from rag.config import load_settings
-from rag.errors import RagError
+from rag.cli_common import common_options, open_knowledge
+from rag.cli_memory import memory_group
 from rag.eval.cli import eval_group
 from rag.index.stemming import query_terms
 from rag.knowledge import Knowledge
@@ -29,34 +27,6 @@ from rag.search.retrieve import SearchResult
 from rag.search.similar import DUPLICATE_OVERLAP, DUPLICATE_THRESHOLD
 
 
-def _common(command):
-    """--vault and --db on every command; RagError → a one-line message and exit code 1, no traceback."""
-
-    @click.option("--vault", type=click.Path(path_type=Path), help="Vault folder (default: RAG_VAULT, rag.toml, or the demo vault).")
-    @click.option(
-        "--db",
-        type=click.Path(path_type=Path),
-        help="Index file (default: RAG_DB, your rag.toml, or your data folder: ~/.local/share/ask-your-vault/<vault>-<hash>/index.db).",
-    )
-    @functools.wraps(command)
-    def wrapper(vault, db, **kwargs):
-        try:
-            settings = load_settings(vault=vault, db_path=db)
-            return command(settings, **kwargs)
-        except RagError as exc:
-            raise click.ClickException(str(exc)) from exc
-
-    return wrapper
-
-
-@contextlib.contextmanager
-def _knowledge(settings):
-    """A reading command's view of the vault: the index (which must exist), checked for changed notes first (at most
-    every check_interval seconds), no background threads; closed on exit."""
-    with LiveIndex(settings, create=False) as live:
-        yield Knowledge(live)
-
-
 @click.group()
 @click.option("-v", "--verbose", is_flag=True, help="Show debug logging on stderr.")
 def cli(verbose: bool) -> None:
@@ -65,10 +35,11 @@ def cli(verbose: bool) -> None:
 
 
 cli.add_command(eval_group)  # `eval retrieval|qa`, in rag/eval/cli.py
+cli.add_command(memory_group)  # `memory add|import|recall|probe|reason|related|feedback|forget`, in rag/cli_memory.py
 
 
 @cli.command()
-@_common
+@common_options
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object with the counts.")
 def index(settings, as_json: bool) -> None:
     """Index the vault: new and changed notes are read, only new text is embedded."""
@@ -106,7 +77,7 @@ def index(settings, as_json: bool) -> None:
 
 
 @cli.command()
-@_common
+@common_options
 @click.argument("query")
 @click.option("--k", default=10, show_default=True, help="Number of results.")
 @click.option(
@@ -119,7 +90,7 @@ def index(settings, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list of hits.")
 def search(settings, query: str, k: int, mode: str, as_json: bool) -> None:
     """Search the index by keyword, by meaning, or both (hybrid)."""
-    with _knowledge(settings) as knowledge:
+    with open_knowledge(settings) as knowledge:
         run = {"hybrid": knowledge.search, "bm25": knowledge.keyword_search, "dense": knowledge.meaning_search}[mode]
         result = run(query, k)
     if result.notice:
@@ -154,11 +125,11 @@ def _hits_json(result: SearchResult) -> list[dict]:
 
 
 @cli.command()
-@_common
+@common_options
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def status(settings, as_json: bool) -> None:
     """Show what is indexed: notes, chunks, vectors present and missing, model, index path and size."""
-    with _knowledge(settings) as knowledge:
+    with open_knowledge(settings) as knowledge:
         info = knowledge.status()
     if as_json:
         click.echo(json.dumps(info, ensure_ascii=False))
@@ -176,7 +147,7 @@ def status(settings, as_json: bool) -> None:
 
 
 @cli.command(name="ask")
-@_common
+@common_options
 @click.argument("question")
 @click.option("--extractive", is_flag=True, help="Quote the best sentences from your notes instead of asking the chat model.")
 @click.option("--max-chars", type=click.IntRange(min=200), help="Cap on the sources' text sent to the model (default 12000; RAG_CONTEXT_MAX_CHARS).")
@@ -186,7 +157,7 @@ def ask_command(settings, question: str, extractive: bool, max_chars: int | None
     """Answer QUESTION from your notes with citations (extractive when no chat model is configured). Every claim of a
     model's answer is checked against the passage it cites; what the notes do not support is listed."""
     settings = settings.replace(**{k: v for k, v in (("context_max_chars", max_chars), ("context_max_notes", max_notes)) if v})
-    with _knowledge(settings) as knowledge:
+    with open_knowledge(settings) as knowledge:
         answer = knowledge.ask(question, extractive=extractive, on_text=None if as_json else lambda piece: click.echo(piece, nl=False))
     for line in _answer_notes(answer):
         click.echo(f"note: {line}", err=True)
@@ -230,7 +201,7 @@ def _answer_notes(answer) -> list[str]:
 
 
 @cli.command(name="import")
-@_common
+@common_options
 @click.argument("kind", type=click.Choice(["claude-ai", "claude-code", "chatgpt"]))
 @click.argument("source", type=click.Path(path_type=Path, exists=True))
 @click.option("--dry-run", is_flag=True, help="Report what would be written; write nothing.")
@@ -262,7 +233,7 @@ def import_command(settings, kind: str, source: Path, dry_run: bool, as_json: bo
 
 
 @cli.command(name="similar")
-@_common
+@common_options
 @click.argument("path")
 @click.option("--limit", default=8, show_default=True, help="Number of notes.")
 @click.option("--json", "as_json", is_flag=True, help='Print a JSON list of {"path", "score", "overlap", "closeness", "percentile"}.')
@@ -271,7 +242,7 @@ def similar_command(settings, path: str, limit: int, as_json: bool) -> None:
 
     Each line: the cosine, how close in plain words (near-duplicate, very similar, related, loosely related,
     unrelated — calibrated on real notes), and the share of this vault's note pairs that are less alike."""
-    with _knowledge(settings) as knowledge:
+    with open_knowledge(settings) as knowledge:
         neighbours = knowledge.similar(path, limit)
     if as_json:
         click.echo(json.dumps([dataclasses.asdict(n) for n in neighbours], ensure_ascii=False, indent=2))
@@ -283,7 +254,7 @@ def similar_command(settings, path: str, limit: int, as_json: bool) -> None:
 
 
 @cli.command(name="duplicates")
-@_common
+@common_options
 @click.option(
     "--threshold", default=DUPLICATE_THRESHOLD, show_default=True, type=click.FloatRange(-1.0, 1.0), help="Minimum cosine between two notes."
 )
@@ -298,7 +269,7 @@ def similar_command(settings, path: str, limit: int, as_json: bool) -> None:
 def duplicates_command(settings, threshold: float, min_overlap: float, as_json: bool) -> None:
     """Pairs of near-duplicate notes: cosine of note vectors >= THRESHOLD and most of the shorter note's text in the
     other (notes on one subject in their own words are not duplicates). Only reported: nothing is merged or deleted."""
-    with _knowledge(settings) as knowledge:
+    with open_knowledge(settings) as knowledge:
         pairs = knowledge.duplicates(threshold, min_overlap=min_overlap)
     if as_json:
         click.echo(json.dumps([dataclasses.asdict(d) for d in pairs], ensure_ascii=False, indent=2))
@@ -314,7 +285,7 @@ def _closer_than(percentile: float | None) -> str:
 
 
 @cli.command(name="mcp")
-@_common
+@common_options
 @click.option("--http", "http_port", type=click.IntRange(1, 65535), help="Serve streamable HTTP on 127.0.0.1:PORT (path /mcp) instead of stdio.")
 def mcp_command(settings, http_port: int | None) -> None:
     """Serve the vault to AI agents over MCP: search, read, write and record notes (stdio unless --http)."""
@@ -326,7 +297,7 @@ def mcp_command(settings, http_port: int | None) -> None:
 
 
 @cli.command(name="watch")
-@_common
+@common_options
 def watch_command(settings) -> None:
     """Keep the index in line with the vault while notes change: re-index after each burst of saves (Ctrl+C stops)."""
     with LiveIndex(settings) as live:

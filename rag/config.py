@@ -96,6 +96,9 @@ class Settings:
     # Live sync: readers re-check the vault at most this often; the watcher waits this long after the last event
     check_interval: float = 10.0
     watch_debounce: float = 0.5
+    # Agent memory: a fact's weight halves every `memory_half_life_days` from its `created`; HRR vectors' dimension
+    memory_half_life_days: float = 180.0
+    memory_hrr_dim: int = 1024
     # The browser app's language: "auto" (the browser's language if Russian or English, else the vault's main script)
     ui_language: str = "auto"
 
@@ -126,6 +129,8 @@ _RANGES = {
     "history_turns": (0, 100),
     "check_interval": (0.0, 86_400.0),
     "watch_debounce": (0.0, 60.0),
+    "memory_half_life_days": (1.0, 36_500.0),
+    "memory_hrr_dim": (64, 16_384),
     "max_note_bytes": (1, 2**40),
     "chunk_target_tokens": (1, 100_000),
     "chunk_hard_tokens": (1, 100_000),
@@ -138,6 +143,8 @@ _ENV = {
     "RAG_EMBED_MODEL": "embed_model",
     "RAG_EMBED_ENGINE": "embed_engine",
     "RAG_UI_LANGUAGE": "ui_language",
+    "RAG_MEMORY_HALF_LIFE_DAYS": "memory_half_life_days",
+    "RAG_MEMORY_HRR_DIM": "memory_hrr_dim",
     "RAG_EMBED_WINDOW": "embed_window",
     "RAG_CHAT_MODEL": "chat_model",
     "OPENAI_BASE_URL": "openai_base_url",

@@ -20,6 +20,7 @@ from rag.config import Settings
 from rag.errors import QueryError
 from rag.index.store import FileInfo
 from rag.live import LiveIndex, Progress
+from rag.memory import AgentMemory, FactCache
 from rag.notes import files as notes
 from rag.notes import projects as project_notes
 from rag.search.by_note import FilterChoices, NoteResults, filter_choices, search_notes
@@ -65,16 +66,23 @@ class Knowledge:
         reads_wait: bool = True,
         _vectors: _NoteVectorCache | None = None,
         _scripts: dict | None = None,
+        _facts: FactCache | None = None,
     ) -> None:
         self.live = live
         self.settings = settings or live.settings
         self.reads_wait = reads_wait
         self._vectors = _vectors or _NoteVectorCache()
         self._scripts = _scripts if _scripts is not None else {}  # the script shares at a store generation, shared
+        self._facts = _facts or FactCache()  # agent memory's facts of the current index generation, shared
 
     def for_settings(self, settings: Settings) -> Knowledge:
         """The same index with another session's answer settings (chat model, context limits)."""
-        return Knowledge(self.live, settings=settings, reads_wait=self.reads_wait, _vectors=self._vectors, _scripts=self._scripts)
+        return Knowledge(self.live, settings=settings, reads_wait=self.reads_wait, _vectors=self._vectors, _scripts=self._scripts, _facts=self._facts)
+
+    @property
+    def memory(self) -> AgentMemory:
+        """Agent memory: facts in Memory/Facts/ to remember, recall, vote on, probe by entity, update and archive."""
+        return AgentMemory(self._ws, self._facts, self.changed)
 
     # --- the index ----------------------------------------------------------------------------------------------
 

@@ -168,26 +168,26 @@ def test_a_russian_browser_in_a_narrow_window_gets_russian_pages_one_tap_apart_a
         page = browser.new_page(viewport={"width": 390, "height": 844}, locale="ru-RU")
         page.goto(url)
         page.get_by_text("Индекс в порядке").wait_for(state="attached", timeout=120_000)  # in the folded sidebar
-        sync_api.expect(page.get_by_role("heading", name="Спросите свои заметки")).to_be_visible()
+        sync_api.expect(page.get_by_role("heading", name="Спросите свои заметки")).to_be_visible(timeout=30_000)
         box = page.get_by_placeholder("Спросите заметки")
         box.fill(QUESTION)
         box.press("Enter")
         page.locator('a[href^="#cite-0-S"]').first.wait_for(timeout=60_000)
-        sync_api.expect(page.get_by_text("Источники (").first).to_be_visible()
-        page.wait_for_function("() => location.search.includes('chat=')")
+        sync_api.expect(page.get_by_text("Источники (").first).to_be_visible(timeout=30_000)
+        page.wait_for_function("() => location.search.includes('chat=')", timeout=30_000)
         page.reload()  # the conversation comes back from its file, citations and all
         page.locator('a[href^="#cite-0-S"]').first.wait_for(timeout=60_000)
-        sync_api.expect(page.get_by_text(QUESTION).first).to_be_visible()
+        sync_api.expect(page.get_by_text(QUESTION).first).to_be_visible(timeout=30_000)
         page.locator(".st-key-rag_narrow_nav").get_by_role("link", name="Поиск").click()  # the links row of a narrow window
         sync_api.expect(page.get_by_role("heading", name="Поиск")).to_be_visible(timeout=30_000)
 
         wide = browser.new_page(viewport={"width": 1280, "height": 900}, locale="en-US")
         wide.goto(url)
         sync_api.expect(wide.get_by_role("heading", name="Ask your vault")).to_be_visible(timeout=60_000)
-        sync_api.expect(wide.locator(".st-key-rag_narrow_nav")).to_be_hidden()  # the sidebar holds the pages here
+        sync_api.expect(wide.locator(".st-key-rag_narrow_nav")).to_be_hidden(timeout=30_000)  # the sidebar holds the pages here
         wide.get_by_text("Settings").first.click()
         field = wide.get_by_role("textbox", name="Vault folder")
-        sync_api.expect(field).to_have_value(str(vault_copy[0]))
+        sync_api.expect(field).to_have_value(str(vault_copy[0]), timeout=30_000)
         assert field.evaluate("el => el.scrollWidth <= el.clientWidth")  # the whole path shows, wrapped, none cut off
     finally:
         stop(proc)

@@ -12,7 +12,7 @@ import anyio
 import pytest
 from mcp import Client
 
-from rag.agents.mcp_server import TOOLS, build_server
+from rag.agents.mcp_server import MEMORY_TOOLS, TOOLS, build_server
 from rag.config import load_settings
 from rag.knowledge import Knowledge
 from rag.live import LiveIndex
@@ -70,8 +70,17 @@ async def fails(client, name, **arguments) -> str:
 async def test_every_tool_is_listed_with_a_description_schemas_and_read_only_only_on_reads(live):
     async with connect(live) as client:
         tools = (await client.list_tools()).tools
-    assert [t.name for t in tools] == list(TOOLS)
-    writes = {"knowledge_write", "knowledge_append", "knowledge_commit", "knowledge_reindex"}
+    assert [t.name for t in tools] == [*TOOLS, *MEMORY_TOOLS]
+    writes = {
+        "knowledge_write",
+        "knowledge_append",
+        "knowledge_commit",
+        "knowledge_reindex",
+        "memory_remember",
+        "memory_feedback",
+        "memory_forget",
+        "memory_update",
+    }
     for tool in tools:
         assert tool.annotations.read_only_hint is (tool.name not in writes), tool.name
         assert len(tool.description) > 80 and tool.output_schema["type"] == "object"
@@ -284,7 +293,7 @@ async def test_the_handshake_and_a_search_do_not_wait_for_indexing(settings):
     finally:
         embedder.gate.set()
         live.close()
-    assert len(tools) == len(TOOLS) and handshake < 5
+    assert len(tools) == len(TOOLS) + len(MEMORY_TOOLS) and handshake < 5
     assert during["results"] == [] and "Indexing in progress" in during["notice"] and status["indexing"] == "reading notes"
     assert after["results"][0]["path"] == "Notes/Sourdough.md"
 

@@ -17,7 +17,7 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from rag.agents.mcp_server import TOOLS
+from rag.agents.mcp_server import MEMORY_TOOLS, TOOLS
 
 from .conftest import FIXTURES
 
@@ -54,10 +54,34 @@ async def test_search_read_and_a_stale_write_over_real_stdio(tmp_path):
             stale = await client.call_tool(
                 "knowledge_write", {"path": path, "content": "# Sourdough\n\nAgent text.\n", "expected_sha256": note.structured_content["sha256"]}
             )
-    assert [t.name for t in tools] == list(TOOLS) and handshake < 20
+    assert [t.name for t in tools] == [*TOOLS, *MEMORY_TOOLS] and handshake < 20
     assert path == "Notes/Sourdough.md" and "72%" in note.structured_content["content"]
     assert stale.is_error and "changed since it was read" in stale.content[0].text
     assert (vault / path).read_text(encoding="utf-8") == "# Sourdough\n\nEdited by the person meanwhile.\n"
+    assert "Traceback" not in (tmp_path / "stderr.log").read_text(encoding="utf-8")
+
+
+async def test_an_agent_remembers_recalls_in_the_other_language_and_votes_over_real_stdio(tmp_path):
+    vault = tmp_path / "vault"
+    vault.mkdir()  # an empty vault: memory needs nothing else
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "rag", "mcp", "--vault", str(vault), "--db", str(tmp_path / "index.db")], env=None, cwd=tmp_path
+    )
+    with open(tmp_path / "stderr.log", "w", encoding="utf-8") as errlog:
+        async with Client(stdio_client(params, errlog=errlog), mode="legacy") as client:
+            tea = await client.call_tool("memory_remember", {"content": "Anna prefers green tea in the morning.", "category": "preferences"})
+            await client.call_tool("memory_remember", {"content": "The staging database runs PostgreSQL 16 on server-b.", "category": "config"})
+            with anyio.fail_after(120):  # the background indexer embeds the new facts
+                while (await client.call_tool("knowledge_status", {})).structured_content["vectors_missing"]:
+                    await anyio.sleep(0.2)
+            recalled = await client.call_tool("memory_recall", {"query": "Что Анна пьёт по утрам?", "limit": 3})
+            fact_id = tea.structured_content["id"]
+            voted = await client.call_tool("memory_feedback", {"id": fact_id, "helpful": True})
+            wrong = await client.call_tool("memory_feedback", {"id": "f-unknown", "helpful": False})
+    best = recalled.structured_content["results"][0]
+    assert best["id"] == fact_id and best["channels"]["semantic"] > 0 and best["path"].startswith("Memory/Facts/preferences/")
+    assert voted.structured_content["trust"] == pytest.approx(0.55) and "trust: 0.55" in (vault / best["path"]).read_text(encoding="utf-8")
+    assert wrong.is_error and "no fact with id" in wrong.content[0].text
     assert "Traceback" not in (tmp_path / "stderr.log").read_text(encoding="utf-8")
 
 
@@ -81,5 +105,5 @@ async def test_http_transport_serves_the_same_tools_on_localhost(tmp_path):
     finally:
         server.terminate()
         server.wait(10)
-    assert [t.name for t in tools] == list(TOOLS) and "Ada" in note.structured_content["content"]
+    assert [t.name for t in tools] == [*TOOLS, *MEMORY_TOOLS] and "Ada" in note.structured_content["content"]
     assert outside.is_error and "absolute path" in outside.content[0].text

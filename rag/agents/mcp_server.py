@@ -19,6 +19,8 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 from pydantic import Field
 
+from rag.agents.memory_tools import TOOLS as MEMORY_TOOLS
+from rag.agents.memory_tools import MemoryTools
 from rag.agents.results import AskResult, Projects, Reindexed, Saved, SearchHit, SearchResults, Similar, Status
 from rag.config import Settings
 from rag.errors import RagError
@@ -39,7 +41,8 @@ INSTRUCTIONS = (
     "Tools over the user's Markdown notes (an Obsidian vault, Russian and English). Search the notes before answering "
     "questions about the user's past work, decisions, projects or preferences, and cite the note paths you used. "
     "Before changing a note, read it and pass its sha256 back as expected_sha256; on a conflict, read it again and "
-    "merge. Record decisions and session summaries with knowledge_commit."
+    "merge. Record decisions and session summaries with knowledge_commit. Remember durable facts about the user "
+    "(preferences, people, configurations, decisions) with memory_remember and recall them with memory_recall."
 )
 READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False)
@@ -251,11 +254,11 @@ def build_server(knowledge: Knowledge) -> MCPServer:
         yield None
 
     server = MCPServer("ask-your-vault", instructions=INSTRUCTIONS, log_level="WARNING", lifespan=lifespan)
-    tools = VaultTools(knowledge)
-    for name, hints in TOOLS.items():
-        method = getattr(tools, name)
-        description = " ".join(method.__doc__.split())  # one paragraph, without the source's indentation
-        server.add_tool(method, name=name, description=description, annotations=hints, structured_output=True)
+    for tools, table in ((VaultTools(knowledge), TOOLS), (MemoryTools(knowledge), MEMORY_TOOLS)):
+        for name, hints in table.items():
+            method = _tool_errors(getattr(tools, name))  # (VaultTools' methods carry it already; twice is harmless)
+            description = " ".join(method.__doc__.split())  # one paragraph, without the source's indentation
+            server.add_tool(method, name=name, description=description, annotations=hints, structured_output=True)
     return server
 
 

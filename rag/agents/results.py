@@ -84,3 +84,59 @@ class Projects:
 class Similar:
     path: str
     notes: tuple[Neighbour, ...]
+
+
+@dataclass(frozen=True)
+class MemoryFact:
+    id: str
+    content: str
+    category: str
+    tags: tuple[str, ...]
+    entities: tuple[str, ...]
+    trust: float  # 0–1; feedback moves it
+    helpful: int
+    unhelpful: int
+    created: str
+    updated: str
+    supersedes: str | None
+    path: str  # the fact's note, vault-relative
+    sha256: str  # pass it back as expected_sha256 to memory_update
+
+
+@dataclass(frozen=True)
+class MemoryHit:
+    id: str
+    content: str
+    path: str
+    score: float  # relevance × trust × decay
+    channels: dict[str, float]  # fts, jaccard, hrr, semantic: each channel's score 0–1 (0: it did not find this fact)
+    found_by: tuple[str, ...]
+    trust: float
+    decay: float  # ½ per half-life since the fact was created
+    category: str
+    created: str
+    superseded_by: str | None  # a newer fact replaces this one: prefer it
+
+
+@dataclass(frozen=True)
+class MemoryResults:
+    results: tuple[MemoryHit, ...]
+
+
+@dataclass(frozen=True)
+class RelatedEntity:
+    entity: str
+    score: float
+    facts: tuple[str, ...]  # ids of the facts that bind it to the entity asked about
+
+
+@dataclass(frozen=True)
+class RelatedEntities:
+    entity: str
+    related: tuple[RelatedEntity, ...]
+
+
+@dataclass(frozen=True)
+class Archived:
+    id: str
+    path: str  # where the fact's note is now (Memory/Archive/…)

@@ -302,6 +302,11 @@ def _word_keys(word: str) -> set[str]:
     return {f"{script}:{s}" for s in {_skeleton(lower), _skeleton(stemming.stem(lower))} if len(s) >= 2}
 
 
+def sound_key(word: str) -> str:
+    """A word's sound in either script as Latin consonants ("Anna", «Анна» → "an"): names matched across scripts."""
+    return _skeleton(word.lower().replace("ё", "е"))
+
+
 @functools.lru_cache(maxsize=65536)
 def _skeleton(word: str) -> str:
     """Consonants of the word's Latin spelling, sounds merged: "Denver", «Денвера» → "dnvr"."""

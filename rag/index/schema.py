@@ -62,6 +62,10 @@ MIGRATIONS = [
     CREATE VIRTUAL TABLE chunks_vocab USING fts5vocab(chunks_fts, 'row');
     ALTER TABLE files ADD COLUMN description TEXT;
     """,
+    # 6: how often agent memory returned each fact (the facts themselves are notes in Memory/Facts/).
+    """
+    CREATE TABLE memory_stats (fact_id TEXT PRIMARY KEY, recalled INTEGER NOT NULL DEFAULT 0, last_recalled REAL);
+    """,
 ]
 
 # The ranking of `chunks_fts`: bm25() with a weight per column (stems, title, aliases, description). FTS5 adds a

@@ -18,6 +18,7 @@ from pathlib import Path
 from rag.errors import IndexCorrupt, IndexMissing, RagError
 from rag.index import schema
 from rag.index.sentences import script
+from rag.index.store_memory import MemoryStats
 from rag.index.store_vectors import VectorTables
 
 try:
@@ -72,7 +73,7 @@ class StoredChunk:
 _CHUNK_COLUMNS = "c.rowid, c.id, c.path, c.heading_path, c.start_line, c.end_line, c.start_char, c.end_char, c.text, c.sha256, f.tier, f.project"
 
 
-class Store(VectorTables):
+class Store(VectorTables, MemoryStats):
     """Owns one SQLite connection. Safe to share between threads (one lock serialises use of the connection)."""
 
     def __init__(self, path: Path, conn: sqlite3.Connection) -> None:

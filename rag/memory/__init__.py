@@ -1,0 +1,113 @@
+"""Agent memory: facts an agent keeps between sessions, as notes in `Memory/Facts/`, recalled by four channels ×
+trust × recency, with HRR entity questions and feedback. `AgentMemory` is what the adapters use (through
+`Knowledge.memory`); the modules below it: `facts` (a fact as a note), `entities`, `hrr`, `table` (the facts of one
+index generation), `recall` (ranking), `writes` (changes, all as note writes).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from rag.errors import VaultError
+from rag.memory import recall as ranking
+from rag.memory import writes
+from rag.memory.facts import Fact
+from rag.memory.recall import Recalled
+from rag.memory.table import FactCache, FactTable
+
+__all__ = ["AgentMemory", "Fact", "FactCache", "Recalled"]
+
+
+class AgentMemory:
+    """One vault's memory for an adapter. `workspace()` gives the index as the adapter should see it (checked first
+    or not); facts are read from the notes the index knows."""
+
+    def __init__(self, workspace: Callable, cache: FactCache, changed: Callable[[], object] = lambda: None) -> None:
+        self._workspace = workspace
+        self._cache = cache
+        self._changed = changed  # after a write: the index takes the changed notes in now
+
+    def table(self) -> FactTable:
+        ws = self._workspace()
+        return self._cache.table(ws, ws.settings.memory_hrr_dim)
+
+    # --- reading ------------------------------------------------------------------------------------------------
+
+    def recall(self, query: str, limit: int = 10, *, category: str | None = None, weights: dict[str, float] | None = None) -> list[Recalled]:
+        if not query or not query.strip():
+            raise VaultError("The query is empty: say what to recall.")
+        ws = self._workspace()
+        table = self._cache.table(ws, ws.settings.memory_hrr_dim)
+        found = ranking.recall(
+            table, ws.retriever, query, limit=limit, category=category, weights=weights, half_life_days=ws.settings.memory_half_life_days
+        )
+        ws.store.count_recalls([r.fact.id for r in found])
+        return found
+
+    def probe(self, entity: str, limit: int = 20) -> list[Recalled]:
+        return ranking.probe(self._named_table(entity), entity, limit=limit, half_life_days=self._half_life())
+
+    def reason(self, entities: list[str], limit: int = 20) -> list[Recalled]:
+        names = [e for e in entities if e and e.strip()]
+        if not names:
+            raise VaultError("Name at least one entity.")
+        return ranking.reason(self.table(), names, limit=limit, half_life_days=self._half_life())
+
+    def related(self, entity: str, limit: int = 10) -> list[tuple[str, float, tuple[str, ...]]]:
+        return ranking.related(self._named_table(entity), entity, limit=limit)
+
+    def get(self, fact_id: str) -> Fact:
+        entry = self.table().get((fact_id or "").strip())
+        if entry is None:
+            raise VaultError(f"There is no fact with id {fact_id!r} in Memory/Facts/ (it may have been archived).")
+        return entry.fact
+
+    def facts(self) -> list[Fact]:
+        return [e.fact for e in self.table().entries]
+
+    def recall_counts(self) -> dict[str, tuple[int, float | None]]:
+        table = self.table()
+        return self._workspace().store.recall_counts([e.fact.id for e in table.entries])
+
+    # --- changing -----------------------------------------------------------------------------------------------
+
+    def remember(self, content: str, *, category: str | None = None, tags=(), entities=None, supersedes: str | None = None) -> Fact:
+        table = self.table()
+        if supersedes and table.get(supersedes.strip()) is None:
+            raise VaultError(f"There is no fact with id {supersedes!r} to supersede.")
+        ws = self._workspace()
+        known = set(table.by_id)
+        fact = writes.remember(ws.settings, content, category=category, tags=tags, entities=entities, supersedes=supersedes, known_ids=known)
+        return self._after(fact)
+
+    def feedback(self, fact_id: str, helpful: bool) -> Fact:
+        return self._after(writes.feedback(self._settings(), self.get(fact_id), helpful))
+
+    def update(self, fact_id: str, content: str, expected_sha256: str) -> Fact:
+        return self._after(writes.update(self._settings(), self.get(fact_id), content, expected_sha256))
+
+    def forget(self, fact_id: str) -> str:
+        """Archive the fact (its note moves to Memory/Archive/); the new path."""
+        return self._after(writes.forget(self._settings(), self.get(fact_id)))
+
+    def import_file(self, path: Path) -> tuple[int, int, list[str]]:
+        """(imported, already present, problems by line) for a JSON Lines file of facts."""
+        return self._after(writes.import_jsonl(self._settings(), Path(path), set(self.table().by_id)))
+
+    # --- helpers ------------------------------------------------------------------------------------------------
+
+    def _after(self, result):
+        self._changed()
+        return result
+
+    def _named_table(self, entity: str) -> FactTable:
+        if not entity or not entity.strip():
+            raise VaultError("Name an entity.")
+        return self.table()
+
+    def _settings(self):
+        return self._workspace().settings
+
+    def _half_life(self) -> float:
+        return self._settings().memory_half_life_days
