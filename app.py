@@ -20,6 +20,7 @@ t = common.t
 page_list = [
     st.Page("app_pages/ask.py", title=t("nav.ask"), icon=":material/forum:", default=True),
     st.Page("app_pages/search.py", title=t("nav.search"), icon=":material/search:"),
+    st.Page("app_pages/memory.py", title=t("nav.memory"), icon=":material/psychology:"),
     st.Page("app_pages/similar.py", title=t("nav.similar"), icon=":material/hub:"),
     st.Page("app_pages/duplicates.py", title=t("nav.duplicates"), icon=":material/content_copy:"),
     st.Page("app_pages/index.py", title=t("nav.index"), icon=":material/database:"),

@@ -16,7 +16,14 @@ from tests.app_harness import ask, idle
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE_FILES = [ROOT / "app.py", *sorted((ROOT / "app_pages").glob("*.py"))]
-PAGES = ("app_pages/ask.py", "app_pages/search.py", "app_pages/similar.py", "app_pages/duplicates.py", "app_pages/index.py")
+PAGES = (
+    "app_pages/ask.py",
+    "app_pages/search.py",
+    "app_pages/memory.py",
+    "app_pages/similar.py",
+    "app_pages/duplicates.py",
+    "app_pages/index.py",
+)
 # Streamlit calls whose first argument is text a person reads.
 SHOWN = {
     "title", "header", "subheader", "caption", "markdown", "write", "info", "warning", "error", "success", "toast",
@@ -164,13 +171,20 @@ QUESTIONS = {"en": "What hydration do I keep for white bread?", "ru": "Кака�
 
 
 def _visit_every_page(at, language: str) -> dict[str, str]:
-    """Each page drawn with content: an answer with sources, search results, similar notes, duplicates, the index."""
+    """Each page drawn with content: an answer with sources, search results, agent facts (one replaced by another),
+    similar notes, duplicates, the index."""
     shown = {}
     at = ask(at, QUESTIONS[language])  # answers speak the question's language
     shown["ask"] = _rendered(at)
     at.switch_page("app_pages/search.py").run()
     at.text_input(key="rag_search_query").input("hydration").run()
     shown["search"] = _rendered(at)
+    memory = at.session_state["rag_app"].knowledge.memory  # an older fact and the one that replaces it
+    older, newer = {
+        "en": ("The user bakes white bread at 72% hydration.", "The user now bakes white bread at 75% hydration."),
+        "ru": ("Пользователь печёт белый хлеб с влажностью 72 %.", "Теперь пользователь печёт белый хлеб с влажностью 75 %."),
+    }[language]
+    memory.remember(newer, category="bread", supersedes=memory.remember(older, category="bread").id)
     for page in PAGES[2:]:
         at.switch_page(page).run()
         shown[page] = _rendered(at)
