@@ -214,3 +214,26 @@ def test_sentences_and_question_are_compared_as_the_index_compares_them(fake_emb
         ("sentences", ("Rye dough rests overnight in the fridge.", "The vet gave the cat a rabies shot.")),
         ("question", question),
     ]
+
+
+def test_a_when_and_how_much_question_quotes_the_dates_and_the_total_from_another_passage_of_the_note(fake_embedder):
+    # Two passages of the trip note decide that it answers; its cost table, ranked third, is still quoted, with the
+    # total row after the line that matched: one item's price is not what the trip cost.
+    intro = Source("S1", "Trip.md", "Baikal trip", 3, 4, "", "We went to Baikal from 3 to 12 August 2025.\nOur first trip beyond the Urals.", 1.0)
+    liked = Source("S2", "Trip.md", "Baikal trip › Liked", 20, 21, "", "## Liked\n\nThe water in Baikal was cold.", 0.9)
+    costs = Source(
+        "S3",
+        "Trip.md",
+        "Baikal trip › Costs",
+        10,
+        16,
+        "",
+        "## Costs\n\n| Item | Sum |\n|---|---|\n| Flights to Baikal | 46 800 |\n| Food | 14 200 |\n| **Total** | **97 400** |",
+        0.8,
+    )
+    context = FrozenContext((intro, liked, costs), (), "```", 0)
+    question = "When did I go to Baikal and how much did the Baikal trip cost?"
+    found = extract(question, context, vectors=TextVectors(fake_embedder), deciding_per_note=2)
+    assert found.quotes[0].source_id == "S1" and "3 to 12 August" in found.quotes[0].text
+    cost = next(q for q in found.quotes if q.source_id == "S3")
+    assert "46 800" in cost.text and "**Total** | **97 400**" in cost.text

@@ -94,6 +94,9 @@ class Answer:
         }
 
 
+EXTRACTIVE_CHUNKS_PER_NOTE = 4  # passages of one note an extractive answer may quote from (2 decide which note)
+
+
 def ask(
     workspace: Workspace,
     question: str,
@@ -115,12 +118,15 @@ def ask(
     # The only index read: the store's lock is held per query inside, and the hits come back as frozen values.
     result = workspace.retriever.hybrid(query, settings.answer_candidates, candidates=max(100, settings.answer_candidates))
     limits = ContextLimits.from_settings(settings)
+    deciding = limits.max_chunks_per_note
+    if chat is None:  # no model reads the context: the chosen note may bring more passages to quote from
+        limits = replace(limits, max_chunks_per_note=max(deciding, EXTRACTIVE_CHUNKS_PER_NOTE))
     budget = None if chat is None else _source_budget(question, turns, chat.context_tokens - settings.max_answer_tokens)
     context = build_context(result.hits, vault=settings.vault, outside=settings.outside_folders, limits=limits, max_tokens=budget)
     emit = on_text or (lambda text: None)
     if chat is None:
         stage(EXTRACTING)
-        answer = _extractive(question, query, context, workspace, emit)
+        answer = _extractive(question, query, context, workspace, emit, deciding_per_note=deciding)
     else:
         answer = _generated(question, query, context, turns, chat, emit, stage=stage, vectors=text_vectors(workspace))
     return answer if result.notice is None else replace(answer, notice=result.notice)
@@ -232,8 +238,8 @@ def _streamed(chat: ChatModel, messages, stream: CitationFilter, emit) -> tuple:
     return stream.finish(), truncated
 
 
-def _extractive(question, query, context: FrozenContext, workspace: Workspace, emit) -> Answer:
-    found = extract(question, context, vectors=text_vectors(workspace))
+def _extractive(question, query, context: FrozenContext, workspace: Workspace, emit, *, deciding_per_note: int | None = None) -> Answer:
+    found = extract(question, context, vectors=text_vectors(workspace), deciding_per_note=deciding_per_note)
     if found.not_found:
         return Answer(question, query, "extractive", _not_found_text(question, emit), (), context, (), not_found=True)
     blocks = [_quoted(q) for q in found.quotes]

@@ -99,10 +99,14 @@ class _Scored:
     keywords: float
 
 
-def extract(question: str, context: FrozenContext, *, vectors: TextVectors | None = None) -> Extract:
-    """The quotes of `context` that answer `question` (the answer first), or not_found."""
+def extract(question: str, context: FrozenContext, *, vectors: TextVectors | None = None, deciding_per_note: int | None = None) -> Extract:
+    """The quotes of `context` that answer `question` (the answer first), or not_found. With `deciding_per_note`, only
+    each note's first that many passages choose the note and decide "not found"; the chosen note's other passages in
+    the context may still be quoted (its cost table beside the dates a question also asks for)."""
     per_source = {s.id: quotable.units(s.text, s.start_line) for s in context.sources}
-    scored = _score(question, context, per_source, vectors)
+    everything = _score(question, context, per_source, vectors)
+    deciding = _first_per_note(context, deciding_per_note)
+    scored = [s for s in everything if s.source.id in deciding]
     if not scored:
         return Extract((), not_found=True)
     asked = question_kinds.kinds(question)
@@ -112,17 +116,28 @@ def extract(question: str, context: FrozenContext, *, vectors: TextVectors | Non
         best = s.score + _fit(s.unit, asked) + SOURCE_PRIOR / (s.rank + 1) + title * _share(question, s.source.heading)
         notes[s.source.id] = max(notes.get(s.source.id, -1.0), best)
     chosen = context.get(max(notes, key=notes.get))
-    mine = [s for s in scored if s.source.path == chosen.path]  # the note: all its passages in the context
+    mine = [s for s in scored if s.source.path == chosen.path]  # the note: its deciding passages
     if _not_found(question, scored, mine, by_meaning=vectors is not None and vectors.calibrated):
         return Extract((), not_found=True)
     quotes: list[Quote] = []
-    for pick in _picks(mine, asked):
+    for pick in _picks([s for s in everything if s.source.path == chosen.path], asked):  # all its passages
         titled = _share(question, pick.unit.section or pick.source.heading) >= 0.5  # the section is about the term
         unit = _expand(pick.unit, per_source[pick.source.id], asked, titled=titled)
         if any(q.source_id == pick.source.id and q.line <= unit.start_line and unit.end_line <= q.end_line for q in quotes):
             continue  # already inside a quote
         quotes.append(Quote(pick.source.id, defang(unit.text), unit.start_line, unit.end_line, _label(pick.source, unit), round(pick.score, 4)))
     return Extract(tuple(quotes), not_found=False)
+
+
+def _first_per_note(context: FrozenContext, limit: int | None) -> set[str]:
+    """Ids of each note's first `limit` sources (all with no limit); sources are in rank order."""
+    taken: dict[str, int] = {}
+    ids = set()
+    for s in context.sources:
+        if limit is None or taken.get(s.path, 0) < limit:
+            ids.add(s.id)
+            taken[s.path] = taken.get(s.path, 0) + 1
+    return ids
 
 
 def _score(question: str, context: FrozenContext, per_source: dict[str, list[Unit]], vectors: TextVectors | None) -> list[_Scored]:
@@ -198,8 +213,9 @@ def _picks(mine: list[_Scored], asked: tuple[str, ...]) -> list[_Scored]:
     picks: list[_Scored] = []
     for kind in asked or ("",):
         rest = [s for s in mine if s not in picks]
+        fitting = [s for s in rest if kind and _fit(s.unit, (kind,)) > 0]  # "how much" is answered by a line with a number
         if rest:
-            picks.append(max(rest, key=lambda s: value(s, (kind,) if kind else ())))
+            picks.append(max(fitting or rest, key=lambda s: value(s, (kind,) if kind else ())))
     top = max(value(s, asked) for s in picks)
     for s in sorted(mine, key=lambda s: -value(s, asked)):
         if len(picks) >= MAX_QUOTES or value(s, asked) < top - NEARLY:
@@ -234,7 +250,22 @@ def _expand(unit: Unit, units: list[Unit], asked: tuple[str, ...], *, titled: bo
             return item
     if unit.kind == SENTENCE and not (set(asked) & {WHEN, QUANTITY}):
         return _with_next(unit, units)
+    if unit.kind == ROW and QUANTITY in asked:
+        return _with_total(unit, same_block)
     return unit
+
+
+_TOTAL = re.compile(r"^\|?\s*\**\s*(?:итого|всего|сумма|total|sum|overall)\b", re.IGNORECASE)
+
+
+def _with_total(row: Unit, same_table: list[Unit]) -> Unit:
+    """A row of a table that has a total row ("Итого", "Total"), with that total after it: one item's cost is not
+    what the whole cost, and a reader sees both."""
+    total = next((u for u in same_table if u.kind == ROW and u is not row and _TOTAL.search(u.text.split("\n")[-1])), None)
+    if total is None or _TOTAL.search(row.text.split("\n")[-1]):
+        return row
+    line = total.text.split("\n")[-1]
+    return Unit(f"{row.text}\n{line}", f"{row.scoring} {total.scoring}", row.start_line, total.end_line, row.section, ROW, row.block, row.position)
 
 
 def _with_next(unit: Unit, units: list[Unit]) -> Unit:
