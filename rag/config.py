@@ -98,6 +98,8 @@ class Settings:
     watch_debounce: float = 0.5
     # Agent memory: a fact's weight halves every `memory_half_life_days` from its `created`; HRR vectors' dimension
     memory_half_life_days: float = 180.0
+    # …down to this share, never below: an old fact that answers still beats a new one that does not (dev set: 0 → 0.5)
+    memory_decay_floor: float = 0.5
     memory_hrr_dim: int = 1024
     # The browser app's language: "auto" (the browser's language if Russian or English, else the vault's main script)
     ui_language: str = "auto"
@@ -130,6 +132,7 @@ _RANGES = {
     "check_interval": (0.0, 86_400.0),
     "watch_debounce": (0.0, 60.0),
     "memory_half_life_days": (1.0, 36_500.0),
+    "memory_decay_floor": (0.0, 1.0),
     "memory_hrr_dim": (64, 16_384),
     "max_note_bytes": (1, 2**40),
     "chunk_target_tokens": (1, 100_000),
@@ -144,6 +147,7 @@ _ENV = {
     "RAG_EMBED_ENGINE": "embed_engine",
     "RAG_UI_LANGUAGE": "ui_language",
     "RAG_MEMORY_HALF_LIFE_DAYS": "memory_half_life_days",
+    "RAG_MEMORY_DECAY_FLOOR": "memory_decay_floor",
     "RAG_MEMORY_HRR_DIM": "memory_hrr_dim",
     "RAG_EMBED_WINDOW": "embed_window",
     "RAG_CHAT_MODEL": "chat_model",

@@ -3,8 +3,8 @@
     .venv/bin/python scripts/screenshots.py --out /tmp/shots [--vault DIR] [--db FILE] [--width 1280]
 
 Starts `streamlit run app.py` on a free port (the demo vault unless --vault), waits for the index, asks one
-question, opens a cited passage, and saves `<page>-<language>.png` for Ask, the passage, Search, Similar notes,
-Duplicates and Index, plus `ask-narrow-<language>.png` at phone width. Needs Debian's chromium and playwright.
+question, opens a cited passage, and saves `<page>-<language>.png` for Ask, the passage, Search, Memory, Similar
+notes, Duplicates and Index, plus `ask-narrow-<language>.png` at phone width. Needs Debian's chromium and playwright.
 """
 
 from __future__ import annotations
@@ -25,9 +25,9 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
                  "--disable-component-update", "--disable-sync"]  # fmt: skip
 WORDS = {  # what to wait for and click, per language
     "en": {"ready": "Index up to date", "ask": "Ask your notes", "question": "What hydration do I use for my sourdough?",
-           "pages": ["Search", "Similar notes", "Duplicates", "Index"], "search": "Search your notes", "query": "hydration"},
+           "pages": ["Search", "Memory", "Similar notes", "Duplicates", "Index"], "search": "Search your notes", "query": "hydration"},
     "ru": {"ready": "Индекс в порядке", "ask": "Спросите заметки", "question": "Когда я ездил на Байкал и сколько это стоило?",
-           "pages": ["Поиск", "Похожие", "Дубликаты", "Индекс"], "search": "Поиск по заметкам", "query": "Байкал"},
+           "pages": ["Поиск", "Память", "Похожие", "Дубликаты", "Индекс"], "search": "Поиск по заметкам", "query": "Байкал"},
 }  # fmt: skip
 
 
@@ -72,7 +72,7 @@ def shoot(browser, url: str, language: str, out: Path, width: int) -> None:
     page.wait_for_timeout(800)
     page.screenshot(path=out / f"passage-{language}.png")
     page.keyboard.press("Escape")
-    for slug, name in zip(("search", "similar", "duplicates", "index"), words["pages"]):
+    for slug, name in zip(("search", "memory", "similar", "duplicates", "index"), words["pages"]):
         page.locator('[data-testid="stSidebarNav"]').get_by_text(name, exact=True).click()
         page.wait_for_timeout(2500)
         if name == words["pages"][0]:

@@ -70,6 +70,7 @@ class StoredChunk:
     project: str | None
 
 
+ROWS_IN_QUERY = 200  # a filtered keyword search over more chunks than this filters the ranked matches instead
 _CHUNK_COLUMNS = "c.rowid, c.id, c.path, c.heading_path, c.start_line, c.end_line, c.start_char, c.end_char, c.text, c.sha256, f.tier, f.project"
 
 
@@ -259,10 +260,13 @@ class Store(VectorTables, MemoryStats):
         sql = "SELECT rowid, rank FROM chunks_fts WHERE chunks_fts MATCH ? AND rank MATCH ?"
         if rows is None:
             found = self._read(f"{sql} ORDER BY rank LIMIT ?", (match, schema.BM25_RANK, limit))
-        else:
+        elif len(rows) <= ROWS_IN_QUERY:
             found = self._read(
                 f"{sql} AND rowid IN (SELECT value FROM json_each(?)) ORDER BY rank LIMIT ?", (match, schema.BM25_RANK, json.dumps(rows), limit)
             )
+        else:  # FTS5 runs the MATCH once per rowid of an IN list: for many rows, rank every match and keep the wanted
+            wanted = set(rows)
+            found = [r for r in self._read(f"{sql} ORDER BY rank", (match, schema.BM25_RANK)) if r[0] in wanted][:limit]
         return [(r[0], -r[1]) for r in found]
 
     def chunk_rowids(self, paths: list[str]) -> list[int]:

@@ -13,13 +13,15 @@ import fnmatch
 import hashlib
 import logging
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 import yaml
 
 from rag.config import Settings
 from rag.errors import NoteError, VaultError
+
+_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's safe loader: ~10× faster, same results
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +47,7 @@ class Frontmatter:
     description: str | None = None  # a one-line summary some vaults keep (Obsidian Publish, Quartz, Hugo)
     line_count: int = 0  # lines taken by the frontmatter block, fences included (0 if none)
     error: str | None = None  # set when the block is not valid YAML; the body is still indexed
+    data: dict | None = field(default=None, repr=False, compare=False)  # the whole mapping, for readers of other keys
 
 
 @dataclass(frozen=True)
@@ -205,7 +208,7 @@ def parse_frontmatter(text: str) -> Frontmatter:
     block = text[4:end]
     line_count = block.count("\n") + 3 if block else 2
     try:
-        data = yaml.safe_load(block) or {}
+        data = yaml.load(block, Loader=_YAML_LOADER) or {}
     except yaml.YAMLError as exc:
         return Frontmatter(line_count=line_count, error=f"frontmatter is not valid YAML: {str(exc).splitlines()[0]}")
     if not isinstance(data, dict):
@@ -218,6 +221,7 @@ def parse_frontmatter(text: str) -> Frontmatter:
         tags=tuple(t.lstrip("#") for t in _str_list(data.get("tags") or data.get("tag"))),
         description=_text(data.get("description")),
         line_count=line_count,
+        data=data,
     )
 
 

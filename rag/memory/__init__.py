@@ -39,20 +39,18 @@ class AgentMemory:
             raise VaultError("The query is empty: say what to recall.")
         ws = self._workspace()
         table = self._cache.table(ws, ws.settings.memory_hrr_dim)
-        found = ranking.recall(
-            table, ws.retriever, query, limit=limit, category=category, weights=weights, half_life_days=ws.settings.memory_half_life_days
-        )
+        found = ranking.recall(table, ws.retriever, query, limit=limit, category=category, weights=weights, **self._decay(ws.settings))
         ws.store.count_recalls([r.fact.id for r in found])
         return found
 
     def probe(self, entity: str, limit: int = 20) -> list[Recalled]:
-        return ranking.probe(self._named_table(entity), entity, limit=limit, half_life_days=self._half_life())
+        return ranking.probe(self._named_table(entity), entity, limit=limit, **self._decay(self._settings()))
 
     def reason(self, entities: list[str], limit: int = 20) -> list[Recalled]:
         names = [e for e in entities if e and e.strip()]
         if not names:
             raise VaultError("Name at least one entity.")
-        return ranking.reason(self.table(), names, limit=limit, half_life_days=self._half_life())
+        return ranking.reason(self.table(), names, limit=limit, **self._decay(self._settings()))
 
     def related(self, entity: str, limit: int = 10) -> list[tuple[str, float, tuple[str, ...]]]:
         return ranking.related(self._named_table(entity), entity, limit=limit)
@@ -109,5 +107,6 @@ class AgentMemory:
     def _settings(self):
         return self._workspace().settings
 
-    def _half_life(self) -> float:
-        return self._settings().memory_half_life_days
+    @staticmethod
+    def _decay(settings) -> dict:
+        return {"half_life_days": settings.memory_half_life_days, "decay_floor": settings.memory_decay_floor}

@@ -120,10 +120,8 @@ def render(fact: Fact) -> str:
 def parse(path: str, text: str, sha256: str) -> Fact | None:
     """The fact a note holds, or None when it is not one (no `id` in its frontmatter)."""
     front = parse_frontmatter(text)
-    if front.error or not front.line_count:
-        return None
-    data = yaml.safe_load(text[4 : text.find("\n---", 3)]) or {}
-    if not isinstance(data, dict) or not data.get("id"):
+    data = front.data
+    if front.error or not front.line_count or not isinstance(data, dict) or not data.get("id"):
         return None
     body = "\n".join(text.split("\n")[front.line_count :]).strip()
     return Fact(
