@@ -22,6 +22,7 @@ import numpy as np
 DEFAULT_DIM = 1024
 _STEPS = 256  # phase quantisation: one byte per dimension
 _COS = np.cos(np.arange(_STEPS) * (2 * np.pi / _STEPS)).astype(np.float32)
+_PHASORS = np.exp(1j * np.arange(_STEPS) * (2 * np.pi / _STEPS)).astype(np.complex64)  # e^{iφ} per quantised phase
 ROLE_CONTENT = "\x00role:content"  # role names no token can equal (tokens are stems of words)
 ROLE_ENTITY = "\x00role:entity"
 
@@ -52,9 +53,8 @@ def bundle(vectors: Iterable[np.ndarray], dim: int = DEFAULT_DIM, weights: Itera
     items = list(vectors)
     if not items:
         return None
-    w = np.ones(len(items), np.float32) if weights is None else np.asarray(list(weights), np.float32)
-    angles = np.stack(items).astype(np.float32) * (2 * np.pi / _STEPS)
-    total = (w[:, None] * np.exp(1j * angles)).sum(axis=0)
+    phasors = _PHASORS[np.stack(items)]
+    total = phasors.sum(axis=0) if weights is None else (np.asarray(list(weights), np.float32)[:, None] * phasors).sum(axis=0)
     return _quantise(np.angle(total))
 
 

@@ -111,7 +111,7 @@ def recall(
 ) -> list[Recalled]:
     if not len(table):
         return []
-    allowed = {i for i, e in enumerate(table.entries) if category is None or e.fact.category == category}
+    allowed = None if category is None else {i for i, e in enumerate(table.entries) if e.fact.category == category}
     rows = table.chunk_rows(allowed)
     scores: dict[str, dict[int, float]] = {c: {} for c in CHANNELS}
     available = {"fts", "jaccard"} | ({"hrr"} if use_hrr else set())
@@ -131,16 +131,18 @@ def recall(
         except EmbedderError as exc:
             log.warning("Memory recall without the semantic channel: %s", exc)
     query_keys = [entity_names.key(n) for n in entity_names.extract(query)]
-    candidates = set(scores["fts"]) | set(scores["semantic"]) | _bound_to(table, query_keys, allowed)
     query_stems = frozenset(stemming.query_terms(query))
     probe = _query_probe(query_stems, query_keys, table.matrix.shape[1]) if "hrr" in available else None
+    candidates = set(scores["fts"]) | set(scores["semantic"]) | _bound_to(table, query_keys, allowed, probe)
     for i in candidates:
         entry = table.entries[i]
         union = query_stems | entry.stems
         if union:
             scores["jaccard"][i] = len(query_stems & entry.stems) / len(union)
-        if probe is not None:
-            scores["hrr"][i] = min(1.0, max(0.0, hrr.similarity(entry.vector, probe) / HRR_FULL))
+    if probe is not None and candidates:
+        order = np.fromiter(candidates, np.int64, len(candidates))
+        sims = np.clip(hrr.similarities(table.matrix[order], probe) / HRR_FULL, 0.0, 1.0)
+        scores["hrr"] = dict(zip(order.tolist(), sims.tolist()))
     used = weights_for(available, weights)
     now = time.time()
     results = {}
@@ -156,9 +158,14 @@ def recall(
     return sorted(_demote_superseded(results).values(), key=lambda r: -r.score)[:limit]
 
 
-def _bound_to(table: FactTable, keys: list[str], allowed: set[int]) -> set[int]:
-    wanted = set(keys)
-    return {i for i in allowed if wanted & set(table.entries[i].entity_keys)} if wanted else set()
+def _bound_to(table: FactTable, keys: list[str], allowed: set[int] | None, probe: np.ndarray | None) -> set[int]:
+    """Facts bound to an entity the query names; when they are many, the CANDIDATES closest to the query's HRR."""
+    bound = {i for k in keys for i in table.by_entity.get(k, ()) if allowed is None or i in allowed}
+    if len(bound) <= CANDIDATES or probe is None:
+        return bound
+    order = np.fromiter(bound, np.int64, len(bound))
+    sims = hrr.similarities(table.matrix[order], probe)
+    return set(order[np.argsort(-sims)[:CANDIDATES]].tolist())
 
 
 def _query_probe(stems: frozenset[str], keys: list[str], dim: int) -> np.ndarray | None:

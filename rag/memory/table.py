@@ -38,12 +38,13 @@ class FactTable:
     by_id: dict[str, int]
     superseded_by: dict[str, str]  # older fact id → the id of the fact that supersedes it
     names: dict[str, str] = field(default_factory=dict)  # entity key → a name as written
+    by_entity: dict[str, tuple[int, ...]] = field(default_factory=dict)  # entity key → entries bound to it
 
     def __len__(self) -> int:
         return len(self.entries)
 
     def chunk_rows(self, allowed: set[int] | None = None) -> list[int]:
-        return [r for r, i in self.rows.items() if allowed is None or i in allowed]
+        return list(self.rows) if allowed is None else [r for r, i in self.rows.items() if i in allowed]
 
     def get(self, fact_id: str) -> Entry | None:
         i = self.by_id.get(fact_id)
@@ -98,8 +99,12 @@ class FactCache:
             by_id.setdefault(e.fact.id, i)  # a copied note with the same id: the first path wins
         superseded = {e.fact.supersedes: e.fact.id for e in entries if e.fact.supersedes}
         names = {k: n for e in entries for k, n in zip(e.entity_keys, e.entity_names)}
+        bound: dict[str, list[int]] = {}
+        for i, e in enumerate(entries):
+            for k in e.entity_keys:
+                bound.setdefault(k, []).append(i)
         matrix = np.stack([e.vector for e in entries]) if entries else np.zeros((0, dim), np.uint8)
-        return FactTable(entries, matrix, rows, by_id, superseded, names)
+        return FactTable(entries, matrix, rows, by_id, superseded, names, {k: tuple(v) for k, v in bound.items()})
 
 
 def _read_entry(ws, path: str, dim: int) -> Entry | None:
