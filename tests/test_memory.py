@@ -27,20 +27,21 @@ def memory_vault(tmp_path) -> tuple[Path, Path]:
     return vault, tmp_path / "index" / "index.db"
 
 
-@pytest.fixture
-def knowledge(memory_vault, monkeypatch, fake_embedder):
-    monkeypatch.setattr("rag.workspace.make_embedder", lambda settings: fake_embedder)
+def _opened(memory_vault, monkeypatch, embedder):
+    monkeypatch.setattr("rag.workspace.make_embedder", lambda settings: embedder)
     vault, db = memory_vault
     with LiveIndex(load_settings(vault=vault, db_path=db, env={})) as live:
         yield Knowledge(live)
+
+
+@pytest.fixture
+def knowledge(memory_vault, monkeypatch, fake_embedder):
+    yield from _opened(memory_vault, monkeypatch, fake_embedder)
 
 
 @pytest.fixture
 def real_knowledge(memory_vault, monkeypatch, real_embedder):
-    monkeypatch.setattr("rag.workspace.make_embedder", lambda settings: real_embedder)
-    vault, db = memory_vault
-    with LiveIndex(load_settings(vault=vault, db_path=db, env={})) as live:
-        yield Knowledge(live)
+    yield from _opened(memory_vault, monkeypatch, real_embedder)
 
 
 # --- a fact is a note -------------------------------------------------------------------------------------------

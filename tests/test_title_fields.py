@@ -149,10 +149,12 @@ def test_odd_frontmatter_values_do_not_stop_a_sync(named, new_vault):
 
 
 def downgrade_to_schema_4(path) -> None:
-    """What an index written before schema 5 looks like: the FTS table with the body stems only, no description."""
+    """What an index written before schema 5 looks like: the FTS table with the body stems only, no description (and
+    none of the later migrations' tables)."""
     db = sqlite3.connect(path, isolation_level=None)
     db.executescript(
         """
+        DROP TABLE IF EXISTS memory_stats;
         CREATE VIRTUAL TABLE old_fts USING fts5(stems, tokenize = 'unicode61 remove_diacritics 2');
         INSERT INTO old_fts(rowid, stems) SELECT rowid, stems FROM chunks_fts;
         DROP TABLE chunks_vocab;
