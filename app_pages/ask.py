@@ -190,7 +190,7 @@ def _show_answer(ctx: common.AppContext, i: int, turn: ChatTurn) -> None:
         st.markdown(answer_markdown(a.text, a.context.ids, turn=i, claims=a.claims, badges=badges))
     _claim_list(a)
     if a.notice:
-        st.info(a.notice, icon=":material/info:")
+        st.info(common.notice(a.notice), icon=":material/info:")
     if a.truncated:
         st.caption(":orange[:material/content_cut: " + t("ask.truncated") + "]")
     if a.removed_citations:

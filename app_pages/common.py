@@ -14,11 +14,13 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from rag.answer.ask import NOTICE_EMPTY_REPLY
 from rag.config import DEMO_VAULT, Settings, load_settings
 from rag.errors import RagError
 from rag.knowledge import Knowledge
 from rag.live import LiveIndex, Progress
 from rag.search.presentation import why_found
+from rag.search.retrieve import NOTICE_DENSE_DOWN, NOTICE_NO_VECTORS
 from rag.search.similar import NoteVectors
 from rag.web import i18n
 from rag.web.ui_render import PASSAGE_CSS, obsidian_url, parse_cite_href, passage, passage_html
@@ -276,3 +278,15 @@ def closeness_text(language: str, label: str, percentile: float | None) -> str:
     if percentile is None:
         return words
     return i18n.text(language, "similar.closer_than", label=words, percent=i18n.percent(language, percentile / 100, places=1))
+
+
+def notice(text: str) -> str:
+    """A notice from the library in the session's language (its own wording when it is not one of the known ones)."""
+    if text == NOTICE_NO_VECTORS:
+        return t("notice.no_vectors")
+    if text == NOTICE_EMPTY_REPLY:
+        return t("notice.empty_reply")
+    head, tail = NOTICE_DENSE_DOWN.split("{error}")
+    if text.startswith(head) and text.endswith(tail):
+        return t("notice.dense_down", error=text[len(head) : len(text) - len(tail)])
+    return text

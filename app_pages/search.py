@@ -27,7 +27,7 @@ def main() -> None:
     except RagError as exc:
         common.fail(exc)
     if results.notice:
-        st.info(results.notice, icon=":material/info:")
+        st.info(common.notice(results.notice), icon=":material/info:")
     if not results.notes:
         st.warning(t("search.none.filtered") if filters.active else t("search.none"), icon=":material/search_off:")
         return

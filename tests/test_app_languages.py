@@ -229,3 +229,12 @@ def test_auto_follows_the_vault_when_most_of_it_is_russian(app, monkeypatch, vau
     idle(at)
     at.run()
     assert at.title[0].value == "Спросите свои заметки"
+
+
+def test_the_librarys_notices_are_shown_in_the_sessions_language(app, monkeypatch, fake_embedder):
+    monkeypatch.setenv("RAG_UI_LANGUAGE", "ru")
+    at = app("app_pages/search.py")
+    fake_embedder.fail = True  # the meaning channel goes down: keyword matches only, and the page says so in Russian
+    at.text_input(key="rag_search_query").input("dough temperature overnight").run()  # not a cached query vector
+    shown = "\n".join(str(e.value) for e in at.info)
+    assert "Поиск по смыслу недоступен (fake embedder is down)" in shown and "Meaning search" not in shown

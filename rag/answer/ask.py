@@ -94,6 +94,7 @@ class Answer:
         }
 
 
+NOTICE_EMPTY_REPLY = "The chat model returned no answer text; this is the program's own reply."
 EXTRACTIVE_CHUNKS_PER_NOTE = 4  # passages of one note an extractive answer may quote from (2 decide which note)
 
 
@@ -211,9 +212,8 @@ def _generated(question, query, context: FrozenContext, turns, chat: ChatModel, 
     stage(GENERATING)
     cleaned, truncated = _streamed(chat, messages_for(question, context, turns), CitationFilter(context.ids), emit)
     if not re.search(r"\w", _CITATION.sub("", cleaned.text)):  # an empty reply, or citations alone: nothing to show or check
-        empty = "The chat model returned no answer text; this is the program's own reply."
         text = _not_found_text(question, emit)
-        return Answer(question, query, "llm", text, (), context, cleaned.removed, not_found=True, notice=empty, truncated=truncated)
+        return Answer(question, query, "llm", text, (), context, cleaned.removed, not_found=True, notice=NOTICE_EMPTY_REPLY, truncated=truncated)
     stage(CHECKING)
     grounded = check(cleaned.text.strip(), context, question=question, vectors=vectors)
     citations = tuple(_citation(context, i) for i in clean(grounded.text, context.ids).cited)  # as now shown

@@ -36,6 +36,11 @@ class Hit:
     dense_rank: int | None = None  # 1-based rank in the dense channel
 
 
+# What a person reads when the meaning channel is missing (the app shows them in its language: rag/web/i18n.py).
+NOTICE_DENSE_DOWN = "Meaning search is unavailable ({error}); showing keyword matches only."
+NOTICE_NO_VECTORS = "No vectors yet (indexing in progress or the embedder failed); showing keyword matches only."
+
+
 @dataclass(frozen=True)
 class SearchResult:
     hits: tuple[Hit, ...]
@@ -178,9 +183,9 @@ class Retriever:
             ranking = self.dense_ranking(query, n, rows=rows)
         except EmbedderError as exc:
             log.warning("Dense channel unavailable: %s", exc)
-            return [], f"Meaning search is unavailable ({exc}); showing keyword matches only."
+            return [], NOTICE_DENSE_DOWN.format(error=exc)
         if not ranking and len(self.vectors) == 0:
-            return [], "No vectors yet (indexing in progress or the embedder failed); showing keyword matches only."
+            return [], NOTICE_NO_VECTORS
         return ranking, None
 
     def _hits(self, scored, *, bm25=(), dense=(), boost: bool = False) -> tuple[Hit, ...]:

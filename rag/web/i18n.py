@@ -170,6 +170,19 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "history.current": ("(this one)", "(этот)"),
     "history.turns": ("{n} question(s) · {when}", "вопросов: {n} · {when}"),
     "history.unreadable": ("Saved conversations could not be read: {error}", "Не удалось прочитать сохранённые разговоры: {error}"),
+    # the library's notices, in the person's language (rag/search/retrieve.py, rag/answer/ask.py)
+    "notice.dense_down": (
+        "Meaning search is unavailable ({error}); showing keyword matches only.",
+        "Поиск по смыслу недоступен ({error}); показаны только совпадения по словам.",
+    ),
+    "notice.no_vectors": (
+        "No vectors yet (indexing in progress or the embedder failed); showing keyword matches only.",
+        "Векторов пока нет (идёт индексация или модель эмбеддингов не работает); показаны только совпадения по словам.",
+    ),
+    "notice.empty_reply": (
+        "The chat model returned no answer text; this is the program's own reply.",
+        "Чат-модель не вернула текста ответа; это ответ самой программы.",
+    ),
     # Search
     "search.title": ("Search", "Поиск"),
     "search.input": ("Search your notes", "Поиск по заметкам"),
