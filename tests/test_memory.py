@@ -194,6 +194,14 @@ def test_bad_facts_are_refused_with_the_reason(knowledge):
     assert (imported, skipped) == (1, 1) and len(problems) == 2 and "line 3" in problems[0]
 
 
+def test_an_import_file_with_a_line_that_is_not_utf8_imports_the_rest_and_names_the_line(knowledge):
+    path = knowledge.settings.db_path.parent / "mixed.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b'\xef\xbb\xbf{"content": "First."}\n\xff\xfe broken\n{"content": "Third."}\n')
+    imported, skipped, problems = knowledge.memory.import_file(path)
+    assert (imported, skipped) == (2, 0) and problems == ["line 2: not UTF-8 text (save the file as UTF-8)"]
+
+
 def test_the_cli_remembers_recalls_and_votes_on_an_empty_vault(memory_vault, monkeypatch, fake_embedder):
     monkeypatch.setattr("rag.workspace.make_embedder", lambda settings: fake_embedder)
     vault, db = memory_vault

@@ -121,8 +121,13 @@ def import_jsonl(settings: Settings, path: Path, known_ids: set[str]) -> tuple[i
     or `created` given is kept). (imported, skipped as already present, problems by line)."""
     imported = skipped = 0
     problems: list[str] = []
-    with open(path, encoding="utf-8") as lines:
-        for number, line in enumerate(lines, 1):
+    with open(path, "rb") as lines:  # read as bytes: a line that is not UTF-8 is one problem, not the end of the import
+        for number, raw in enumerate(lines, 1):
+            try:
+                line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
+            except UnicodeDecodeError:
+                problems.append(f"line {number}: not UTF-8 text (save the file as UTF-8)")
+                continue
             if not line.strip():
                 continue
             try:
