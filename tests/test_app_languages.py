@@ -62,7 +62,7 @@ def _keys_used() -> tuple[set[str], set[str]]:
                     prefixes.add(first.values[0].value)
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in i18n.CATALOGUE:
                 literal.add(node.value)  # keys kept in a table (DEMO_QUESTIONS, stages)
-        for node in ast.walk(tree):  # i18n.labels(language, "badge") uses every key under that prefix
+            # i18n.labels(language, "badge") uses every key under that prefix
             if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "labels" and isinstance(node.args[-1], ast.Constant):
                 prefixes.add(node.args[-1].value + ".")
     return literal, prefixes

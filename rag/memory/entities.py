@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from rag.answer.specifics import sound_key
+from rag.index.sentences import script
 from rag.index.stemming import STOP_WORDS, stem
 
 _QUOTED = re.compile(r"[«\"“]([^«»\"“”\n]{2,60})[»\"”]|`([^`\n]{2,60})`")
@@ -16,7 +17,6 @@ _QUOTED = re.compile(r"[«\"“]([^«»\"“”\n]{2,60})[»\"”]|`([^`\n]{2,60
 _CODE = re.compile(r"(?<![\w/])(?:/?[\w]+(?:[._/:\-][\w]+)+/?|[a-z]+[A-Z]\w*|[A-Z]{2,}\w*|\w*\d\w*[A-Za-zА-Яа-я]\w*)(?![\w/])")
 _WORD = re.compile(r"[A-Za-zА-Яа-яЁё][\w\-]*")
 _SENTENCE_END = re.compile(r"[.!?…]\s*$|^\s*$|[:;]\s*$")
-_CYRILLIC = re.compile(r"[А-Яа-яЁё]")
 _LATIN_ONLY = re.compile(r"^[A-Za-z][A-Za-z\-]*$")
 # Capitalised only because they open a sentence (beyond the stop words).
 _OPENERS = frozenset(
@@ -36,7 +36,7 @@ def extract(text: str) -> list[str]:
         token = m.group(0).rstrip("/:.-")
         if not token.isdigit() and len(token) >= 2:
             found.append(token)
-    russian = len(_CYRILLIC.findall(text)) > len(re.findall(r"[A-Za-z]", text))
+    russian = script(text) == "cyrillic"
     run: list[str] = []
     run_first = False
     for m in _WORD.finditer(text):

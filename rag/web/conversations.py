@@ -68,7 +68,7 @@ class ConversationFile:
         data = json.loads(raw)
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise ValueError(f"{self.path} is not a conversations file of format {FORMAT}")
-        conversations = [_conversation(c) for c in data.get("conversations", [])]
+        conversations = [_build(Conversation, c) for c in data.get("conversations", [])]
         return sorted(conversations, key=lambda c: -c.updated)
 
     def get(self, conversation_id: str) -> Conversation | None:
@@ -104,10 +104,6 @@ class ConversationFile:
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
-
-
-def _conversation(data: dict) -> Conversation:
-    return _build(Conversation, data)
 
 
 def _build(kind, value):
