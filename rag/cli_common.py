@@ -21,8 +21,8 @@ def common_options(command):
     @click.option("--vault", type=click.Path(path_type=Path), help="Vault folder (default: RAG_VAULT, rag.toml, or the demo vault).")
     @click.option(
         "--db",
-        type=click.Path(path_type=Path),
-        help="Index file (default: RAG_DB, your rag.toml, or your data folder: ~/.local/share/ask-your-vault/<vault>-<hash>/index.db).",
+        help="Index file, or a PostgreSQL server as postgresql://user@host/database (default: RAG_DB, your rag.toml, or"
+        " your data folder: ~/.local/share/ask-your-vault/<vault>-<hash>/index.db).",
     )
     @functools.wraps(command)
     def wrapper(vault, db, **kwargs):

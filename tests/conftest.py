@@ -26,13 +26,47 @@ def vault(tmp_path) -> Path:
     return target
 
 
+def pytest_configure(config):
+    config.addinivalue_line("markers", "both_backends: run with the index in SQLite and in PostgreSQL (the `backend` fixture)")
+
+
+def pytest_generate_tests(metafunc):
+    """Tests marked `both_backends` run once per index backend; every other test uses SQLite."""
+    if "backend" in metafunc.fixturenames:
+        both = metafunc.definition.get_closest_marker("both_backends") is not None
+        metafunc.parametrize("backend", ["sqlite", "postgresql"] if both else ["sqlite"], indirect=True)
+
+
 @pytest.fixture
-def settings(vault, tmp_path):
+def backend(request) -> str:
+    return request.param
+
+
+@pytest.fixture(scope="session")
+def pg_server():
+    """A real PostgreSQL 18 with pgvector for this test session (tests/postgres.py)."""
+    from .postgres import Server
+
+    server = Server()
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def index_location(backend, tmp_path, request) -> str:
+    """Where a test's index lives: an SQLite file under tmp_path, or a new database on the session's PostgreSQL."""
+    if backend == "postgresql":
+        return request.getfixturevalue("pg_server").new_database()
+    return str(tmp_path / "index" / "index.db")
+
+
+@pytest.fixture
+def settings(vault, index_location):
     # Small chunks, so the small fixture notes still have several chunks each. Sentence vectors off, so counts of
     # embedded texts are counts of chunks; tests/test_sentences.py covers them (and the app tests use them).
     return load_settings(
         vault=vault,
-        db_path=tmp_path / "index" / "index.db",
+        db_path=index_location,
         env={},
         chunk_target_tokens=40,
         chunk_min_tokens=10,

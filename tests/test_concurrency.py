@@ -10,6 +10,8 @@ import textwrap
 import threading
 import time
 
+import pytest
+
 from rag.index.language_reference import reference_texts
 from rag.index.rwlock import RWLock
 from rag.workspace import Workspace
@@ -92,7 +94,7 @@ CHILD = textwrap.dedent("""
     from rag.workspace import Workspace
     from tests.fakes import FakeEmbedder
 
-    role, vault, db, rounds = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3]), int(sys.argv[4])
+    role, vault, db, rounds = sys.argv[1], Path(sys.argv[2]), sys.argv[3], int(sys.argv[4])
     settings = load_settings(vault=vault, db_path=db, env={}, chunk_target_tokens=40, chunk_min_tokens=10, chunk_hard_tokens=200)
     with Workspace.open(settings, create=True, embedder=FakeEmbedder()) as ws:
         for i in range(rounds):
@@ -107,12 +109,13 @@ CHILD = textwrap.dedent("""
 """)
 
 
+@pytest.mark.both_backends
 def test_two_processes_index_and_search_one_index_at_once(settings, vault, fake_embedder):
     with Workspace.open(settings, create=True, embedder=fake_embedder) as ws:
         ws.sync()
     env = dict(os.environ)
     run = lambda role, rounds: subprocess.Popen(  # noqa: E731
-        [sys.executable, "-c", CHILD, role, str(vault), str(settings.db_path), str(rounds)],
+        [sys.executable, "-c", CHILD, role, str(vault), settings.db_url or str(settings.db_path), str(rounds)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -124,11 +127,12 @@ def test_two_processes_index_and_search_one_index_at_once(settings, vault, fake_
         assert p.returncode == 0 and out.strip() == "ok", err
     with Workspace.open(settings, embedder=fake_embedder) as ws:
         assert ws.sync().vectors_missing == 0
-    state = consistency(settings.db_path)
+    state = consistency(settings.db_url or settings.db_path)
     assert state["chunks"] == state["fts"] and state["fts_orphans"] == 0 and state["no_file"] == 0 and state["orphan_vectors"] == 0
     assert all((vault / p).is_file() for p in state["paths"])
 
 
+@pytest.mark.both_backends
 def test_two_processes_embedding_one_index_never_embed_a_text_twice(settings, vault, fake_embedder, tmp_path):
     with Workspace.open(settings, create=True, embedder=fake_embedder) as ws:
         ws.sync(embed=False)
@@ -146,7 +150,7 @@ def test_two_processes_embedding_one_index_never_embed_a_text_twice(settings, va
                 time.sleep(0.15)
                 return super().embed_passages(texts)
 
-        settings = load_settings(vault=Path(sys.argv[1]), db_path=Path(sys.argv[2]), env={})
+        settings = load_settings(vault=Path(sys.argv[1]), db_path=sys.argv[2], env={})
         embedder = Slow()
         with Workspace.open(settings, embedder=embedder) as ws:
             result = backfill(ws.store, embedder, batch_size=2)
@@ -157,7 +161,7 @@ def test_two_processes_embedding_one_index_never_embed_a_text_twice(settings, va
     env = dict(os.environ)
     procs = [
         subprocess.Popen(
-            [sys.executable, "-c", child, str(vault), str(settings.db_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+            [sys.executable, "-c", child, str(vault), settings.db_url or str(settings.db_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
         )
         for _ in range(2)
     ]
@@ -168,6 +172,7 @@ def test_two_processes_embedding_one_index_never_embed_a_text_twice(settings, va
         counts.append(int(out.split()[0]))
         references.append(int(out.split()[1]))
     assert sum(counts) == missing, counts  # each text embedded by exactly one of them
+    assert min(counts) > 0, counts  # and both did part of the work
     assert sorted(references) == [0, sum(map(len, reference_texts().values()))]  # and the language reference once
     with Workspace.open(settings, embedder=fake_embedder) as ws:
         assert ws.store.count_missing_vectors(fake_embedder.name) == 0

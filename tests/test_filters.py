@@ -15,6 +15,8 @@ from rag.search.by_note import search_notes
 from rag.search.filters import Filters
 from rag.workspace import Workspace
 
+pytestmark = pytest.mark.both_backends  # the index's behaviour, in SQLite and in PostgreSQL
+
 QUERY = "greenhouse humidity sensor"
 BURIED = "Projects/Alpha/Meeting notes.md"
 

@@ -7,12 +7,15 @@ import threading
 import time
 
 import numpy as np
+import pytest
 
 from rag.search import similar
 from rag.workspace import Workspace
 
 from .fakes import FakeEmbedder
 from .waiting import wait_for
+
+pytestmark = pytest.mark.both_backends  # the index's behaviour, in SQLite and in PostgreSQL
 
 
 class NewModel(FakeEmbedder):

@@ -10,6 +10,8 @@ from rag.index import stemming
 from rag.search.retrieve import keyword_weight, rrf, zscore_fusion
 from rag.workspace import Workspace
 
+pytestmark = pytest.mark.both_backends  # the index's behaviour, in SQLite and in PostgreSQL
+
 
 def test_rrf_matches_a_hand_computed_example():
     # doc 7: rank 1 in A, rank 3 in B → 1/61 + 1/63; doc 8: rank 2 in A → 1/62; doc 9: rank 1 in B → 1/61

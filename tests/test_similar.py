@@ -18,6 +18,8 @@ from rag.search import similar
 from rag.search.similar import CLOSENESS, Neighbour, NoteVectors, closeness, duplicate_pairs, note_vectors, pair_cosines, similar_notes
 from rag.workspace import Workspace
 
+pytestmark = pytest.mark.both_backends  # the index's behaviour, in SQLite and in PostgreSQL
+
 
 @pytest.fixture
 def indexed(workspace):

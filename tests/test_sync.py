@@ -10,9 +10,14 @@ import pytest
 from rag.index.language_reference import reference_texts
 from rag.workspace import Workspace
 
+pytestmark = pytest.mark.both_backends  # the index's behaviour, in SQLite and in PostgreSQL
+
 
 def consistency(db_path):
-    """Invariants of a healthy index: FTS rows = chunks, every chunk has a file row, no orphan vectors or sentences."""
+    """Invariants of a healthy index: FTS rows = chunks, every chunk has a file row, no orphan vectors or sentences.
+    `db_path`: an SQLite file or a PostgreSQL address."""
+    if str(db_path).startswith("postgresql://"):
+        return _pg_consistency(str(db_path))
     db = sqlite3.connect(db_path)
     try:
         chunks = db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
@@ -30,6 +35,25 @@ def consistency(db_path):
     return {"chunks": chunks, "fts": fts, "fts_orphans": fts_orphans, "no_file": no_file, "orphan_vectors": orphans, "paths": paths}
 
 
+def _pg_consistency(url: str) -> dict:
+    import psycopg
+
+    with psycopg.connect(url) as db:
+        one = lambda sql: db.execute(sql).fetchone()[0]  # noqa: E731
+        return {
+            "chunks": one("SELECT COUNT(*) FROM chunks"),
+            "fts": one("SELECT COUNT(*) FROM chunks WHERE terms = 0 OR EXISTS (SELECT 1 FROM postings p WHERE p.chunk = chunks.rowid)"),
+            "fts_orphans": one("SELECT COUNT(*) FROM postings WHERE chunk NOT IN (SELECT rowid FROM chunks)"),
+            "no_file": one("SELECT COUNT(*) FROM chunks WHERE path NOT IN (SELECT path FROM files)"),
+            "orphan_vectors": one(
+                "SELECT COUNT(*) FROM embeddings WHERE vector_key NOT IN (SELECT vector_key FROM chunks)"
+                " AND vector_key NOT IN (SELECT vector_key FROM sentences)"
+            )
+            + one("SELECT COUNT(*) FROM sentences WHERE chunk NOT IN (SELECT rowid FROM chunks)"),
+            "paths": [r[0] for r in db.execute("SELECT path FROM files")],
+        }
+
+
 def test_first_sync_indexes_every_note_and_embeds_every_chunk(workspace, fake_embedder):
     report = workspace.sync()
     assert report.files_added == 11
@@ -38,7 +62,7 @@ def test_first_sync_indexes_every_note_and_embeds_every_chunk(workspace, fake_em
     reference = [text for texts in reference_texts().values() for text in texts]
     assert fake_embedder.embedded == fake_embedder.embedded[: report.chunks_total] + reference  # once, at the end
     assert report.vectors_missing == 0
-    state = consistency(workspace.store.path)
+    state = consistency(workspace.settings.db_url or workspace.store.path)
     assert state["chunks"] == state["fts"] and state["no_file"] == 0 and state["orphan_vectors"] == 0
 
 
@@ -94,7 +118,7 @@ def test_deleted_notes_leave_the_index(workspace, vault):
     report = workspace.sync()
     assert report.files_removed == 1
     assert workspace.retriever.keyword("Ольхон").hits == ()
-    assert consistency(workspace.store.path)["orphan_vectors"] == 0
+    assert consistency(workspace.settings.db_url or workspace.store.path)["orphan_vectors"] == 0
 
 
 def test_touched_but_identical_file_costs_a_hash_and_nothing_else(workspace, vault, fake_embedder):
@@ -130,7 +154,7 @@ def test_huge_note_is_indexed_within_the_token_window(workspace, vault):
     assert (vault / "huge.md").stat().st_size > 5_000_000
     report = workspace.sync()
     assert report.files_added == 12
-    tokens = [r[0] for r in sqlite3.connect(workspace.store.path).execute("SELECT tokens FROM chunks WHERE path = 'huge.md'")]
+    tokens = [r[0] for r in workspace.store._read("SELECT tokens FROM chunks WHERE path = 'huge.md'")]
     assert len(tokens) > 100 and max(tokens) <= 500
 
 
@@ -154,11 +178,11 @@ def test_an_interrupted_sync_is_completed_by_the_next_run(workspace, settings, f
 
     with pytest.raises(KeyboardInterrupt):
         workspace.sync(progress=crash_after_three_files)
-    state = consistency(settings.db_path)
+    state = consistency(settings.db_url or settings.db_path)
     assert len(state["paths"]) == 3 and state["chunks"] == state["fts"]
     report = workspace.sync()
     assert report.files_added == 8 and report.vectors_missing == 0
-    state = consistency(settings.db_path)
+    state = consistency(settings.db_url or settings.db_path)
     assert len(state["paths"]) == 11 and state["fts_orphans"] == 0 and state["no_file"] == 0
 
 

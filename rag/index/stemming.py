@@ -6,12 +6,15 @@ tokenizer knows only English. Each word is stemmed by its script: Cyrillic → R
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
+import unicodedata
 
 import Stemmer
 
 _WORD = re.compile(r"\w+", re.UNICODE)
+_TOKEN = re.compile(r"[^\W_]+")  # what SQLite's unicode61 tokenizer keeps: letters and digits (not "_")
 _CYRILLIC = re.compile(r"[а-яё]")
 _LATIN = re.compile(r"[a-z]")
 _local = threading.local()  # PyStemmer objects are not thread-safe
@@ -75,3 +78,22 @@ def fts_query(terms: list[str]) -> str | None:
     if not terms:
         return None
     return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+
+
+def fts_tokens(stems: str) -> list[str]:
+    """The tokens SQLite's FTS5 (`unicode61 remove_diacritics 2`) makes of a stemmed text: runs of letters and digits,
+    Latin letters without their diacritics. The PostgreSQL index counts these, so both rank alike."""
+    return [_fold(t) for t in _TOKEN.findall(stems.lower())]
+
+
+@functools.lru_cache(maxsize=65536)
+def _fold(token: str) -> str:
+    if token.isascii():
+        return token
+    return "".join(_plain_latin(c) for c in token)
+
+
+def _plain_latin(char: str) -> str:
+    if not ("\u00c0" <= char <= "\u024f" or "\u1e00" <= char <= "\u1eff"):  # unicode61 folds Latin letters only
+        return char
+    return "".join(c for c in unicodedata.normalize("NFD", char) if not unicodedata.combining(c)) or char

@@ -77,8 +77,11 @@ _CHUNK_COLUMNS = "c.rowid, c.id, c.path, c.heading_path, c.start_line, c.end_lin
 class Store(VectorTables, MemoryStats):
     """Owns one SQLite connection. Safe to share between threads (one lock serialises use of the connection)."""
 
+    has_ann_index = False  # meaning search always scans the vectors in memory
+
     def __init__(self, path: Path, conn: sqlite3.Connection) -> None:
         self.path = path
+        self.location = str(path)  # what status and messages show as "the index"
         self._conn = conn
         self._lock = threading.RLock()
 
@@ -115,15 +118,20 @@ class Store(VectorTables, MemoryStats):
         with self._lock:
             self._conn.close()
 
+    def size_bytes(self) -> int:
+        files = (Path(f"{self.path}{suffix}") for suffix in ("", "-wal", "-shm"))
+        return sum(p.stat().st_size for p in files if p.exists())
+
     @contextlib.contextmanager
-    def embedding_lock(self):
-        """Held while embedding, across processes (a lock file beside the index): the app, the MCP server and the CLI
-        never embed the same texts twice at once. Writes themselves are serialised by SQLite (BEGIN IMMEDIATE, WAL,
-        30 s busy timeout), and readers are never blocked. The OS releases the lock if the process dies."""
+    def embedding_claim(self, model: str, keys: list[str]):
+        """Claim texts to embed: yields the keys this process may embed now (here all of them, under a lock file
+        beside the index held until the block ends), so the app, the MCP server and the CLI never embed the same texts
+        twice at once. Writes themselves are serialised by SQLite (BEGIN IMMEDIATE, WAL, 30 s busy timeout), and
+        readers are never blocked. The OS releases the lock if the process dies."""
         with open(f"{self.path}.lock", "a+b") as handle:
             if fcntl is not None:
                 fcntl.flock(handle, fcntl.LOCK_EX)
-            yield
+            yield list(keys)
 
     @contextlib.contextmanager
     def transaction(self, *, searchable: bool = True):

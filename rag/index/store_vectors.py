@@ -6,6 +6,8 @@ Mixed into `store.Store`, which owns the connection and transactions. Knows mode
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 
 from rag.index.sentences import SCRIPT_CODES
@@ -86,23 +88,26 @@ class VectorTables:
             )
             return cur.rowcount
 
-    def vectors(self, model: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def vectors(self, model: str, *, rows: list[int] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(chunk rowids int64, matrix float32 C-contiguous, script codes int8 — see `SCRIPT_CODES`) for every chunk
-        that has a `model` vector, ordered by rowid."""
-        rows = self._read(
-            "SELECT c.rowid, e.vector, c.script FROM chunks c JOIN embeddings e ON e.vector_key = c.vector_key AND e.model = ? ORDER BY c.rowid",
-            (model,),
+        that has a `model` vector (or for those of `rows`), ordered by rowid."""
+        only = "WHERE c.rowid IN (SELECT value FROM json_each(?))" if rows is not None else ""
+        found = self._read(
+            f"SELECT c.rowid, e.vector, c.script FROM chunks c JOIN embeddings e ON e.vector_key = c.vector_key AND e.model = ? {only} ORDER BY c.rowid",
+            (model, json.dumps(list(rows))) if rows is not None else (model,),
         )
-        return _unpack(rows)
+        return _unpack(found)
 
-    def sentence_vectors(self, model: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def sentence_vectors(self, model: str, *, rows: list[int] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(chunk rowid of each row int64, matrix float32, script codes int8) for every sentence with a `model`
-        vector, ordered by chunk rowid."""
-        rows = self._read(
-            "SELECT s.chunk, e.vector, s.script FROM sentences s JOIN embeddings e ON e.vector_key = s.vector_key AND e.model = ? ORDER BY s.chunk",
-            (model,),
+        vector (or for those in the chunks `rows`), ordered by chunk rowid."""
+        only = "WHERE s.chunk IN (SELECT value FROM json_each(?))" if rows is not None else ""
+        found = self._read(
+            f"SELECT s.chunk, e.vector, s.script FROM sentences s JOIN embeddings e ON e.vector_key = s.vector_key AND e.model = ? {only}"
+            " ORDER BY s.chunk, s.rowid",
+            (model, json.dumps(list(rows))) if rows is not None else (model,),
         )
-        return _unpack(rows)
+        return _unpack(found)
 
 
 def _unpack(rows: list[tuple]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -64,6 +64,7 @@ SKIPPED_KEY = "skipped_notes"
 # paragraphs, a text's time is proportional to its length (0.24 ms a character on 2 cores), with no fixed part to speak of.
 TEXT_COST_CHARS = 10
 REFERENCE_COST_CHARS = 60  # a language-reference sentence
+REFERENCE_CLAIM = "language reference"  # claimed like a text: one indexer embeds the reference, another skips it
 # What a note's keyword fields hold (see `keyword_fields`); part of the rules, so an index made before them, or by
 # another version, re-derives every note once (its vectors are reused: chunk texts do not change).
 KEYWORD_FIELDS_VERSION = 1
@@ -263,10 +264,10 @@ def backfill(store: Store, embedder: Embedder, *, batch_size: int, progress: Pro
     done = chunks_done = worked = 0
     progress("embed", 0, total)
     for i in range(0, len(keys), batch_size):
-        # One batch at a time under a lock shared with other processes on this index (app, MCP server, CLI): what
-        # another one embedded meanwhile is skipped, so no text is embedded twice and both make progress.
-        with store.embedding_lock():
-            part = keys[i : i + batch_size]
+        # One batch at a time, claimed from other processes on this index (app, MCP server, CLI): what another one
+        # claimed or embedded meanwhile is skipped, so no text is embedded twice and both make progress.
+        batch = []
+        with store.embedding_claim(embedder.name, keys[i : i + batch_size]) as part:
             known = store.known_vector_keys(embedder.name, part)
             todo = [k for k in part if k not in known]
             batch = store.index_texts(todo) if todo else []
@@ -283,8 +284,8 @@ def backfill(store: Store, embedder: Embedder, *, batch_size: int, progress: Pro
         worked += sum(work[i : i + batch_size])
         progress("embed", worked, total)
     try:
-        with store.embedding_lock():
-            reference = language_reference.embed_reference(store, embedder)
+        with store.embedding_claim(embedder.name, [REFERENCE_CLAIM]) as claimed:
+            reference = language_reference.embed_reference(store, embedder) if claimed else 0
     except EmbedderError as exc:
         log.warning("Embedding stopped: %s", exc)
         return Backfilled(chunks_done, done - chunks_done, f"{exc} Run `python -m rag index` again to finish.")

@@ -46,12 +46,28 @@ def align_scripts(matrix: np.ndarray, scripts: np.ndarray) -> np.ndarray:
     return remove_offsets(matrix, scripts, script_offsets(matrix, scripts))
 
 
+def offsets_from_means(means: dict[int, tuple[int, np.ndarray]]) -> dict[int, np.ndarray]:
+    """`script_offsets` from each script code's (row count, mean vector) instead of the whole matrix (a server
+    computes the means: rag/index/pg_vectors.py)."""
+    groups = [code for code in LANGUAGES if means.get(code, (0, None))[0] >= MIN_SCRIPT_ROWS]
+    if len(groups) < 2:
+        return {}
+    total = sum(n for n, _ in means.values())
+    overall = sum(n * mean for n, mean in means.values()) / total
+    return {code: (means[code][1] - overall).astype(np.float32) for code in groups}
+
+
 def query_shifts(scripts: np.ndarray, offsets: dict[int, np.ndarray], reference: dict[int, np.ndarray]) -> dict[int, np.ndarray]:
     """Per question script code, the direction that moves a question of that script to the passages' centre, for
     a matrix whose rows have `scripts` and had `offsets` removed. {} when no question needs moving."""
+    return shifts_for_counts({code: int(np.count_nonzero(scripts == code)) for code in LANGUAGES}, offsets, reference)
+
+
+def shifts_for_counts(counts: dict[int, int], offsets: dict[int, np.ndarray], reference: dict[int, np.ndarray]) -> dict[int, np.ndarray]:
+    """`query_shifts` from the number of rows of each script code."""
     if offsets:  # mixed and aligned: the passages sit on the common centre, each language is off by its offset
         return {code: -offset for code, offset in offsets.items()}
-    counts = {code: int(np.count_nonzero(scripts == code)) for code in LANGUAGES}
+    counts = {code: counts.get(code, 0) for code in LANGUAGES}
     vault = max(counts, key=counts.get)
     if counts[vault] == 0 or set(reference) != set(LANGUAGES):
         return {}

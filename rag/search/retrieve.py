@@ -111,7 +111,13 @@ class Retriever:
         self.settings = settings
         self.store = store
         self.embedder = embedder
-        self.vectors = VectorIndex(store, embedder.name, sentence_weight=settings.sentence_weight if settings.sentence_vectors else 0.0)
+        self.vectors = VectorIndex(
+            store,
+            embedder.name,
+            sentence_weight=settings.sentence_weight if settings.sentence_vectors else 0.0,
+            exact_below=settings.pg_exact_below,
+            ef_search=settings.pg_ef_search,
+        )
 
     # --- single channels --------------------------------------------------------------------------------------
 

@@ -1,0 +1,338 @@
+"""The index on a PostgreSQL server with pgvector (`RAG_DB=postgresql://…`): the same tables and methods as the SQLite
+`Store`, for shared and large vaults — several app instances, agents and indexers at once.
+
+With `pg_schema` (tables, migrations) and `pg_vectors` (the vector half, mixed in), the only modules that import
+psycopg. Differences from SQLite, each for concurrency or scale:
+- connections come from a pool, so threads read in parallel; writes are row-level transactions (a note's rows, under
+  an advisory lock on its path), not one writer at a time;
+- embedding claims its texts one by one (`embedding_claim`), so two indexers share the work and never embed a text
+  twice, where SQLite takes turns under a lock file;
+- keyword search computes FTS5's BM25 over `postings` (our stems, counted per chunk, weighted per field), so both
+  backends rank alike; meaning search may go through pgvector's HNSW index (see `pg_vectors`).
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import hashlib
+import logging
+import time
+
+import psycopg
+from psycopg.conninfo import conninfo_to_dict
+from psycopg_pool import ConnectionPool
+
+from rag.errors import IndexCorrupt, IndexMissing, RagError
+from rag.index import pg_schema
+from rag.index.pg_vectors import PgVectorTables
+from rag.index.stemming import fts_tokens
+from rag.index.store import _CHUNK_COLUMNS, _FILE_COLUMNS, FileInfo, FileState, NoteFields, StoredChunk, _chunk_row, _file_info, _file_row
+
+log = logging.getLogger(__name__)
+
+# FTS5's bm25(): k1, b, and the weight of each field (body, title, aliases, description) as in `schema.BM25_RANK`
+BM25_K1, BM25_B = 1.2, 0.75
+FIELD_WEIGHTS = (1.0, 1.5, 1.5, 1.0)
+POOL_SIZE = 8  # connections per process: the app's threads and the indexer read and write in parallel
+
+
+class PgStore(PgVectorTables):
+    """Owns a pool of connections to one database. Safe to share between threads."""
+
+    has_ann_index = True  # pgvector's HNSW index per model (see `pg_vectors.nearest`)
+
+    def __init__(self, url: str, pool: ConnectionPool) -> None:
+        self.url = url
+        self.location = display_url(url)
+        self.path = self.location  # what messages name as "the index"
+        self._pool = pool
+        self._ann_models: set[str] = set()
+
+    @classmethod
+    def open(cls, url: str, *, create: bool = False) -> PgStore:
+        """Connect, and with `create` make or migrate the schema. Raises IndexMissing when the database has no index
+        and `create` is off, RagError when the server cannot be reached."""
+        with _translate(url):
+            with psycopg.connect(url, autocommit=True, connect_timeout=10) as conn:
+                pg_schema.check_identity(conn)
+                if create:
+                    _ensure_extension(conn, url)
+                    pg_schema.migrate(conn)
+                elif conn.execute("SELECT to_regclass('meta') IS NULL").fetchone()[0]:
+                    raise IndexMissing(f"No index in {display_url(url)}. Run `python -m rag index` first.")
+                else:
+                    pg_schema.migrate(conn)
+            pool = ConnectionPool(url, min_size=1, max_size=POOL_SIZE, kwargs={"autocommit": True}, configure=_configure, open=False)
+            pool.open(wait=True, timeout=30)
+        return cls(url, pool)
+
+    def close(self) -> None:
+        self._pool.close()
+
+    def size_bytes(self) -> int:
+        rows = self._read("SELECT COALESCE(SUM(pg_total_relation_size(to_regclass(t))), 0) FROM unnest(%s::text[]) t", (list(pg_schema.OUR_TABLES),))
+        return int(rows[0][0])
+
+    @contextlib.contextmanager
+    def embedding_claim(self, model: str, keys: list[str]):
+        """Claim texts to embed: yields the keys no other process (or thread) is embedding now, and holds them until
+        the block ends. Session advisory locks: the server frees them if this process dies."""
+        locks = {_lock_id(model, key): key for key in dict.fromkeys(keys)}
+        with self._pool.connection() as conn, _translate(self.url):
+            got = [r[0] for r in conn.execute("SELECT k FROM unnest(%s::bigint[]) k WHERE pg_try_advisory_lock(k)", (list(locks),))]
+            try:
+                mine = set(got)
+                yield [key for lock, key in locks.items() if lock in mine]
+            finally:
+                conn.execute("SELECT pg_advisory_unlock(k) FROM unnest(%s::bigint[]) k", (got,))
+
+    @contextlib.contextmanager
+    def transaction(self, *, searchable: bool = True):
+        """One write transaction. `searchable` writes bump the generation (last, so its row lock is held only while
+        committing); bookkeeping does not, so a no-change sync never forces a vector reload."""
+        with self._pool.connection() as conn, _translate(self.url), conn.transaction():
+            yield conn
+            if searchable:
+                conn.execute("UPDATE meta SET value = (value::bigint + 1)::text WHERE key = 'generation'")
+
+    def _read(self, query: str, params=(), *, binary: bool = False) -> list[tuple]:
+        with self._pool.connection() as conn, _translate(self.url):
+            return conn.cursor(binary=binary).execute(query, params).fetchall()
+
+    # --- meta -------------------------------------------------------------------------------------------------
+
+    def get_meta(self, key: str, default: str | None = None) -> str | None:
+        rows = self._read("SELECT value FROM meta WHERE key = %s", (key,))
+        return rows[0][0] if rows else default
+
+    def set_meta(self, key: str, value: str, *, searchable: bool = False) -> None:
+        with self.transaction(searchable=searchable) as db:
+            db.execute("INSERT INTO meta(key, value) VALUES (%s, %s) ON CONFLICT (key) DO UPDATE SET value = excluded.value", (key, value))
+
+    def generation(self) -> int:
+        return int(self.get_meta("generation", "0"))
+
+    # --- files and chunks -------------------------------------------------------------------------------------
+
+    def file_states(self) -> dict[str, FileState]:
+        return {r[0]: FileState(*r) for r in self._read("SELECT path, sha256, mtime, size FROM files")}
+
+    def replace_file(
+        self,
+        state: FileState,
+        info: FileInfo,
+        chunks: list,
+        stems: list[str],
+        sentences: list[list] | None = None,
+        *,
+        fields: NoteFields = ("", "", ""),
+    ) -> None:
+        """Atomically replace one note's rows. Writers of other notes go on meanwhile; two writers of the same note
+        take turns (an advisory lock on its path), so the later one replaces the earlier one's rows whole."""
+        field_counts = [collections.Counter(fts_tokens(text)) for text in fields]
+        with self.transaction() as db:
+            db.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", ("file:" + state.path,))
+            db.execute("DELETE FROM files WHERE path = %s", (state.path,))
+            db.execute(
+                "INSERT INTO files(path, sha256, mtime, size, title, tags, aliases, tier, project, frontmatter_error, indexed_at, description)"
+                " VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
+                _file_row(state, info),
+            )
+            postings, sentence_rows = [], []
+            for ordinal, (chunk, stem_text) in enumerate(zip(chunks, stems)):
+                weighted, length = _weighted_counts(collections.Counter(fts_tokens(stem_text)), field_counts)
+                rowid = db.execute(
+                    "INSERT INTO chunks(id, path, ordinal, heading_path, start_line, end_line, start_char, end_char, text,"
+                    " sha256, tokens, index_text, vector_key, script, terms) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s) RETURNING rowid",
+                    (*_chunk_row(chunk, state.path, ordinal), length),
+                ).fetchone()[0]
+                postings.extend((term, rowid, freq) for term, freq in weighted.items())
+                if sentences:
+                    sentence_rows.extend((rowid, *row) for row in sentences[ordinal])
+            _copy(db, "postings (term, chunk, freq)", postings)
+            _copy(db, "sentences (chunk, text, line, vector_key, script)", sentence_rows)
+
+    def merge_keyword_index(self) -> None:
+        """After every note was rewritten: refresh the planner's statistics (PostgreSQL's autovacuum cleans up)."""
+        with self._pool.connection() as conn, _translate(self.url):
+            conn.execute("ANALYZE postings")
+
+    def chunk_texts(self) -> list[tuple[int, str, int]]:
+        return self._read("SELECT rowid, text, start_line FROM chunks ORDER BY rowid")
+
+    def replace_sentences(self, rows: list[tuple[int, str | None, list]]) -> None:
+        with self.transaction() as db:
+            for rowid, chunk_script, sentences in rows:
+                db.execute("UPDATE chunks SET script = %s WHERE rowid = %s", (chunk_script, rowid))
+                db.execute("DELETE FROM sentences WHERE chunk = %s", (rowid,))
+                _copy(db, "sentences (chunk, text, line, vector_key, script)", [(rowid, *row) for row in sentences])
+
+    def touch_file(self, path: str, mtime: float, size: int) -> None:
+        with self.transaction(searchable=False) as db:
+            db.execute("UPDATE files SET mtime = %s, size = %s WHERE path = %s", (mtime, size, path))
+
+    def remove_files(self, paths: list[str]) -> None:
+        """Row locks are enough here: a concurrent rewrite of the same note waits for this delete, or this for it."""
+        with self.transaction() as db:
+            db.execute("DELETE FROM files WHERE path = ANY(%s)", (list(paths),))
+
+    def chunks_by_rowid(self, rowids: list[int]) -> dict[int, StoredChunk]:
+        rows = self._read(f"SELECT {_CHUNK_COLUMNS} FROM chunks c JOIN files f ON f.path = c.path WHERE c.rowid = ANY(%s)", (list(rowids),))
+        return {r[0]: StoredChunk(*r) for r in rows}
+
+    def chunks_of(self, path: str) -> list[StoredChunk]:
+        rows = self._read(f"SELECT {_CHUNK_COLUMNS} FROM chunks c JOIN files f ON f.path = c.path WHERE c.path = %s ORDER BY c.ordinal", (path,))
+        return [StoredChunk(*r) for r in rows]
+
+    def file_info(self, path: str) -> FileInfo | None:
+        rows = self._read(f"SELECT {_FILE_COLUMNS} FROM files WHERE path = %s", (path,))
+        return _file_info(rows[0]) if rows else None
+
+    def files(self) -> list[FileInfo]:
+        return [_file_info(r) for r in self._read(f'SELECT {_FILE_COLUMNS} FROM files ORDER BY path COLLATE "C"')]
+
+    # --- keyword channel --------------------------------------------------------------------------------------
+
+    def bm25(self, match: str, limit: int, *, rows: list[int] | None = None) -> list[tuple[int, float]]:
+        """(chunk rowid, bm25 score) best first, FTS5's formula over `postings`: per term, idf = ln((N − n + ½) / (n + ½))
+        (at least 1e-6), and f · (k1 + 1) / (f + k1 · (1 − b + b · len / avglen)) with f the field-weighted count.
+        `match` is the FTS5 expression `stemming.fts_query` makes (quoted terms OR-ed)."""
+        terms = sorted({t for term in _match_terms(match) for t in fts_tokens(term)})
+        if not terms or rows == []:
+            return []
+        only = "AND p.chunk = ANY(%(rows)s)" if rows is not None else ""
+        found = self._read(
+            "WITH n AS (SELECT COUNT(*)::float8 AS rows, GREATEST(COALESCE(SUM(terms), 0), 1)::float8 AS tokens FROM chunks),"
+            " q AS (SELECT t.term, GREATEST(LN((n.rows - d.hits + 0.5) / (d.hits + 0.5)), 1e-6) AS idf"
+            "       FROM unnest(%(terms)s::text[]) t(term), n, LATERAL (SELECT COUNT(*)::float8 AS hits FROM postings WHERE term = t.term) d)"
+            " SELECT p.chunk, SUM(q.idf * p.freq * %(k1)s::float8 / (p.freq + %(k)s::float8 * (%(b1)s::float8 + %(b)s::float8 * c.terms / (n.tokens / NULLIF(n.rows, 0)))))"
+            " AS score FROM q JOIN postings p ON p.term = q.term JOIN chunks c ON c.rowid = p.chunk CROSS JOIN n"
+            f" WHERE true {only} GROUP BY p.chunk ORDER BY score DESC, p.chunk LIMIT %(limit)s",
+            {"terms": terms, "rows": rows, "limit": limit, "k1": BM25_K1 + 1, "k": BM25_K1, "b1": 1 - BM25_B, "b": BM25_B},
+        )
+        return [(r[0], float(r[1])) for r in found]
+
+    def chunk_rowids(self, paths: list[str]) -> list[int]:
+        if not paths:
+            return []
+        return [r[0] for r in self._read("SELECT rowid FROM chunks WHERE path = ANY(%s) ORDER BY rowid", (list(paths),))]
+
+    def document_frequencies(self, terms: list[str]) -> tuple[int, dict[str, int]]:
+        total = self._read("SELECT COUNT(*) FROM chunks")[0][0]
+        if not terms:
+            return total, {}
+        return total, dict(self._read("SELECT term, COUNT(*) FROM postings WHERE term = ANY(%s) GROUP BY term", (list(terms),)))
+
+    # --- status -----------------------------------------------------------------------------------------------
+
+    def counts(self, model: str) -> dict:
+        files, chunks, with_vectors, sentences, sentence_vectors = self._read(
+            "SELECT (SELECT COUNT(*) FROM files), (SELECT COUNT(*) FROM chunks),"
+            " (SELECT COUNT(*) FROM chunks c JOIN embeddings e ON e.vector_key = c.vector_key AND e.model = %(m)s),"
+            " (SELECT COUNT(*) FROM sentences),"
+            " (SELECT COUNT(*) FROM sentences s JOIN embeddings e ON e.vector_key = s.vector_key AND e.model = %(m)s)",
+            {"m": model},
+        )[0]
+        return {
+            "notes": files,
+            "chunks": chunks,
+            "vectors_present": with_vectors,
+            "vectors_missing": chunks - with_vectors,
+            "sentences": sentences,
+            "sentence_vectors_missing": sentences - sentence_vectors,
+        }
+
+    def script_shares(self) -> dict[str, int]:
+        return {s: int(n) for s, n in self._read("SELECT script, SUM(length(text)) FROM chunks WHERE script IS NOT NULL GROUP BY script")}
+
+    # --- agent memory's counts --------------------------------------------------------------------------------
+
+    def count_recalls(self, fact_ids: list[str]) -> None:
+        if not fact_ids:
+            return
+        now = time.time()
+        with self.transaction(searchable=False) as db:
+            db.cursor().executemany(
+                "INSERT INTO memory_stats(fact_id, recalled, last_recalled) VALUES (%s, 1, %s)"
+                " ON CONFLICT (fact_id) DO UPDATE SET recalled = memory_stats.recalled + 1, last_recalled = excluded.last_recalled",
+                [(fact_id, now) for fact_id in sorted(set(fact_ids))],  # sorted: concurrent recalls lock rows in one order
+            )
+
+    def recall_counts(self, fact_ids: list[str]) -> dict[str, tuple[int, float | None]]:
+        if not fact_ids:
+            return {}
+        rows = self._read("SELECT fact_id, recalled, last_recalled FROM memory_stats WHERE fact_id = ANY(%s)", (list(fact_ids),))
+        return {r[0]: (r[1], r[2]) for r in rows}
+
+
+def display_url(url: str) -> str:
+    """The server and database of a connection string, without its password: for messages and status."""
+    try:
+        parts = conninfo_to_dict(url)
+    except psycopg.ProgrammingError:
+        return "postgresql://(unreadable address)"
+    user = f"{parts['user']}@" if parts.get("user") else ""
+    port = f":{parts['port']}" if parts.get("port") else ""
+    return f"postgresql://{user}{parts.get('host', '')}{port}/{parts.get('dbname', '')}"
+
+
+def _match_terms(match: str) -> list[str]:
+    """The quoted terms of an FTS5 expression made by `stemming.fts_query` ("a" OR "b""c")."""
+    return [part[1:-1].replace('""', '"') for part in match.split(" OR ") if len(part) >= 2 and part[0] == part[-1] == '"']
+
+
+def _weighted_counts(body: collections.Counter, fields: list[collections.Counter]) -> tuple[dict[str, float], int]:
+    """term → occurrences weighted by field, and the number of tokens over all fields (BM25's document length)."""
+    weighted: dict[str, float] = {}
+    length = 0
+    for counts, weight in zip([body, *fields], FIELD_WEIGHTS):
+        for term, n in counts.items():
+            weighted[term] = weighted.get(term, 0.0) + weight * n
+        length += sum(counts.values())
+    return weighted, length
+
+
+def _copy(db, target: str, rows: list[tuple]) -> None:
+    if not rows:
+        return
+    with db.cursor().copy(f"COPY {target} FROM STDIN") as copy:
+        for row in rows:
+            copy.write_row(row)
+
+
+def _lock_id(model: str, key: str) -> int:
+    return int.from_bytes(hashlib.sha256(f"embed\0{model}\0{key}".encode()).digest()[:8], "big", signed=True)
+
+
+def _configure(conn) -> None:
+    from pgvector.psycopg import register_vector
+
+    register_vector(conn)
+
+
+def _ensure_extension(conn, url: str) -> None:
+    try:
+        conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+    except psycopg.Error as exc:
+        raise RagError(
+            f"The database {display_url(url)} cannot enable pgvector ({exc}). Install pgvector on the server and run"
+            " `CREATE EXTENSION vector;` as a superuser in that database once, or use a server image that has it"
+            " (docs/postgres.md)."
+        ) from exc
+
+
+@contextlib.contextmanager
+def _translate(url: str):
+    """psycopg failures → errors a person can act on."""
+    try:
+        yield
+    except psycopg.OperationalError as exc:
+        raise RagError(
+            f"Cannot use the PostgreSQL index at {display_url(url)}: {str(exc).strip()}. Check RAG_DB"
+            " (postgresql://user:password@host:port/database) and that the server is running."
+        ) from exc
+    except psycopg.errors.DataCorrupted as exc:
+        raise IndexCorrupt(
+            f"The PostgreSQL index at {display_url(url)} is damaged ({exc}). Restore it from a backup or drop its tables and re-index."
+        ) from exc
