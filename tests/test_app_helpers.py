@@ -228,6 +228,15 @@ def test_choices_round_trip_and_a_new_vault_gets_its_own_index(settings, tmp_pat
     assert moved.vault == other.resolve() and moved.db_path == default_index_path(other.resolve())
 
 
+def test_a_server_index_stays_with_its_vault_and_another_vault_gets_a_local_index(settings, tmp_path):
+    server = settings.replace(db_url="postgresql://ann@db.example/notes")
+    assert apply_choices(server, choices_of(server)).db_url == server.db_url
+    other = tmp_path / "other"
+    other.mkdir()
+    moved = apply_choices(server, Choices(**{**choices_of(server).__dict__, "vault": str(other)}))
+    assert moved.db_url is None and moved.db_path == default_index_path(other.resolve())
+
+
 def test_invalid_choices_are_refused_with_the_fix(settings, tmp_path):
     base = choices_of(settings).__dict__
     with pytest.raises(VaultError, match="does not exist"):

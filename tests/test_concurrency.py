@@ -161,7 +161,11 @@ def test_two_processes_embedding_one_index_never_embed_a_text_twice(settings, va
     env = dict(os.environ)
     procs = [
         subprocess.Popen(
-            [sys.executable, "-c", child, str(vault), settings.db_url or str(settings.db_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+            [sys.executable, "-c", child, str(vault), settings.db_url or str(settings.db_path)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
         )
         for _ in range(2)
     ]

@@ -21,10 +21,10 @@ from rag.memory.recall import REFERENCE_WEIGHTS, TUNED_WEIGHTS, WITHOUT_HRR, WIT
 
 
 @pytest.fixture
-def memory_vault(tmp_path) -> tuple[Path, Path]:
+def memory_vault(tmp_path, index_location) -> tuple[Path, str]:
     vault = tmp_path / "vault"
     vault.mkdir()
-    return vault, tmp_path / "index" / "index.db"
+    return vault, index_location
 
 
 def _opened(memory_vault, monkeypatch, embedder):
@@ -106,6 +106,7 @@ def test_missing_channels_hand_their_weight_on_as_the_reference_design_says():
 # --- recall -----------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.both_backends
 def test_recall_across_languages_and_paraphrase_with_the_real_model(real_knowledge):
     memory = real_knowledge.memory
     tea = memory.remember("Anna prefers green tea in the morning and never drinks coffee after four.", category="preferences")
@@ -119,6 +120,7 @@ def test_recall_across_languages_and_paraphrase_with_the_real_model(real_knowled
     assert set(found[0].to_json()["channels"]) == {"fts", "jaccard", "hrr", "semantic"}
 
 
+@pytest.mark.both_backends
 def test_a_superseded_fact_ranks_below_the_newer_and_trust_and_age_weigh(knowledge):
     memory = knowledge.memory
     old = memory.remember("nginx on server-a listens on port 8080.", entities=["nginx", "server-a"])
@@ -137,6 +139,7 @@ def test_a_superseded_fact_ranks_below_the_newer_and_trust_and_age_weigh(knowled
     assert hiking["f-old"].score < hiking[fresh.id].score
 
 
+@pytest.mark.both_backends
 def test_recall_without_the_embedder_still_finds_by_keywords_and_entities(knowledge, fake_embedder):
     memory = knowledge.memory
     fact = memory.remember("PostgreSQL 16 runs on server-b with nightly backups.", category="config")
@@ -147,6 +150,7 @@ def test_recall_without_the_embedder_still_finds_by_keywords_and_entities(knowle
     assert memory.recall("postgresql", 5, category="people") == []  # the category filter
 
 
+@pytest.mark.both_backends
 def test_probe_reason_and_related_answer_entity_questions(knowledge):
     memory = knowledge.memory
     a = memory.remember("nginx on server-a terminates TLS.", entities=["nginx", "server-a"])
@@ -163,6 +167,7 @@ def test_probe_reason_and_related_answer_entity_questions(knowledge):
 # --- writes -----------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.both_backends
 def test_update_is_hash_guarded_forget_archives_and_a_hand_edit_is_read_back(knowledge, memory_vault):
     vault, _ = memory_vault
     memory = knowledge.memory
@@ -202,6 +207,7 @@ def test_an_import_file_with_a_line_that_is_not_utf8_imports_the_rest_and_names_
     assert (imported, skipped) == (2, 0) and problems == ["line 2: not UTF-8 text (save the file as UTF-8)"]
 
 
+@pytest.mark.both_backends
 def test_the_cli_remembers_recalls_and_votes_on_an_empty_vault(memory_vault, monkeypatch, fake_embedder):
     monkeypatch.setattr("rag.workspace.make_embedder", lambda settings: fake_embedder)
     vault, db = memory_vault

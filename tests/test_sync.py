@@ -234,3 +234,53 @@ def test_embedding_progress_counts_characters_so_long_chunks_weigh_more_than_sho
     assert [d for d, _ in calls] == sorted(d for d, _ in calls)  # never goes back
     first_batch = sum(sizes[k] + TEXT_COST_CHARS for k in keys[:4])
     assert calls[1][0] == first_batch  # the first step is the first batch's characters, not "4 texts"
+
+
+# --- two indexers on one index (several app instances, an agent and the app) --------------------------------------
+
+
+def test_an_undo_read_while_another_indexer_stored_the_edit_is_indexed(settings, vault, monkeypatch, fake_embedder):
+    """Indexer J's list says the note is V. Meanwhile I indexes the edit V1 and the user undoes it (V again). J reads V,
+    finds it equal to its list and only records the new stat — that stat must not land on I's V1 row, or every later
+    sync would take V1 for the file on disk."""
+    from rag.index import sync as sync_module
+
+    note, original = vault / "Notes" / "Sourdough.md", (vault / "Notes" / "Sourdough.md").read_text(encoding="utf-8")
+    with Workspace.open(settings, create=True, embedder=fake_embedder) as i, Workspace.open(settings, embedder=fake_embedder) as j:
+        i.sync()
+        note.write_text(original + "\nAn edit the user will undo: rye starter.\n", encoding="utf-8")
+        read = sync_module.read_note
+
+        def meanwhile(vault_, rel, **kw):
+            if rel == "Notes/Sourdough.md" and not meanwhile.done:
+                meanwhile.done = True
+                i.sync()  # stores the edit
+                os.utime(note, ns=(note.stat().st_atime_ns, note.stat().st_mtime_ns + 10**9))
+                note.write_text(original, encoding="utf-8")  # the undo, a second later
+            return read(vault_, rel, **kw)
+
+        meanwhile.done = False
+        monkeypatch.setattr(sync_module, "read_note", meanwhile)
+        j.sync()
+        monkeypatch.setattr(sync_module, "read_note", read)
+        i.sync()
+        assert not any("rye starter" in c.text for c in i.store.chunks_of("Notes/Sourdough.md"))
+
+
+def test_a_note_another_indexer_adds_during_a_sync_is_not_removed_by_it(settings, vault, monkeypatch, fake_embedder):
+    from rag.index import sync as sync_module
+
+    with Workspace.open(settings, create=True, embedder=fake_embedder) as i, Workspace.open(settings, embedder=fake_embedder) as j:
+        i.sync()
+        walk = sync_module.walk
+
+        def meanwhile(settings_):
+            found = walk(settings_)
+            monkeypatch.setattr(sync_module, "walk", walk)
+            (vault / "New.md").write_text("# New\n\nA note an agent just wrote.\n", encoding="utf-8")
+            i.sync()  # indexed by the other instance right after this sync listed the folder
+            return found
+
+        monkeypatch.setattr(sync_module, "walk", meanwhile)
+        assert j.sync().files_removed == 0
+        assert "New.md" in j.store.file_states()

@@ -36,23 +36,23 @@ def write_vault(vault, notes=NOTES):
         (vault / rel).write_text(text, encoding="utf-8")
 
 
-def open_named(vault, tmp_path, embedder) -> Workspace:
+def open_named(vault, location, embedder) -> Workspace:
     write_vault(vault)
-    settings = load_settings(vault=vault, db_path=tmp_path / "index" / "index.db", env={}, sentence_vectors=False)
+    settings = load_settings(vault=vault, db_path=location, env={}, sentence_vectors=False)
     ws = Workspace.open(settings, create=True, embedder=embedder)
     ws.sync()
     return ws
 
 
 @pytest.fixture
-def named(new_vault, tmp_path, fake_embedder):
-    with open_named(new_vault, tmp_path, fake_embedder) as ws:
+def named(new_vault, index_location, fake_embedder):
+    with open_named(new_vault, index_location, fake_embedder) as ws:
         yield ws
 
 
 @pytest.fixture
-def named_real(new_vault, tmp_path, real_embedder):
-    with open_named(new_vault, tmp_path, real_embedder) as ws:
+def named_real(new_vault, index_location, real_embedder):
+    with open_named(new_vault, index_location, real_embedder) as ws:
         yield ws
 
 
@@ -60,6 +60,7 @@ def keyword_notes(ws, query, **kw) -> list[str]:
     return list(dict.fromkeys(h.chunk.path for h in ws.retriever.keyword(query, 20, **kw).hits))
 
 
+@pytest.mark.both_backends
 @pytest.mark.parametrize(
     "query, note",
     [
@@ -73,6 +74,7 @@ def test_a_query_naming_a_note_ranks_it_first_among_notes_using_the_words(named,
     assert keyword_notes(named, query)[0] == note
 
 
+@pytest.mark.both_backends
 @pytest.mark.parametrize(
     "query, note",
     [("Quarterly budget review", "Notes/Budget.md"), ("Ваня Петров", "Notes/Иван.md"), ("checklist moving apartments", "Notes/Moving.md")],
@@ -83,6 +85,7 @@ def test_the_note_search_ranks_a_named_note_first_with_the_real_model(named_real
     assert search_notes(named_real.retriever, query).notes[0].path == note
 
 
+@pytest.mark.both_backends
 def test_the_title_lifts_the_notes_passage_that_also_matches_the_rest_of_the_query(named, new_vault):
     body = "\n\n".join(f"## Part {i}\n\n" + ("Long minutes of the meeting with no names at all. " * 12) for i in range(4))
     (new_vault / "Notes/Budget.md").write_text(
@@ -104,17 +107,20 @@ def test_a_title_is_counted_once_in_its_field_not_again_in_each_passages_heading
     assert later and all(title == "quarter budget review" and "budget" not in stems and "part" in stems for stems, title in later)
 
 
+@pytest.mark.both_backends
 def test_a_filtered_search_ranks_by_the_title_fields_too(named_real):
     assert keyword_notes(named_real, "Quarterly budget review", filters=Filters(folders=("Notes",)))[0] == "Notes/Budget.md"
     assert named_real.retriever.hybrid("Ваня Петров", 3, filters=Filters(folders=("Notes",))).hits[0].chunk.path == "Notes/Иван.md"
 
 
+@pytest.mark.both_backends
 @pytest.mark.parametrize("query", ['title: "budget"', "aliases:Ваня OR description*", "{title description}: NEAR(budget", "stems^"])
 def test_column_names_and_fts_syntax_in_a_query_are_words(named, query):
     named.retriever.keyword(query, 5)  # does not raise: every term is quoted
     named.retriever.hybrid(query, 5)
 
 
+@pytest.mark.both_backends
 def test_a_note_named_by_a_column_name_is_found_by_it(named, new_vault):
     write_vault(new_vault, {"Notes/Description.md": "# Description\n\nHow to write one.\n"})
     named.sync()
@@ -137,6 +143,7 @@ def test_a_non_string_description_or_alias_is_read_as_text(block, description, a
     assert (fm.description, fm.aliases, fm.error) == (description, aliases, None)
 
 
+@pytest.mark.both_backends
 def test_odd_frontmatter_values_do_not_stop_a_sync(named, new_vault):
     write_vault(new_vault, {"Notes/Odd.md": "---\ndescription: &loop [*loop, Crate]\naliases: {a: 1}\ntitle: 12\n---\n\nText.\n"})
     report = named.sync()

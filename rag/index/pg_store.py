@@ -79,7 +79,9 @@ class PgStore(PgVectorTables):
         """Claim texts to embed: yields the keys no other process (or thread) is embedding now, and holds them until
         the block ends. Session advisory locks: the server frees them if this process dies."""
         locks = {_lock_id(model, key): key for key in dict.fromkeys(keys)}
-        with self._pool.connection() as conn, _translate(self.url):
+        # A connection of its own, not the pool's: the work inside the claim takes pool connections, and claims from
+        # many threads at once must not leave it none.
+        with _translate(self.url), psycopg.connect(self.url, autocommit=True) as conn:
             got = [r[0] for r in conn.execute("SELECT k FROM unnest(%s::bigint[]) k WHERE pg_try_advisory_lock(k)", (list(locks),))]
             try:
                 mine = set(got)
@@ -168,9 +170,9 @@ class PgStore(PgVectorTables):
                 db.execute("DELETE FROM sentences WHERE chunk = %s", (rowid,))
                 _copy(db, "sentences (chunk, text, line, vector_key, script)", [(rowid, *row) for row in sentences])
 
-    def touch_file(self, path: str, mtime: float, size: int) -> None:
+    def touch_file(self, path: str, mtime: float, size: int, *, sha256: str) -> None:
         with self.transaction(searchable=False) as db:
-            db.execute("UPDATE files SET mtime = %s, size = %s WHERE path = %s", (mtime, size, path))
+            db.execute("UPDATE files SET mtime = %s, size = %s WHERE path = %s AND sha256 = %s", (mtime, size, path, sha256))
 
     def remove_files(self, paths: list[str]) -> None:
         """Row locks are enough here: a concurrent rewrite of the same note waits for this delete, or this for it."""

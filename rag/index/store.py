@@ -232,10 +232,12 @@ class Store(VectorTables, MemoryStats):
                 db.execute("DELETE FROM sentences WHERE chunk = ?", (rowid,))
                 _insert_sentences(db, rowid, sentences)
 
-    def touch_file(self, path: str, mtime: float, size: int) -> None:
-        """The file was rewritten with the same content: remember its new stat so the next check is a stat only."""
+    def touch_file(self, path: str, mtime: float, size: int, *, sha256: str) -> None:
+        """The file was rewritten with the same content (`sha256`): remember its new stat so the next check is a stat
+        only — if the row still holds that content. Another indexer may have stored a newer version meanwhile; its row
+        must keep its own stat, or that version would pass for the file on disk for good."""
         with self.transaction(searchable=False) as db:
-            db.execute("UPDATE files SET mtime = ?, size = ? WHERE path = ?", (mtime, size, path))
+            db.execute("UPDATE files SET mtime = ?, size = ? WHERE path = ? AND sha256 = ?", (mtime, size, path, sha256))
 
     def remove_files(self, paths: list[str]) -> None:
         with self.transaction() as db:

@@ -21,7 +21,7 @@ class MemoryStats:
             db.executemany(
                 "INSERT INTO memory_stats(fact_id, recalled, last_recalled) VALUES (?, 1, ?)"
                 " ON CONFLICT(fact_id) DO UPDATE SET recalled = recalled + 1, last_recalled = excluded.last_recalled",
-                [(fact_id, now) for fact_id in fact_ids],
+                [(fact_id, now) for fact_id in sorted(set(fact_ids))],  # a fact returned twice is one recall
             )
 
     def recall_counts(self, fact_ids: list[str]) -> dict[str, tuple[int, float | None]]:

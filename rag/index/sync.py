@@ -75,8 +75,10 @@ def sync(settings: Settings, store: Store, embedder: Embedder, *, progress: Prog
     started = time.perf_counter()
     progress = progress or (lambda stage, done, total: None)
     tally = _Tally()
-    on_disk = walk(settings)
+    # The index's list before the folder's: a note another indexer adds in between is then new to this sync (read
+    # again, harmless), never "gone" from a list read after it was indexed (which would remove it).
     known = store.file_states()
+    on_disk = walk(settings)
     rules, previous = _rules(settings, embedder), store.get_meta("rules")
     redo = previous is not None and previous != rules  # chunk sizes, tiers or projects changed: redo every note
     skipped_before = skipped_notes(store)
@@ -175,7 +177,7 @@ def _sync_file(
         return
     state = FileState(stat.path, note.sha256, note.mtime, note.size)
     if old is not None and old.sha256 == note.sha256 and not redo:
-        store.touch_file(stat.path, note.mtime, note.size)
+        store.touch_file(stat.path, note.mtime, note.size, sha256=note.sha256)
         tally.unchanged += 1
         return
     chunks = chunk_note(

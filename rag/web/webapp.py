@@ -77,6 +77,7 @@ def apply_choices(base: Settings, choices: Choices) -> Settings:
     check_vault(vault)
     vault = vault.resolve()
     db_path = base.db_path if vault == base.vault else default_index_path(vault)
+    db_url = base.db_url if vault == base.vault else None  # a server database holds the configured vault's index only
     if choices.embedder not in ("local", "openai"):
         raise ConfigError(f"Embeddings must be 'local' or 'openai', not {choices.embedder!r}.")
     if choices.embedder == "openai" and not choices.endpoint.strip() and not base.openai_api_key:
@@ -88,6 +89,7 @@ def apply_choices(base: Settings, choices: Choices) -> Settings:
     return base.replace(
         vault=vault,
         db_path=db_path,
+        db_url=db_url,
         openai_base_url=choices.endpoint.strip() or None,
         chat_model=choices.chat_model.strip() or None,
         embedder=choices.embedder,

@@ -1,0 +1,27 @@
+"""The storage seam: the SQLite store and the PostgreSQL store answer the same methods with the same parameters, so
+everything above them (sync, search, memory, the adapters) is written once. Their behaviour is held equal by the
+tests marked `both_backends` and tests/test_postgres.py."""
+
+from __future__ import annotations
+
+import inspect
+
+from rag.index.pg_store import PgStore
+from rag.index.store import Store
+
+
+def _public(cls) -> dict[str, inspect.Signature]:
+    return {name: inspect.signature(member) for name, member in inspect.getmembers(cls, callable) if not name.startswith("_")}
+
+
+def test_the_postgresql_store_has_every_method_of_the_sqlite_store_with_the_same_parameters():
+    sqlite, server = _public(Store), _public(PgStore)
+    assert sorted(set(sqlite) - set(server)) == ["move_aside"]  # a file can be moved aside; a database is restored by its owner
+    for name, signature in sqlite.items():
+        if name in server and name != "open":  # `open` takes a path or an address
+            assert list(signature.parameters) == list(server[name].parameters), name
+            assert [p.default for p in signature.parameters.values()] == [p.default for p in server[name].parameters.values()], name
+
+
+def test_both_say_whether_meaning_search_may_use_an_ann_index():
+    assert Store.has_ann_index is False and PgStore.has_ann_index is True
