@@ -30,12 +30,13 @@ def anyio_backend():
     return "asyncio"
 
 
-async def test_search_read_and_a_stale_write_over_real_stdio(tmp_path):
+@pytest.mark.both_backends
+async def test_search_read_and_a_stale_write_over_real_stdio(tmp_path, index_location):
     vault = tmp_path / "vault"
     shutil.copytree(FIXTURES / "vault", vault, symlinks=True)
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "rag", "mcp", "--vault", str(vault), "--db", str(tmp_path / "index.db")],
+        args=["-m", "rag", "mcp", "--vault", str(vault), "--db", index_location],
         env=None,  # only the SDK's safe variables: rag comes from the install (`pip install -e .`), not PYTHONPATH
         cwd=tmp_path,
     )
@@ -61,11 +62,12 @@ async def test_search_read_and_a_stale_write_over_real_stdio(tmp_path):
     assert "Traceback" not in (tmp_path / "stderr.log").read_text(encoding="utf-8")
 
 
-async def test_an_agent_remembers_recalls_in_the_other_language_and_votes_over_real_stdio(tmp_path):
+@pytest.mark.both_backends
+async def test_an_agent_remembers_recalls_in_the_other_language_and_votes_over_real_stdio(tmp_path, index_location):
     vault = tmp_path / "vault"
     vault.mkdir()  # an empty vault: memory needs nothing else
     params = StdioServerParameters(
-        command=sys.executable, args=["-m", "rag", "mcp", "--vault", str(vault), "--db", str(tmp_path / "index.db")], env=None, cwd=tmp_path
+        command=sys.executable, args=["-m", "rag", "mcp", "--vault", str(vault), "--db", index_location], env=None, cwd=tmp_path
     )
     with open(tmp_path / "stderr.log", "w", encoding="utf-8") as errlog:
         async with Client(stdio_client(params, errlog=errlog), mode="legacy") as client:

@@ -179,6 +179,7 @@ def test_the_app_builds_answers_and_reports_a_server_index(app, pg_server, monke
 
     monkeypatch.setenv("RAG_DB", pg_server.new_database())
     at = app()
+    at.run()  # the sidebar's status is a fragment: drawn on the run after indexing ended
     assert not at.exception and "Index up to date" in texts(at.sidebar.caption)
     assert "72%" in texts(ask(at, "What hydration do I keep for white bread?").markdown)
     at.switch_page("app_pages/index.py").run()
