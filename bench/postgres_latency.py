@@ -3,6 +3,10 @@ product's own code path (`VectorIndex` over `Store` and over `PgStore`), same ve
 the HNSW path's recall against exact search.
 
     python bench/postgres_latency.py [--sizes 100000,1000000] [--queries 100] [--ef-search 100] [--json] [--keep DIR]
+                                     [--noise 0.75] [--shared-buffers 4GB] [--build-memory 8GB] [--build-workers 1]
+
+A run of both sizes took 28 minutes on 2 shared cores, nearly all of it building the 1M stores (SQLite 4.5 min,
+COPY 4.5 min, HNSW index 14 min); with `--keep` a second run only measures (about 5 minutes).
 
 Per size n:
 - latency: `VectorIndex.search(query, 10)` on the SQLite store (its whole matrix cached in memory and scanned
@@ -11,7 +15,7 @@ Per size n:
   two are timed alternately query by query (which goes first alternates too), so load spikes hit both: p50, p95 and
   mean ms, and pg ÷ sqlite. The machine is shared and noisy: compare the ratios, measured in the same run.
 - recall@10 of the HNSW path vs the exact top-10 (numpy over the very matrix the SQLite search scans), averaged over
-  the queries: at the default ef_search (from the timed run) and at 40/100/200/400 (each with its own p50);
+  the queries: at the default ef_search (from the timed run) and at 40/100/200/400/800 (each with its own p50);
   recall@100 (k = 100, as fusion asks); the raw recall@10 of `PgStore.nearest` alone (pgvector's top-10, no
   re-scoring). The SQLite path's agreement with numpy is reported too (it should be 1.0).
 - build: SQLite through the Store API (`replace_file` + `put_vectors`, one transaction per 1,000-chunk file);
@@ -19,6 +23,8 @@ Per size n:
   no keyword postings: the keyword channel is not measured), then the HNSW index by `pg_schema.ensure_ann_index`
   after the load (far faster than inserting into an existing index), with a session `maintenance_work_mem` large
   enough to build in memory and one parallel worker. Seconds, and bytes (index, embeddings table, SQLite file).
+- where an HNSW-path search spends its time: p50 of each server call it makes (generation, nearest, chunks_of_keys,
+  vectors), made one by one.
 - the first search (SQLite: loading the matrix; PostgreSQL: the server's per-script means) and this process's RSS
   growth through each: the PostgreSQL client holds no matrix.
 - the query plan: EXPLAIN ANALYZE of `PgStore.nearest`'s SQL, the HNSW index's scan count (pg_stat_user_indexes)
@@ -27,10 +33,10 @@ Per size n:
 
 Vectors: 384 dims, unit length, chunk vectors only (no sentence vectors: sentence_weight = 0). Uniform random
 vectors are HNSW's pathological worst case and unlike text embeddings, so they come from a seeded clustered mixture:
-2,048 random unit centres with lognormal(0, 1) weights (cluster sizes vary ~50× between the 5th and 95th percentile);
+2,048 random unit centres with lognormal(0, 1) weights (cluster sizes vary ~27× between the 5th and 95th percentile);
 a point is its centre plus anisotropic Gaussian noise — independent normals with standard deviation ∝ 1/√i along
 axis i of one fixed random rotation, scaled to total norm 0.75 (about 26 effective dimensions, the participation
-ratio of the variances; a point's cosine to its centre ≈ 0.8) — normalised. Queries (and the warm-up) are fresh
+ratio of the variances; a point's cosine to its centre ≈ 0.8; `--noise` changes the 0.75) — normalised. Queries (and the warm-up) are fresh
 points of the same mixture, never in the index. Each 1,000-chunk file draws its texts and vectors from its own
 seeded stream, so both stores get exactly the same chunks and vectors in the same order (chunk i is rowid i + 1 in
 both, which the run checks).

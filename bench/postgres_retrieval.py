@@ -3,7 +3,7 @@ default below `pg_exact_below` chunk vectors) vs PostgreSQL through pgvector's H
 plus the HNSW index's own recall@10 against an exact scan of the same vectors at a few `ef_search` values.
 
     python bench/postgres_retrieval.py [--sets xquad-en,xquad-ru,xquad-ru2en,xquad-en2ru,scifact] [--db-dir DIR]
-                                       [--prefix onnx-] [--pg postgresql://…] [--json]
+                                       [--prefix onnx-] [--pg postgresql://…] [--no-sentences] [--json]
 
 Each set is indexed into SQLite at DIR/<prefix><set>.db (the vault beside it, as `python -m rag eval retrieval --db`
 makes it: an existing index is reused, missing vectors are embedded with the default local model). The PostgreSQL
@@ -73,7 +73,7 @@ def run_set(name: str, args, embedder, new_database) -> dict:
     db = Path(args.db_dir) / f"{args.prefix}{name}.db"
     vault = db.with_name(db.stem + "-vault")
     mapping = evaluate.write_vault(dataset, vault)
-    lite = load_settings(vault=vault, db_path=db, env={})
+    lite = load_settings(vault=vault, db_path=db, env={}, sentence_vectors=not args.no_sentences)
     channels = ["bm25", "dense", "hybrid"]
     result: dict = {"queries": len(dataset.queries)}
     with Workspace.open(lite, create=True, embedder=embedder) as ws:
@@ -103,6 +103,7 @@ def main() -> None:
     parser.add_argument("--db-dir", default="/tmp/rag-eval")
     parser.add_argument("--prefix", default="")
     parser.add_argument("--pg", help="an existing server (postgresql://…); a database per set is created on it")
+    parser.add_argument("--no-sentences", action="store_true", help="chunk vectors only (SciFact's 47k sentences take hours to embed on a CPU)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     Path(args.db_dir).mkdir(parents=True, exist_ok=True)

@@ -25,19 +25,17 @@ from psycopg_pool import ConnectionPool
 
 from rag.errors import IndexCorrupt, IndexMissing, RagError
 from rag.index import pg_schema
+from rag.index.pg_keywords import PgKeywordIndex, weighted_counts
 from rag.index.pg_vectors import PgVectorTables
 from rag.index.stemming import fts_tokens
 from rag.index.store import _CHUNK_COLUMNS, _FILE_COLUMNS, FileInfo, FileState, NoteFields, StoredChunk, _chunk_row, _file_info, _file_row
 
 log = logging.getLogger(__name__)
 
-# FTS5's bm25(): k1, b, and the weight of each field (body, title, aliases, description) as in `schema.BM25_RANK`
-BM25_K1, BM25_B = 1.2, 0.75
-FIELD_WEIGHTS = (1.0, 1.5, 1.5, 1.0)
 POOL_SIZE = 8  # connections per process: the app's threads and the indexer read and write in parallel
 
 
-class PgStore(PgVectorTables):
+class PgStore(PgKeywordIndex, PgVectorTables):
     """Owns a pool of connections to one database. Safe to share between threads."""
 
     has_ann_index = True  # pgvector's HNSW index per model (see `pg_vectors.nearest`)
@@ -143,7 +141,7 @@ class PgStore(PgVectorTables):
             )
             postings, sentence_rows = [], []
             for ordinal, (chunk, stem_text) in enumerate(zip(chunks, stems)):
-                weighted, length = _weighted_counts(collections.Counter(fts_tokens(stem_text)), field_counts)
+                weighted, length = weighted_counts(collections.Counter(fts_tokens(stem_text)), field_counts)
                 rowid = db.execute(
                     "INSERT INTO chunks(id, path, ordinal, heading_path, start_line, end_line, start_char, end_char, text,"
                     " sha256, tokens, index_text, vector_key, script, terms) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s) RETURNING rowid",
@@ -193,38 +191,6 @@ class PgStore(PgVectorTables):
 
     def files(self) -> list[FileInfo]:
         return [_file_info(r) for r in self._read(f'SELECT {_FILE_COLUMNS} FROM files ORDER BY path COLLATE "C"')]
-
-    # --- keyword channel --------------------------------------------------------------------------------------
-
-    def bm25(self, match: str, limit: int, *, rows: list[int] | None = None) -> list[tuple[int, float]]:
-        """(chunk rowid, bm25 score) best first, FTS5's formula over `postings`: per term, idf = ln((N − n + ½) / (n + ½))
-        (at least 1e-6), and f · (k1 + 1) / (f + k1 · (1 − b + b · len / avglen)) with f the field-weighted count.
-        `match` is the FTS5 expression `stemming.fts_query` makes (quoted terms OR-ed)."""
-        terms = sorted({t for term in _match_terms(match) for t in fts_tokens(term)})
-        if not terms or rows == []:
-            return []
-        only = "AND p.chunk = ANY(%(rows)s)" if rows is not None else ""
-        found = self._read(
-            "WITH n AS (SELECT COUNT(*)::float8 AS rows, GREATEST(COALESCE(SUM(terms), 0), 1)::float8 AS tokens FROM chunks),"
-            " q AS (SELECT t.term, GREATEST(LN((n.rows - d.hits + 0.5) / (d.hits + 0.5)), 1e-6) AS idf"
-            "       FROM unnest(%(terms)s::text[]) t(term), n, LATERAL (SELECT COUNT(*)::float8 AS hits FROM postings WHERE term = t.term) d)"
-            " SELECT p.chunk, SUM(q.idf * p.freq * %(k1)s::float8 / (p.freq + %(k)s::float8 * (%(b1)s::float8 + %(b)s::float8 * c.terms / (n.tokens / NULLIF(n.rows, 0)))))"
-            " AS score FROM q JOIN postings p ON p.term = q.term JOIN chunks c ON c.rowid = p.chunk CROSS JOIN n"
-            f" WHERE true {only} GROUP BY p.chunk ORDER BY score DESC, p.chunk LIMIT %(limit)s",
-            {"terms": terms, "rows": rows, "limit": limit, "k1": BM25_K1 + 1, "k": BM25_K1, "b1": 1 - BM25_B, "b": BM25_B},
-        )
-        return [(r[0], float(r[1])) for r in found]
-
-    def chunk_rowids(self, paths: list[str]) -> list[int]:
-        if not paths:
-            return []
-        return [r[0] for r in self._read("SELECT rowid FROM chunks WHERE path = ANY(%s) ORDER BY rowid", (list(paths),))]
-
-    def document_frequencies(self, terms: list[str]) -> tuple[int, dict[str, int]]:
-        total = self._read("SELECT COUNT(*) FROM chunks")[0][0]
-        if not terms:
-            return total, {}
-        return total, dict(self._read("SELECT term, COUNT(*) FROM postings WHERE term = ANY(%s) GROUP BY term", (list(terms),)))
 
     # --- status -----------------------------------------------------------------------------------------------
 
@@ -277,22 +243,6 @@ def display_url(url: str) -> str:
     user = f"{parts['user']}@" if parts.get("user") else ""
     port = f":{parts['port']}" if parts.get("port") else ""
     return f"postgresql://{user}{parts.get('host', '')}{port}/{parts.get('dbname', '')}"
-
-
-def _match_terms(match: str) -> list[str]:
-    """The quoted terms of an FTS5 expression made by `stemming.fts_query` ("a" OR "b""c")."""
-    return [part[1:-1].replace('""', '"') for part in match.split(" OR ") if len(part) >= 2 and part[0] == part[-1] == '"']
-
-
-def _weighted_counts(body: collections.Counter, fields: list[collections.Counter]) -> tuple[dict[str, float], int]:
-    """term → occurrences weighted by field, and the number of tokens over all fields (BM25's document length)."""
-    weighted: dict[str, float] = {}
-    length = 0
-    for counts, weight in zip([body, *fields], FIELD_WEIGHTS):
-        for term, n in counts.items():
-            weighted[term] = weighted.get(term, 0.0) + weight * n
-        length += sum(counts.values())
-    return weighted, length
 
 
 def _copy(db, target: str, rows: list[tuple]) -> None:
