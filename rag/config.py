@@ -47,7 +47,7 @@ class Settings:
     # `RAG_DB=postgresql://…`: the index on a PostgreSQL server with pgvector (rag/index/pg_store.py) instead of SQLite.
     db_url: str | None = dataclasses.field(default=None, repr=False)  # may carry a password
     # PostgreSQL: meaning search scans every vector exactly below this many chunk vectors, and asks pgvector's HNSW
-    # index above it, which visits `pg_ef_search` candidates (recall@10 vs exact measured in bench/postgres_ann.py).
+    # index above it, which visits `pg_ef_search` candidates (recall@10 vs exact: bench/postgres_latency.py).
     pg_exact_below: int = 50_000
     pg_ef_search: int = 100
     ignore: tuple[str, ...] = ()  # extra glob patterns (vault-relative POSIX) to skip

@@ -184,3 +184,16 @@ def test_the_app_builds_answers_and_reports_a_server_index(app, pg_server, monke
     assert "72%" in texts(ask(at, "What hydration do I keep for white bread?").markdown)
     at.switch_page("app_pages/index.py").run()
     assert "postgresql://postgres@" in texts(at.markdown) + texts(at.caption)
+
+
+def test_a_large_index_finds_new_text_at_once_and_its_count_follows_in_the_background(vault, pg_server, fake_embedder):
+    from .waiting import wait_for
+
+    settings = load_settings(vault=vault, db_path=pg_server.new_database(), env={}, sentence_vectors=False, pg_exact_below=0)
+    with Workspace.open(settings, create=True, embedder=fake_embedder) as ws:
+        ws.sync()
+        before = len(ws.retriever.vectors)
+        (vault / "Okapi.md").write_text("# Okapi\n\nThe okapi census counted forty okapis.\n", encoding="utf-8")
+        ws.sync()
+        assert ws.retriever.dense_ranking("okapi census", 3)[0][0] in {c.rowid for c in ws.store.chunks_of("Okapi.md")}  # HNSW: current
+        wait_for(lambda: len(ws.retriever.vectors) == before + 1, timeout=10)

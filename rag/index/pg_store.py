@@ -1,7 +1,7 @@
 """The index on a PostgreSQL server with pgvector (`RAG_DB=postgresql://…`): the same tables and methods as the SQLite
 `Store`, for shared and large vaults — several app instances, agents and indexers at once.
 
-With `pg_schema` (tables, migrations) and `pg_vectors` (the vector half, mixed in), the only modules that import
+With `pg_schema` (tables, migrations), `pg_keywords` and `pg_vectors` (the two channels, mixed in), the only modules that import
 psycopg. Differences from SQLite, each for concurrency or scale:
 - connections come from a pool, so threads read in parallel; writes are row-level transactions (a note's rows, under
   an advisory lock on its path), not one writer at a time;
