@@ -268,7 +268,6 @@ def backfill(store: Store, embedder: Embedder, *, batch_size: int, progress: Pro
     for i in range(0, len(keys), batch_size):
         # One batch at a time, claimed from other processes on this index (app, MCP server, CLI): what another one
         # claimed or embedded meanwhile is skipped, so no text is embedded twice and both make progress.
-        batch = []
         with store.embedding_claim(embedder.name, keys[i : i + batch_size]) as part:
             known = store.known_vector_keys(embedder.name, part)
             todo = [k for k in part if k not in known]
