@@ -38,6 +38,14 @@ def test_an_unreachable_server_is_one_sentence_naming_rag_db_without_the_passwor
     assert "s3cret" not in str(caught.value) and "postgresql://ann@127.0.0.1:9/notes" in str(caught.value)
 
 
+def test_a_database_that_does_not_exist_says_to_create_it(pg_server):
+    from .postgres import database_uri
+
+    with pytest.raises(RagError, match="Create the database first") as caught:
+        PgStore.open(database_uri(pg_server.uri, "no_such_database"), create=True)
+    assert "\n" not in str(caught.value)
+
+
 def test_an_empty_database_without_create_says_to_run_index(pg_server):
     with pytest.raises(IndexMissing, match="python -m rag index"):
         PgStore.open(pg_server.new_database())

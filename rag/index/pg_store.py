@@ -280,10 +280,13 @@ def _translate(url: str):
     try:
         yield
     except psycopg.OperationalError as exc:
-        raise RagError(
-            f"Cannot use the PostgreSQL index at {display_url(url)}: {str(exc).strip()}. Check RAG_DB"
-            " (postgresql://user:password@host:port/database) and that the server is running."
-        ) from exc
+        why = " ".join(str(exc).split()).rstrip(".?")  # libpq's text spans lines and ends in a question
+        fix = (
+            "Create the database first (`createdb`, or CREATE DATABASE as its owner), or point RAG_DB at an existing one."
+            if "does not exist" in why
+            else "Check RAG_DB (postgresql://user:password@host:port/database) and that the server is running."
+        )
+        raise RagError(f"Cannot use the PostgreSQL index at {display_url(url)}: {why}. {fix}") from exc
     except psycopg.errors.DataCorrupted as exc:
         raise IndexCorrupt(
             f"The PostgreSQL index at {display_url(url)} is damaged ({exc}). Restore it from a backup or drop its tables and re-index."
