@@ -108,8 +108,8 @@ def ann_index_name(model: str) -> str:
 
 # The HNSW graph's build: pgvector's default m = 16 links per node, and ef_construction 200 instead of 64. With 64 the
 # graph's recall@10 levels off below 0.99 however wide the search (100k clustered vectors: 0.975 at ef_search 100,
-# 0.992 at 800); with 200 it is 0.996 at ef_search 100, for a build ~3× longer and the same size and query time
-# (bench/postgres_latency.py).
+# 0.992 at 800; 1M: 0.899 and 0.985); with 200, 0.995 and 1.000 at 100k, 0.980 and 1.000 at 1M, for a build ~2–3×
+# longer (1M: 32 min on 2 cores) and the same size and query time (bench/postgres_latency.py).
 ANN_INDEX_OPTIONS = {"m": 16, "ef_construction": 200}
 
 

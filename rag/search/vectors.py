@@ -110,7 +110,7 @@ def _rows_of(ids: np.ndarray, rowids: list[int]) -> tuple[np.ndarray, np.ndarray
 class VectorIndex:
     """The vectors of one model in one store, cached in memory. `sentence_weight` 0 ignores sentence vectors."""
 
-    def __init__(self, store: Store, model: str, *, sentence_weight: float = 0.0, exact_below: int | None = None, ef_search: int = 100) -> None:
+    def __init__(self, store: Store, model: str, *, sentence_weight: float = 0.0, exact_below: int | None = None, ef_search: int = 200) -> None:
         self._store = store
         self._model = model
         self._weight = sentence_weight
