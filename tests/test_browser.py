@@ -178,7 +178,7 @@ def test_a_russian_browser_in_a_narrow_window_gets_russian_pages_one_tap_apart_a
         page.reload()  # the conversation comes back from its file, citations and all
         page.locator('a[href^="#cite-0-S"]').first.wait_for(timeout=60_000)
         # in the chat itself: the folded sidebar's list of conversations names it too, hidden at this width
-        sync_api.expect(page.get_by_test_id("stMain").get_by_text(QUESTION).first).to_be_visible(timeout=30_000)
+        sync_api.expect(page.get_by_role("main").get_by_text(QUESTION).first).to_be_visible(timeout=30_000)
         page.locator(".st-key-rag_narrow_nav").get_by_role("link", name="Поиск").click()  # the links row of a narrow window
         sync_api.expect(page.get_by_role("heading", name="Поиск")).to_be_visible(timeout=30_000)
 
