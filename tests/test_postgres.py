@@ -156,7 +156,7 @@ def test_two_writers_rewriting_one_note_leave_one_whole_version(pg_server):
     versions = {c.id.split("#")[1].split("-")[0] for c in chunks}
     assert len(versions) == 1 and len(chunks) == 1 + int(versions.pop()) % 4  # one whole version
     assert {f.path for f in stores[0].files()} == {"shared.md", "own-0.md", "own-1.md"}
-    assert stores[0].bm25('"version"', 100) and len(stores[0].bm25('"version"', 100)) == len(chunks) + 4
+    assert stores[0].bm25(["version"], 100) and len(stores[0].bm25(["version"], 100)) == len(chunks) + 4
     [s.close() for s in stores]
 
 

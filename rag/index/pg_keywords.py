@@ -20,11 +20,11 @@ FIELD_WEIGHTS = (1.0, 1.5, 1.5, 1.0)
 class PgKeywordIndex:
     """BM25 over `postings` (methods of `PgStore`)."""
 
-    def bm25(self, match: str, limit: int, *, rows: list[int] | None = None) -> list[tuple[int, float]]:
-        """(chunk rowid, bm25 score) best first, FTS5's formula over `postings`: per term, idf = ln((N − n + ½) / (n + ½))
-        (at least 1e-6), and f · (k1 + 1) / (f + k1 · (1 − b + b · len / avglen)) with f the field-weighted count.
-        `match` is the FTS5 expression `stemming.fts_query` makes (quoted terms OR-ed)."""
-        terms = sorted({t for term in _match_terms(match) for t in fts_tokens(term)})
+    def bm25(self, terms: list[str], limit: int, *, rows: list[int] | None = None) -> list[tuple[int, float]]:
+        """(chunk rowid, bm25 score) of the chunks matching any of the stemmed `terms`, best first, FTS5's formula over
+        `postings`: per term, idf = ln((N − n + ½) / (n + ½)) (at least 1e-6), and f · (k1 + 1) / (f + k1 · (1 − b + b ·
+        len / avglen)) with f the field-weighted count."""
+        terms = sorted({t for term in terms for t in fts_tokens(term)})
         if not terms or rows == []:
             return []
         only = "AND p.chunk = ANY(%(rows)s)" if rows is not None else ""
@@ -49,11 +49,6 @@ class PgKeywordIndex:
         if not terms:
             return total, {}
         return total, dict(self._read("SELECT term, COUNT(*) FROM postings WHERE term = ANY(%s) GROUP BY term", (list(terms),)))
-
-
-def _match_terms(match: str) -> list[str]:
-    """The quoted terms of an FTS5 expression made by `stemming.fts_query` ("a" OR "b""c")."""
-    return [part[1:-1].replace('""', '"') for part in match.split(" OR ") if len(part) >= 2 and part[0] == part[-1] == '"']
 
 
 def weighted_counts(body: collections.Counter, fields: list[collections.Counter]) -> tuple[dict[str, float], int]:

@@ -42,8 +42,7 @@ class PgStore(PgKeywordIndex, PgVectorTables):
 
     def __init__(self, url: str, pool: ConnectionPool) -> None:
         self.url = url
-        self.location = display_url(url)
-        self.path = self.location  # what messages name as "the index"
+        self.location = display_url(url)  # what status and messages name as "the index"
         self._pool = pool
         self._ann_models: set[str] = set()
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from rag.errors import IndexCorrupt, IndexMissing, RagError
 from rag.index import schema
 from rag.index.sentences import script
+from rag.index.stemming import fts_query
 from rag.index.store_memory import MemoryStats
 from rag.index.store_vectors import VectorTables
 
@@ -263,10 +264,14 @@ class Store(VectorTables, MemoryStats):
 
     # --- keyword channel --------------------------------------------------------------------------------------
 
-    def bm25(self, match: str, limit: int, *, rows: list[int] | None = None) -> list[tuple[int, float]]:
-        """(chunk rowid, bm25 score) best first; FTS5's bm25() is negative, lower is better, so it is negated. Its column
-        weights (body, title, aliases, description) are `schema.BM25_RANK`.
-        With `rows`, only those chunks are ranked (a filtered search: the WHERE runs inside the FTS query)."""
+    def bm25(self, terms: list[str], limit: int, *, rows: list[int] | None = None) -> list[tuple[int, float]]:
+        """(chunk rowid, bm25 score) of the chunks matching any of the stemmed `terms`, best first; FTS5's bm25() is
+        negative, lower is better, so it is negated. Its column weights (body, title, aliases, description) are
+        `schema.BM25_RANK`. With `rows`, only those chunks are ranked (a filtered search: the WHERE runs inside the FTS
+        query)."""
+        match = fts_query(terms)
+        if match is None or rows == []:
+            return []
         sql = "SELECT rowid, rank FROM chunks_fts WHERE chunks_fts MATCH ? AND rank MATCH ?"
         if rows is None:
             found = self._read(f"{sql} ORDER BY rank LIMIT ?", (match, schema.BM25_RANK, limit))

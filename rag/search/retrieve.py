@@ -122,8 +122,7 @@ class Retriever:
     # --- single channels --------------------------------------------------------------------------------------
 
     def keyword_ranking(self, query: str, n: int, *, rows: list[int] | None = None) -> list[tuple[int, float]]:
-        match = stemming.fts_query(stemming.query_terms(query))
-        return self.store.bm25(match, n, rows=rows) if match and rows != [] else []
+        return self.store.bm25(stemming.query_terms(query), n, rows=rows)
 
     def dense_ranking(self, query: str, n: int, *, rows: list[int] | None = None) -> list[tuple[int, float]]:
         """Raises EmbedderError if the query cannot be embedded. `rows`: only these chunks (a filter)."""

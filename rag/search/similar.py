@@ -113,7 +113,7 @@ def indexed_model(store: Store) -> str:
     """The embedding model of the last indexing run (its vectors are the ones in the index)."""
     model = store.get_meta("embed_model")
     if not model:
-        raise IndexMissing(f"The index {store.path} has no vectors yet. Run `python -m rag index` first.")
+        raise IndexMissing(f"The index {store.location} has no vectors yet. Run `python -m rag index` first.")
     return model
 
 

@@ -114,7 +114,7 @@ class VectorIndex:
         self._store = store
         self._model = model
         self._weight = sentence_weight
-        self._exact_below = exact_below if getattr(store, "has_ann_index", False) else None  # None: always in memory
+        self._exact_below = exact_below if store.has_ann_index else None  # None: always in memory
         self._ef_search = ef_search
         self._ann: _AnnState | None = None
         self._sentences = _NO_SENTENCES
