@@ -38,6 +38,13 @@ def test_an_unreachable_server_is_one_sentence_naming_rag_db_without_the_passwor
     assert "s3cret" not in str(caught.value) and "postgresql://ann@127.0.0.1:9/notes" in str(caught.value)
 
 
+@pytest.mark.parametrize("url", ["postgresql://ann:s3cret@db.example/notes?bogus_option=1", "postgresql://ann:s3cret@[::1/notes"])
+def test_a_malformed_address_is_one_line_naming_the_form_without_the_password(url):
+    with pytest.raises(RagError, match="postgresql://user@host:port/database") as caught:
+        PgStore.open(url, create=True)
+    assert "s3cret" not in str(caught.value) and "\n" not in str(caught.value)
+
+
 def test_a_database_that_does_not_exist_says_to_create_it(pg_server):
     from .postgres import database_uri
 

@@ -23,7 +23,7 @@ import psycopg
 from psycopg.conninfo import conninfo_to_dict
 from psycopg_pool import ConnectionPool
 
-from rag.errors import IndexCorrupt, IndexMissing, RagError
+from rag.errors import ConfigError, IndexCorrupt, IndexMissing, RagError
 from rag.index import pg_schema
 from rag.index.pg_keywords import PgKeywordIndex, weighted_counts
 from rag.index.pg_vectors import PgVectorTables
@@ -49,7 +49,14 @@ class PgStore(PgKeywordIndex, PgVectorTables):
     @classmethod
     def open(cls, url: str, *, create: bool = False) -> PgStore:
         """Connect, and with `create` make or migrate the schema. Raises IndexMissing when the database has no index
-        and `create` is off, RagError when the server cannot be reached."""
+        and `create` is off, ConfigError when the address is malformed, RagError when the server cannot be reached."""
+        try:
+            conninfo_to_dict(url)
+        except psycopg.ProgrammingError as exc:
+            why = str(exc).strip().split(' in URI: "')[0]  # libpq quotes the whole address, password included
+            raise ConfigError(
+                f"RAG_DB is not a PostgreSQL address libpq accepts ({why}); the form is postgresql://user@host:port/database?sslmode=require."
+            ) from None
         with _translate(url):
             with psycopg.connect(url, autocommit=True, connect_timeout=10) as conn:
                 pg_schema.check_identity(conn)
