@@ -1,12 +1,19 @@
-"""Offline (extractive) answers on our own QA sets: does the answer hold the answer key, does its first citation sit on
+"""Offline (extractive) answers on every QA set: does the answer hold the answer key, does its first citation sit on
 the gold lines, and do questions the vault cannot answer get "not found"?
 
-    python bench/offline_answers.py [--json] [--sets demo,holdout] [--db-dir /tmp/rag-eval]
+    python bench/offline_answers.py [--json] [--sets demo,holdout,fastapi-en,fastapi-ru,xquad-en,xquad-ru] [--limit N]
+                                    [--db-dir /tmp/rag-eval]
 
-Sets live in bench/offline_qa/ (see its README): `demo.jsonl` over rag/demo_vault/ (the set answers were tuned
-on) and `holdout.jsonl` over bench/offline_qa/holdout-vault/ (written separately, never tuned on). Every question of
-`offtopic.jsonl` is asked of every vault: none of them answers it. Each vault is indexed (incrementally) with the
-default embedder into --db-dir. Time per answer is measured from the end of retrieval to the answer.
+Sets:
+- `demo` over rag/demo_vault/ and `holdout` over bench/offline_qa/holdout-vault/ (bench/offline_qa/README.md);
+- `fastapi-en`, `fastapi-ru`: the FastAPI docs in ../shared/eval-data/qa/fastapi-docs/ (real notes nobody here wrote,
+  everyday questions in a user's words; any one answer key counts);
+- `xquad-en`, `xquad-ru`: ../shared/eval-data/qa/xquad/ (Wikipedia paragraphs, gold answer spans; `--limit` takes the
+  first N questions); `xquad-ru2en`, `xquad-en2ru`: the questions in one language over the paragraphs in the other,
+  keyed by the parallel question's answer.
+Off-topic questions: the demo and holdout vaults get bench/offline_qa/offtopic.jsonl; the others get the FastAPI
+set's offtopic.jsonl and the general-knowledge (`near: false`) questions of ours. Each vault is indexed
+(incrementally) with the default embedder into --db-dir. Time per answer is measured from the end of retrieval.
 """
 
 from __future__ import annotations
@@ -15,6 +22,7 @@ import argparse
 import json
 import statistics
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from rag.answer import ask as answering
@@ -22,11 +30,59 @@ from rag.config import DEMO_VAULT, load_settings
 from rag.workspace import Workspace
 
 HERE = Path(__file__).resolve().parent / "offline_qa"
-SETS = {"demo": (DEMO_VAULT, HERE / "demo.jsonl"), "holdout": (HERE / "holdout-vault", HERE / "holdout.jsonl")}
+EVAL = Path(__file__).resolve().parents[1].parent / "shared" / "eval-data" / "qa"
+
+
+@dataclass(frozen=True)
+class QASet:
+    vault: Path
+    questions: Path
+    kind: str  # "ours" | "fastapi" | "xquad": the question file's layout
+    lang: str | None = None  # fastapi: the questions of this language only
+    index: str | None = None  # the index it shares with the set of this name (the same vault)
+    keys_from: Path | None = None  # xquad across languages: the answer keys of the parallel questions (same ids)
+
+
+SETS = {
+    "demo": QASet(DEMO_VAULT, HERE / "demo.jsonl", "ours"),
+    "holdout": QASet(HERE / "holdout-vault", HERE / "holdout.jsonl", "ours"),
+    "fastapi-en": QASet(EVAL / "fastapi-docs" / "vault-en", EVAL / "fastapi-docs" / "qa.jsonl", "fastapi", "en"),
+    "fastapi-ru": QASet(EVAL / "fastapi-docs" / "vault-ru", EVAL / "fastapi-docs" / "qa.jsonl", "fastapi", "ru"),
+    "xquad-en": QASet(EVAL / "xquad" / "vault-en", EVAL / "xquad" / "qa.en.jsonl", "xquad"),
+    "xquad-ru": QASet(EVAL / "xquad" / "vault-ru", EVAL / "xquad" / "qa.ru.jsonl", "xquad"),
+    "xquad-ru2en": QASet(EVAL / "xquad" / "vault-en", EVAL / "xquad" / "qa.ru.jsonl", "xquad", index="xquad-en", keys_from=EVAL / "xquad" / "qa.en.jsonl"),
+    "xquad-en2ru": QASet(EVAL / "xquad" / "vault-ru", EVAL / "xquad" / "qa.en.jsonl", "xquad", index="xquad-ru", keys_from=EVAL / "xquad" / "qa.ru.jsonl"),
+}
 
 
 def rows(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def questions(qa: QASet, limit: int | None = None) -> list[dict]:
+    """The set's questions in one shape: id, lang, type, question, gold_file, gold_lines, keys (groups of alternatives)."""
+    out = []
+    parallel = {r["id"]: r for r in rows(qa.keys_from)} if qa.keys_from else {}
+    for r in rows(qa.questions):
+        if qa.kind == "ours":
+            out.append(r)
+        elif qa.kind == "fastapi" and r["lang"] == qa.lang:
+            out.append({**r, "gold_file": r["gold_path"], "keys": [r["answer_keys"]]})
+        elif qa.kind == "xquad":
+            keys = [[a["text"] for a in (parallel[r["id"]] if qa.keys_from else r)["answers"]]]
+            out.append({**r, "type": "xquad", "gold_lines": [r["gold_line_start"], r["gold_line_end"]], "keys": keys})
+    return out[:limit] if limit else out
+
+
+def offtopic_for(qa: QASet) -> list[dict]:
+    ours = rows(HERE / "offtopic.jsonl")
+    if qa.kind == "ours":
+        return ours
+    return rows(EVAL / "fastapi-docs" / "offtopic.jsonl") + [q for q in ours if not q.get("near")]
+
+
+def index_path(name: str, db_dir: Path) -> Path:
+    return db_dir / f"offline-{SETS[name].index or name}.db"
 
 
 def has_keys(text: str, keys: list[list[str]]) -> bool:
@@ -47,122 +103,133 @@ def ask_timed(ws: Workspace, question: str):
     return answer, time.perf_counter() - marks.get(answering.EXTRACTING, time.perf_counter())
 
 
-def run_set(name: str, db_dir: Path, offtopic: list[dict]) -> dict:
-    vault, qa = SETS[name]
-    settings = load_settings(vault=vault, db_path=db_dir / f"offline-{name}.db", env={})
+def _overlaps(path: str, start: int, end: int, item: dict) -> bool:
+    return path == item["gold_file"] and any(start <= b and end >= a for a, b in _ranges(item["gold_lines"]))
+
+
+def score_answer(item: dict, answer) -> dict:
+    """One answer against its gold: keys, where its first citation and first quote are, what the context held."""
+    first = answer.citations[0] if answer.citations else None
+    q0 = answer.quotes[0] if answer.quotes else None
+    sources = answer.context.sources
+    return {
+        "id": item["id"],
+        "lang": item["lang"],
+        "type": item["type"],
+        "keys": has_keys(answer.text, item["keys"]),
+        "first_citation_on_gold": first is not None and _overlaps(first.path, first.start_line, first.end_line, item),
+        "first_quote_on_gold_lines": q0 is not None and _overlaps(answer.context.get(q0.source_id).path, q0.line, q0.end_line, item),
+        "not_found": answer.not_found,
+        "gold_in_context": any(_overlaps(s.path, s.start_line, s.end_line, item) for s in sources),
+        "gold_note_first": bool(sources) and sources[0].path == item["gold_file"],
+        "sources": len(sources),
+        "notes": len({s.path for s in sources}),
+        "chars": sum(len(s.text) for s in sources),
+        "shown": len(answer.citations),
+        "quotes": len(answer.quotes),
+        "quote_chars": sum(len(q.text) for q in answer.quotes),
+    }
+
+
+def _share(results: list[dict], key: str) -> float:
+    return round(sum(bool(r[key]) for r in results) / max(1, len(results)), 3)
+
+
+def summary(results: list[dict]) -> dict:
+    """The headline shares of a list of scored answers."""
+    return {
+        "questions": len(results),
+        "answer_contains_key": _share(results, "keys"),
+        "first_citation_on_gold": _share(results, "first_citation_on_gold"),
+        "first_quote_on_gold_lines": _share(results, "first_quote_on_gold_lines"),
+        "key_and_citation": round(sum(r["keys"] and r["first_citation_on_gold"] for r in results) / max(1, len(results)), 3),
+        "false_not_found": _share(results, "not_found"),
+        "gold_in_context": _share(results, "gold_in_context"),
+        "gold_note_first": _share(results, "gold_note_first"),
+        "quotes_per_answer": round(sum(r["quotes"] for r in results) / max(1, len(results)), 2),
+        "quote_chars_mean": round(sum(r["quote_chars"] for r in results) / max(1, len(results))),
+        # answers whose first quote was already on the gold lines and that still show another quote
+        "padded": round(sum(r["quotes"] > 1 and r["first_quote_on_gold_lines"] for r in results) / max(1, len(results)), 3),
+    }
+
+
+def run_set(name: str, db_dir: Path, *, limit: int | None = None) -> dict:
+    qa = SETS[name]
+    offtopic = offtopic_for(qa)
+    settings = load_settings(vault=qa.vault, db_path=index_path(name, db_dir), env={})
     results, seconds, misses = [], [], []
     with Workspace.open(settings, create=True) as ws:
         ws.sync()
-        for item in rows(qa):
+        for item in questions(qa, limit):
             answer, took = ask_timed(ws, item["question"])
             seconds.append(took)
-            first = answer.citations[0] if answer.citations else None
-            ranges = _ranges(item["gold_lines"])
-            lo, hi = ranges[0]
-            q0 = answer.quotes[0] if answer.quotes else None
-            on_gold = any(first is not None and first.path == item["gold_file"] and first.start_line <= b and first.end_line >= a for a, b in ranges)
-            quote_on_gold = (
-                q0 is not None
-                and answer.context.get(q0.source_id).path == item["gold_file"]
-                and any(q0.line <= b and q0.end_line >= a for a, b in ranges)
-            )
-            ok = has_keys(answer.text, item["keys"])
-            results.append(
-                {
-                    "id": item["id"],
-                    "lang": item["lang"],
-                    "type": item["type"],
-                    "keys": ok,
-                    "first_citation_on_gold": on_gold,
-                    "first_quote_on_gold_lines": quote_on_gold,
-                    "not_found": answer.not_found,
-                }
-            )
-            if not (ok and on_gold):
+            r = score_answer(item, answer)
+            results.append(r)
+            if not (r["keys"] and r["first_citation_on_gold"]):
+                lo, hi = _ranges(item["gold_lines"])[0]
                 quoted = [f"{answer.context.get(q.source_id).path}:{q.line}-{q.end_line} {' '.join(q.text.split())[:120]}" for q in answer.quotes]
-                misses.append(
-                    {
-                        "id": item["id"],
-                        "question": item["question"],
-                        "gold": f"{item['gold_file']}:{lo}-{hi}",
-                        "quotes": quoted,
-                        "not_found": answer.not_found,
-                    }
-                )
+                misses.append({"id": item["id"], "question": item["question"], "gold": f"{item['gold_file']}:{lo}-{hi}", "quotes": quoted, "not_found": answer.not_found})
         off = [ask_timed(ws, q["question"])[0].not_found for q in offtopic]
-    n = len(results) or 1
+    seconds.sort()
     return {
-        "questions": len(results),
-        "answer_contains_key": round(sum(r["keys"] for r in results) / n, 3),
-        "first_citation_on_gold": round(sum(r["first_citation_on_gold"] for r in results) / n, 3),
-        "first_quote_on_gold_lines": round(sum(r["first_quote_on_gold_lines"] for r in results) / n, 3),
-        "false_not_found": round(sum(r["not_found"] for r in results) / n, 3),
+        **summary(results),
         "offtopic_questions": len(off),
         "offtopic_not_found": round(sum(off) / max(1, len(off)), 3),
-        "seconds_after_retrieval": {"p50": round(statistics.median(seconds), 3), "max": round(max(seconds), 3)} if seconds else None,
-        "by_type": {
-            t: round(sum(r["keys"] and r["first_citation_on_gold"] for r in results if r["type"] == t) / sum(r["type"] == t for r in results), 3)
-            for t in sorted({r["type"] for r in results})
-        },
+        "seconds_after_retrieval": {"p50": round(statistics.median(seconds), 3), "p95": round(seconds[int(0.95 * (len(seconds) - 1))], 3)} if seconds else None,
+        "context": {k: max(r[k] for r in results) for k in ("sources", "notes", "chars", "shown")} if results else None,
+        "by_lang": {lang: summary([r for r in results if r["lang"] == lang]) for lang in sorted({r["lang"] for r in results})},
+        "by_type": {t: summary([r for r in results if r["type"] == t]) for t in sorted({r["type"] for r in results})},
         "misses": misses,
     }
 
 
-CURVE = [(0.83, 0.04), (0.84, 0.05), (0.845, 0.055), (0.85, 0.06), (0.86, 0.07)]  # (CLOSE_COSINE, ACROSS_MARGIN)
+SWEEP = [(300, 9.0), (500, 9.0), (700, 9.0), (500, 0.0), (500, 0.25), (500, 0.5), (500, 1.0)]  # (QUOTE_CHARS, ALSO_MARGIN); 9 = never
 
 
-def curve(name: str, db_dir: Path, offtopic: list[dict]) -> list[dict]:
-    """Not-found precision and recall (off-topic questions are the positives) as the thresholds move."""
+def sweep(name: str, db_dir: Path, *, limit: int | None = None) -> list[dict]:
+    """How long quotes grow and when a second place is quoted: what each costs and gains."""
     from rag.answer import extractive
 
-    saved = extractive.CLOSE_COSINE, extractive.ACROSS_MARGIN
+    saved = extractive.QUOTE_CHARS, extractive.ALSO_MARGIN
     out = []
     try:
-        for close, across in CURVE:
-            extractive.CLOSE_COSINE, extractive.ACROSS_MARGIN = close, across
-            r = run_set(name, db_dir, offtopic)
-            caught, false = r["offtopic_not_found"] * r["offtopic_questions"], r["false_not_found"] * r["questions"]
-            out.append(
-                {
-                    "close": close,
-                    "across": across,
-                    "recall": r["offtopic_not_found"],
-                    "precision": round(caught / (caught + false), 3) if caught + false else None,
-                    "false_not_found": r["false_not_found"],
-                    "answer_contains_key": r["answer_contains_key"],
-                }
-            )
+        for chars, margin in SWEEP:
+            extractive.QUOTE_CHARS, extractive.ALSO_MARGIN = chars, margin
+            r = run_set(name, db_dir, limit=limit)
+            keep = ("answer_contains_key", "first_quote_on_gold_lines", "quotes_per_answer", "quote_chars_mean", "padded")
+            out.append({"quote_chars": chars, "also_margin": margin, **{k: r[k] for k in keep}})
     finally:
-        extractive.CLOSE_COSINE, extractive.ACROSS_MARGIN = saved
+        extractive.QUOTE_CHARS, extractive.ALSO_MARGIN = saved
     return out
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sets", default="demo,holdout")
+    parser.add_argument("--sets", default=",".join(SETS))
+    parser.add_argument("--limit", type=int, help="at most this many questions per set")
     parser.add_argument("--db-dir", type=Path, default=Path("/tmp/rag-eval"))
-    parser.add_argument("--curve", action="store_true", help="also sweep the not-found thresholds (precision/recall)")
+    parser.add_argument("--sweep", action="store_true", help="also sweep the quote length and the second-quote margin")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    offtopic = rows(HERE / "offtopic.jsonl") if (HERE / "offtopic.jsonl").exists() else []
-    report = {name: run_set(name, args.db_dir, offtopic) for name in args.sets.split(",") if SETS[name][1].exists()}
-    if args.curve:
+    report = {name: run_set(name, args.db_dir, limit=args.limit) for name in args.sets.split(",") if SETS[name].questions.exists()}
+    if args.sweep:
         for name in list(report):
-            report[name]["not_found_curve"] = curve(name, args.db_dir, offtopic)
+            report[name]["sweep"] = sweep(name, args.db_dir, limit=args.limit)
     if args.json:
         print(json.dumps(report, ensure_ascii=False, indent=2))
         return
     for name, r in report.items():
         print(
             f"{name}: {r['questions']} questions; contains key {r['answer_contains_key']}, first citation on gold "
-            f"{r['first_citation_on_gold']}, false not-found {r['false_not_found']}; off-topic not-found "
-            f"{r['offtopic_not_found']} of {r['offtopic_questions']}; {r['seconds_after_retrieval']} s after retrieval"
+            f"{r['first_citation_on_gold']}, first quote on gold lines {r['first_quote_on_gold_lines']}, both key and citation "
+            f"{r['key_and_citation']}, false not-found {r['false_not_found']}; off-topic not-found "
+            f"{r['offtopic_not_found']} of {r['offtopic_questions']}; gold in context {r['gold_in_context']}, gold note first "
+            f"{r['gold_note_first']}; largest context {r['context']}; {r['seconds_after_retrieval']} s after retrieval"
         )
-        for c in r.get("not_found_curve", []):
-            print(
-                f"  not-found at {c['close']}/{c['across']}: precision {c['precision']}, recall {c['recall']}, "
-                f"false not-found {c['false_not_found']}, contains key {c['answer_contains_key']}"
-            )
+        for t, v in r["by_type"].items():
+            print(f"  {t}: {v['questions']} q, key {v['answer_contains_key']}, citation {v['first_citation_on_gold']}, quote {v['first_quote_on_gold_lines']}")
+        for c in r.get("sweep", []):
+            print(f"  sweep {c}")
         for m in r["misses"]:
             print(f"  miss {m['id']}: {m['question']}  gold {m['gold']}" + (" NOT FOUND" if m["not_found"] else ""))
             for q in m["quotes"]:

@@ -163,3 +163,32 @@ def test_a_token_budget_leaves_out_lower_ranked_sources_whole(workspace, vault):
 def test_no_hits_give_an_empty_context(vault):
     ctx = build_context([], vault=vault)
     assert ctx.sources == () and ctx.tokens == 0 and ctx.render() == ""
+
+
+def test_a_chunk_next_to_a_chosen_source_extends_it_and_a_third_apart_is_left_out(workspace, vault):
+    # The card's caps hold in every mode: at most two sources of a note. A reader that needs more of the note gets a
+    # contiguous span (a neighbouring chunk merged into its source), never a third source.
+    dominant_vault(vault)
+    workspace.sync()
+    chunks = workspace.store.chunks_of("Zebra.md")
+    assert len(chunks) >= 5
+    first, second, third, fourth = (Hit(chunks[i], 1.0 - i / 10) for i in (0, 2, 4, 1))
+    ctx = build_context([first, second, third, fourth], vault=vault)
+    assert len(ctx.sources) == 2, "chunk 4 is neither source's neighbour: it is left out"
+    merged, apart = ctx.sources
+    assert (merged.start_line, merged.end_line) == (chunks[0].start_line, chunks[1].end_line), "chunk 1 joined chunk 0"
+    assert (apart.start_line, apart.end_line) == (chunks[2].start_line, chunks[2].end_line)
+    note = (vault / "Zebra.md").read_text(encoding="utf-8")
+    assert merged.text == note[chunks[0].start_char : chunks[1].end_char]
+    assert merged.sha256 == hashlib.sha256(merged.text.encode("utf-8")).hexdigest()
+    assert merged.score == first.score and merged.heading == chunks[0].heading_path
+
+
+def test_answers_with_and_without_a_model_keep_the_same_caps(workspace, vault):
+    from rag.answer.ask import retrieve_context
+
+    dominant_vault(vault, sections=12)
+    workspace.sync()
+    _, ctx = retrieve_context(workspace, "zebra stripes savanna")
+    paths = [s.path for s in ctx.sources]
+    assert all(paths.count(p) <= 2 for p in paths) and len(set(paths)) <= 6 and ctx.chars <= 12_000

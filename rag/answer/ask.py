@@ -26,6 +26,7 @@ from rag.answer.grounding import STATUSES, CheckedClaim, check
 from rag.answer.prompts import LANGUAGE_NAMES, language_of, render
 from rag.errors import ChatError
 from rag.index import stemming
+from rag.search.retrieve import SearchResult
 from rag.search.text_vectors import TextVectors
 from rag.tokens import count_tokens
 from rag.workspace import Workspace
@@ -95,7 +96,6 @@ class Answer:
 
 
 NOTICE_EMPTY_REPLY = "The chat model returned no answer text; this is the program's own reply."
-EXTRACTIVE_CHUNKS_PER_NOTE = 4  # passages of one note an extractive answer may quote from (2 decide which note)
 
 
 def ask(
@@ -116,21 +116,25 @@ def ask(
     stage(SEARCHING)
     turns = tuple(history)[-settings.history_turns :] if settings.history_turns > 0 else ()
     query = search_query(question, turns, chat=chat)
-    # The only index read: the store's lock is held per query inside, and the hits come back as frozen values.
-    result = workspace.retriever.hybrid(query, settings.answer_candidates, candidates=max(100, settings.answer_candidates))
-    limits = ContextLimits.from_settings(settings)
-    deciding = limits.max_chunks_per_note
-    if chat is None:  # no model reads the context: the chosen note may bring more passages to quote from
-        limits = replace(limits, max_chunks_per_note=max(deciding, EXTRACTIVE_CHUNKS_PER_NOTE))
     budget = None if chat is None else _source_budget(question, turns, chat.context_tokens - settings.max_answer_tokens)
-    context = build_context(result.hits, vault=settings.vault, outside=settings.outside_folders, limits=limits, max_tokens=budget)
+    result, context = retrieve_context(workspace, query, max_tokens=budget)
     emit = on_text or (lambda text: None)
     if chat is None:
         stage(EXTRACTING)
-        answer = _extractive(question, query, context, workspace, emit, deciding_per_note=deciding)
+        answer = _extractive(question, query, context, workspace, emit, coverage=result.coverage)
     else:
         answer = _generated(question, query, context, turns, chat, emit, stage=stage, vectors=text_vectors(workspace))
     return answer if result.notice is None else replace(answer, notice=result.notice)
+
+
+def retrieve_context(workspace: Workspace, query: str, *, max_tokens: int | None = None) -> tuple[SearchResult, FrozenContext]:
+    """The ranked hits for `query` and the frozen context built from them, under the settings' caps (the same with
+    a model and without one; `max_tokens` also fits it to a model's window)."""
+    settings = workspace.settings
+    # The only index read: the store's lock is held per query inside, and the hits come back as frozen values.
+    result = workspace.retriever.hybrid(query, settings.answer_candidates, candidates=max(100, settings.answer_candidates))
+    limits = ContextLimits.from_settings(settings)
+    return result, build_context(result.hits, vault=settings.vault, outside=settings.outside_folders, limits=limits, max_tokens=max_tokens)
 
 
 def text_vectors(workspace: Workspace) -> TextVectors:
@@ -238,8 +242,8 @@ def _streamed(chat: ChatModel, messages, stream: CitationFilter, emit) -> tuple:
     return stream.finish(), truncated
 
 
-def _extractive(question, query, context: FrozenContext, workspace: Workspace, emit, *, deciding_per_note: int | None = None) -> Answer:
-    found = extract(question, context, vectors=text_vectors(workspace), deciding_per_note=deciding_per_note)
+def _extractive(question, query, context: FrozenContext, workspace: Workspace, emit, *, coverage: float | None = None) -> Answer:
+    found = extract(question, context, vectors=text_vectors(workspace), coverage=1.0 if coverage is None else coverage)
     if found.not_found:
         return Answer(question, query, "extractive", _not_found_text(question, emit), (), context, (), not_found=True)
     blocks = [_quoted(q) for q in found.quotes]

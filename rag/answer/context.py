@@ -2,8 +2,11 @@
 
 1. Every chunk is re-read from its file and re-hashed; a chunk whose file changed or vanished since indexing is
    dropped (and the drop is recorded with its reason), so the model never sees text that is no longer in the note.
-2. Caps: at most `max_chunks_per_note` chunks per note, `max_notes` notes and `max_chars` characters of source
-   text. A chunk that does not fit is skipped and the next one tried; text is never cut.
+2. Caps, with a chat model and without one alike: at most `max_chunks_per_note` sources per note, `max_notes` notes
+   and `max_chars` characters of source text. A hit whose chunk directly follows or precedes one already chosen from
+   its note (only blank lines between) extends that source into one contiguous span instead of becoming another
+   source: a reader that needs more of a note gets more of it, never a third source. A chunk that does not fit is
+   skipped and the next one tried; text is never cut.
 3. Source ids S1, S2 … are assigned here, in rank order, each mapped to path, heading path, lines and hash.
 4. Each source is fenced as untrusted data with a backtick fence longer than any backtick run in the whole
    context, so no note can close its fence or pose as the system.
@@ -51,7 +54,7 @@ class Source:
     heading: str  # "Note › Section"
     start_line: int  # 1-based, inclusive
     end_line: int
-    sha256: str  # of `text`, equal to the hash recorded at indexing time
+    sha256: str  # of `text`; each chunk in it matched the hash recorded at indexing time
     text: str  # the exact slice of the note as it is on disk now
     score: float  # retrieval score and per-channel ranks: why this passage was chosen
     bm25_rank: int | None = None
@@ -61,6 +64,27 @@ class Source:
     def label(self) -> str:
         """Where the passage is: path, heading path and lines (written by the note's author: it goes inside the fence)."""
         return " ".join(f"{self.path} › {self.heading}, lines {self.start_line}-{self.end_line}".split())
+
+
+@dataclass
+class _Span:
+    """A source being built: one chunk, or adjacent chunks of one note, and the hits that chose them."""
+
+    path: str
+    hits: list[Hit]  # best first
+    start: int  # char offsets in the note
+    end: int
+    note: str  # the note's text on disk
+
+    @property
+    def text(self) -> str:
+        return self.note[self.start : self.end]
+
+    def touches(self, chunk) -> bool:
+        """Only whitespace lies between this span and `chunk` (they are neighbours in the note)."""
+        if chunk.start_char >= self.end:
+            return not self.note[self.end : chunk.start_char].strip()
+        return chunk.end_char <= self.start and not self.note[chunk.end_char : self.start].strip()
 
 
 @dataclass(frozen=True)
@@ -106,11 +130,11 @@ def build_context(
 ) -> FrozenContext:
     """Verify, cap, number and fence `hits` (best first). With `max_tokens`, lower-ranked sources are left out
     until the rendered sources fit; a source is always kept whole."""
-    chosen, dropped = _select(hits, functools.partial(_read, vault, outside=outside), limits)
-    fence = fence_for([text for _, text in chosen] + [_label_text(hit) for hit, _ in chosen])
+    spans, dropped = _select(hits, functools.partial(_read, vault, outside=outside), limits)
+    fence = fence_for([s.text for s in spans] + [_label_text(s) for s in spans])
     if max_tokens is not None:
-        chosen = _fit_tokens(chosen, fence, max_tokens, count_tokens)
-    sources = tuple(_source(f"S{i}", hit, text) for i, (hit, text) in enumerate(chosen, 1))
+        spans = _fit_tokens(spans, fence, max_tokens, count_tokens)
+    sources = tuple(_source(f"S{i}", span) for i, span in enumerate(spans, 1))
     return FrozenContext(sources, tuple(dropped), fence, count_tokens(render_sources(sources, fence)) if sources else 0)
 
 
@@ -126,29 +150,36 @@ def render_sources(sources: Iterable[Source], fence: str) -> str:
     return "\n\n".join(f"[{s.id}]\n{fence}text\nFrom: {s.label}\n\n{s.text}\n{fence}" for s in sources)
 
 
-def _select(hits: Iterable[Hit], read: Callable[[str], tuple[str, str | None]], limits: ContextLimits) -> tuple[list[tuple[Hit, str]], list[Dropped]]:
-    """Walk the hits best first, keeping those that are still true on disk and fit the caps."""
-    chosen: list[tuple[Hit, str]] = []
+def _select(hits: Iterable[Hit], read: Callable[[str], tuple[str, str | None]], limits: ContextLimits) -> tuple[list[_Span], list[Dropped]]:
+    """Walk the hits best first, keeping those that are still true on disk and fit the caps; a chunk next to a chosen
+    source of its note extends that source."""
+    spans: list[_Span] = []
     dropped: list[Dropped] = []
-    per_note: dict[str, int] = {}
     notes: dict[str, tuple[str, str | None]] = {}  # path → (decoded text, why unreadable); read once per context
-    chars = 0
+    seen: set[str] = set()
     for hit in hits:
         chunk = hit.chunk
-        if chunk.path not in per_note and len(per_note) >= limits.max_notes:
+        mine = [s for s in spans if s.path == chunk.path]
+        if chunk.id in seen or (not mine and len({s.path for s in spans}) >= limits.max_notes):
             continue
-        if per_note.get(chunk.path, 0) >= limits.max_chunks_per_note:
-            continue
-        if any(c.chunk.id == chunk.id for c, _ in chosen) or chars + len(chunk.text) > limits.max_chars:
-            continue  # a duplicate, or too long for what is left: try the next one, never cut text
         text, reason = _verify(hit, read, notes)
         if reason is not None:
             dropped.append(Dropped(chunk.path, chunk.heading_path, chunk.start_line, chunk.end_line, reason))
             continue
-        chosen.append((hit, text))
-        per_note[chunk.path] = per_note.get(chunk.path, 0) + 1
-        chars += len(text)
-    return chosen, dropped
+        chars = sum(len(s.text) for s in spans)
+        beside = next((s for s in mine if s.touches(chunk)), None)
+        if beside is not None:
+            grown = max(beside.end, chunk.end_char) - min(beside.start, chunk.start_char)
+            if chars - len(beside.text) + grown <= limits.max_chars:
+                beside.hits.append(hit)
+                beside.start, beside.end = min(beside.start, chunk.start_char), max(beside.end, chunk.end_char)
+                seen.add(chunk.id)
+            continue  # a neighbour too long to add is not taken as a source of its own either
+        if len(mine) >= limits.max_chunks_per_note or chars + len(text) > limits.max_chars:
+            continue  # too many sources of this note, or too long for what is left: try the next one, never cut text
+        spans.append(_Span(chunk.path, [hit], chunk.start_char, chunk.end_char, notes[chunk.path][0]))
+        seen.add(chunk.id)
+    return spans, dropped
 
 
 def _verify(hit: Hit, read: Callable[[str], tuple[str, str | None]], notes: dict[str, tuple[str, str | None]]) -> tuple[str, str | None]:
@@ -174,24 +205,30 @@ def _read(vault: Path, path: str, *, outside: tuple[str, ...] = ()) -> tuple[str
         return "", str(exc)
 
 
-def _fit_tokens(chosen: list[tuple[Hit, str]], fence: str, max_tokens: int, count_tokens) -> list[tuple[Hit, str]]:
+def _fit_tokens(spans: list[_Span], fence: str, max_tokens: int, count_tokens) -> list[_Span]:
     """Keep sources best first while they fit `max_tokens`; one that does not fit is skipped, the next tried."""
-    kept: list[tuple[Hit, str]] = []
+    kept: list[_Span] = []
     used = 0
-    for hit, text in chosen:
-        cost = count_tokens(render_sources([_source("S99", hit, text)], fence)) + 2  # + the blank line between
+    for span in spans:
+        cost = count_tokens(render_sources([_source("S99", span)], fence)) + 2  # + the blank line between
         if used + cost <= max_tokens:
-            kept.append((hit, text))
+            kept.append(span)
             used += cost
-    while kept and count_tokens(render_sources([_source(f"S{i}", h, t) for i, (h, t) in enumerate(kept, 1)], fence)) > max_tokens:
+    while kept and count_tokens(render_sources([_source(f"S{i}", s) for i, s in enumerate(kept, 1)], fence)) > max_tokens:
         kept.pop()  # estimates were optimistic: drop the lowest-ranked source
     return kept
 
 
-def _source(source_id: str, hit: Hit, text: str) -> Source:
-    c = hit.chunk
-    return Source(source_id, c.path, c.heading_path, c.start_line, c.end_line, c.sha256, text, hit.score, hit.bm25_rank, hit.dense_rank)
+def _source(source_id: str, span: _Span) -> Source:
+    """A span as a source: lines and heading of its first chunk in the note, its best hit's score and ranks."""
+    chunks = sorted((h.chunk for h in span.hits), key=lambda c: c.start_char)
+    best = span.hits[0]
+    text = span.text
+    bm25 = min((h.bm25_rank for h in span.hits if h.bm25_rank is not None), default=None)
+    dense = min((h.dense_rank for h in span.hits if h.dense_rank is not None), default=None)
+    sha = chunks[0].sha256 if len(chunks) == 1 else hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return Source(source_id, span.path, chunks[0].heading_path, chunks[0].start_line, chunks[-1].end_line, sha, text, best.score, bm25, dense)
 
 
-def _label_text(hit: Hit) -> str:
-    return f"{hit.chunk.path} {hit.chunk.heading_path}"
+def _label_text(span: _Span) -> str:
+    return " ".join([span.path] + [h.chunk.heading_path for h in span.hits])

@@ -1,4 +1,5 @@
-"""What a question asks for, in English and Russian: a date, a quantity, a definition, a procedure, a yes or no.
+"""What a question asks for, in English and Russian: a date, a quantity, a definition, a procedure, a yes or no, a
+name (which parameter, package, exception).
 
 An extractive answer quotes what the kind calls for: the sentence with the date, the one with the number, the first
 sentences under the term's heading, the whole list of steps, the deciding sentence. A question may ask for two
@@ -9,7 +10,8 @@ from __future__ import annotations
 
 import re
 
-WHEN, QUANTITY, DEFINITION, PROCEDURE, YESNO = "when", "quantity", "definition", "procedure", "yesno"
+WHEN, QUANTITY, DEFINITION, PROCEDURE, YESNO, NAME = "when", "quantity", "definition", "procedure", "yesno", "name"
+ALL = (WHEN, QUANTITY, DEFINITION, PROCEDURE, YESNO, NAME)
 
 _WHEN = re.compile(
     r"\bwhen\b|\bwhat (?:date|day|time|year|month)\b|\bwhich (?:date|day|year|month)\b|\bhow long ago\b|\bsince when\b|"
@@ -31,6 +33,8 @@ _DEFINITION = re.compile(
 )
 _PROCEDURE = re.compile(
     r"\bhow (?:do|can|should|did|would) (?:i|you|we|one)\b|\bhow to\b|\bsteps?\b(?: to| for)?|\bprocedure\b|\binstructions?\b|"
+    r"\bhow\?|\bwhat(?:'s| is) the (?:mechanism|way|approach|trick)\b|\bis there a way\b|\bwhere (?:should|do|can) (?:i|we) (?:put|place|add)\b|"
+    r"\bwhat (?:do|should) (?:i|we) (?:need to |have to )?(?:do|use|write|add|set|change)\b|"
     r"\bкак (?:мне |я |нам |мы )?(?!(?:долго|часто|далеко|много|давно)\b)[а-яё]+(?:ть|ться|ти)\b|\bкаким образом\b|"
     r"\bчто нужно (?:сделать|делать)\b|\bпошагов\w*|\bинструкци\w*|\bпорядок действий\b|^\s*как\s+\S+\s*\??\s*$",
     re.IGNORECASE,
@@ -39,12 +43,22 @@ _YESNO = re.compile(
     r"^\s*(?:is|are|was|were|do|does|did|can|could|should|will|would|have|has|had)\b|\b(?:ли)\b|^\s*(?:правда|верно)\b",
     re.IGNORECASE,
 )
+# Which name: an argument, an option, a package … (the answer is usually a code name in the notes).
+_NAME = re.compile(
+    r"\b(?:which|what)(?: \w+)? (?:argument|parameter|option|setting|flag|exception|error|package|library|module|function|"
+    r"method|class|header|field|attribute|keyword|command|variable|type|tool|plugin|extension|format|status code)s?\b|"
+    r"\bwhat (?:is it|are they|is that) called\b|\bwhat(?:'s| is) the name of\b|"
+    r"\b(?:как(?:ой|ая|ое|ие|ую|им)|чем)(?: \w+)? (?:аргумент|параметр|опци|настройк|флаг|исключени|ошибк|пакет|библиотек|модул|"
+    r"функци|метод|класс|заголов|пол[еяю]|атрибут|ключ|команд|переменн|тип|формат|плагин|расширени|статус|код)\w*|"
+    r"\bкак (?:он|она|оно|они|это)? ?называ\w+",
+    re.IGNORECASE,
+)
 _PERSONAL = re.compile(r"\b(?:i|my|me|we|our|us|you|your|я|мой|моя|мои|мы|наш\w*|у меня|мне)\b", re.IGNORECASE)
 _QUANTITY_WORDS = re.compile(r"\b(?:price|cost|сто(?:ит|или|ило|ила|имость)|стоил\w*|цен\w*)\b", re.IGNORECASE)
 
 
 def kinds(question: str) -> tuple[str, ...]:
-    """The kinds a question asks for, most specific first; empty for other questions (who, where, which, why …)."""
+    """The kinds a question asks for, most specific first; empty for other questions (who, where, why …)."""
     found = []
     if _PROCEDURE.search(question) and not _QUANTITY.search(question):
         found.append(PROCEDURE)
@@ -54,6 +68,8 @@ def kinds(question: str) -> tuple[str, ...]:
         found.append(QUANTITY)
     if not found and _DEFINITION.search(question) and not _PERSONAL.search(question):
         found.append(DEFINITION)
+    if _NAME.search(question):
+        found.append(NAME)
     if not found and _YESNO.search(question):
         found.append(YESNO)
     return tuple(found)

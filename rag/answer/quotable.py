@@ -1,6 +1,7 @@
 """A passage → what an extractive answer can quote from it, with lines: sentences of its paragraphs and list items,
-whole list items, whole lists, table rows with their header, code blocks. Each unit knows the section it sits under,
-its place there, and whether it introduces the block after it ("To embed a note:").
+whole paragraphs, whole list items, whole lists, table rows with their header, code blocks, and each lead-in with
+the block it introduces ("To embed a note:" and its steps). Each unit knows the section it sits under, its place
+there, and whether it introduces the block after it.
 
 Quotes are the note's own lines (a sentence keeps its words; wrapped lines are joined with a space). Pure.
 """
@@ -13,7 +14,10 @@ from dataclasses import dataclass
 from rag.index.sentences import TABLE_RULE, plain, split_sentences
 
 SENTENCE, ITEM, LIST, ROW, CODE, CODE_LINE = "sentence", "item", "list", "row", "code", "code line"
+PARAGRAPH, LEAD = "paragraph", "lead"  # a paragraph of two sentences or more; a lead-in and the block after it
 MAX_LIST_LINES = 24  # a longer list is quoted item by item, not whole
+MAX_PARAGRAPH_CHARS = 900  # a longer paragraph is quoted sentence by sentence
+MAX_LEAD_CHARS = 1500  # a lead-in brings the block after it up to this length
 
 _HEADING = re.compile(r"\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 _FENCE = re.compile(r"\s*(```|~~~)")
@@ -50,12 +54,27 @@ def units(text: str, first_line: int = 1) -> list[Unit]:
     position: dict[str, int] = {}
     for index, block in enumerate(_blocks(text, first_line)):
         made = _block_units(block, index)
+        start = position.get(block.section, 0)
         for u in made:
             if u.kind in (SENTENCE, ROW):
                 count = position.get(u.section, 0)
                 position[u.section] = count + 1
                 u = Unit(u.text, u.scoring, u.start_line, u.end_line, u.section, u.kind, u.block, count, u.leads_in, u.in_list, u.context)
+            elif u.kind == PARAGRAPH:
+                u = Unit(u.text, u.scoring, u.start_line, u.end_line, u.section, u.kind, u.block, start)
             out.append(u)
+    return out + _leads(out)
+
+
+def _leads(units_: list[Unit]) -> list[Unit]:
+    """Each lead-in sentence joined to the block it introduces, as one unit."""
+    out = []
+    for u in units_:
+        if u.kind != SENTENCE or not u.leads_in:
+            continue
+        after = following(units_, u)
+        if after is not None and after.section == u.section and len(u.text) + len(after.text) <= MAX_LEAD_CHARS:
+            out.append(Unit(f"{u.text}\n{after.text}", f"{u.scoring} {after.scoring}", u.start_line, after.end_line, u.section, LEAD, u.block, u.position))
     return out
 
 
@@ -140,7 +159,11 @@ def _block_units(block: _Block, index: int) -> list[Unit]:
         return _rows(block, index)
     if block.kind == "list":
         return _list(block, index)
-    return _sentences(block.lines, block.section, index)
+    own = _sentences(block.lines, block.section, index)
+    text = "\n".join(raw for _, raw in block.lines)
+    if len(own) >= 2 and len(text) <= MAX_PARAGRAPH_CHARS:
+        own.append(Unit(text, " ".join(u.scoring for u in own), block.lines[0][0], block.lines[-1][0], block.section, PARAGRAPH, index, 0))
+    return own
 
 
 def _sentences(lines: list[tuple[int, str]], section: str, index: int, kind: str = SENTENCE) -> list[Unit]:

@@ -46,6 +46,9 @@ class SearchResult:
     hits: tuple[Hit, ...]
     channels: tuple[str, ...]  # the channels that actually served: ("bm25", "dense"), ("bm25",) …
     notice: str | None = None  # why a channel is missing, for the person reading the results
+    # The IDF-weighted share of the query's terms that occur anywhere in the index (hybrid only): "shoe size" over a
+    # vault with no word "shoe" in it is probably not answered there, however close some passage is in meaning.
+    coverage: float | None = None
 
 
 def rrf(rankings: list[list[int]], k: int, weights: list[float] | None = None) -> dict[int, float]:
@@ -92,15 +95,20 @@ def zscore_fusion(rankings: list[list[tuple[int, float]]], weights: list[float],
     }
 
 
-def keyword_weight(terms: list[str], total: int, frequencies: dict[str, int]) -> float:
-    """How much BM25 can say about a query: coverage ** 1.5, where coverage is the IDF-weighted share of its terms
-    present in the index; 0 when coverage is under KEYWORD_MIN_COVERAGE."""
+def term_coverage(terms: list[str], total: int, frequencies: dict[str, int]) -> float:
+    """The IDF-weighted share of a query's terms present in the index (0 for no terms or an empty index)."""
     if not terms or not total:
         return 0.0
     idf = {t: math.log((total + 1) / (frequencies.get(t, 0) + 0.5)) for t in terms}
     whole = sum(idf.values())
     present = sum(v for t, v in idf.items() if frequencies.get(t, 0) > 0)
-    coverage = present / whole if whole > 0 else 0.0
+    return present / whole if whole > 0 else 0.0
+
+
+def keyword_weight(terms: list[str], total: int, frequencies: dict[str, int]) -> float:
+    """How much BM25 can say about a query: coverage ** 1.5 (`term_coverage`); 0 when coverage is under
+    KEYWORD_MIN_COVERAGE."""
+    coverage = term_coverage(terms, total, frequencies)
     return coverage**KEYWORD_WEIGHT_POWER if coverage >= KEYWORD_MIN_COVERAGE else 0.0
 
 
@@ -152,17 +160,18 @@ class Retriever:
         keyword = self.keyword_ranking(query, n, rows=rows)
         dense, notice = self._dense_or_notice(query, n, rows)
         channels = ("bm25",) if notice else ("bm25", "dense")
-        hits = self._hits(self._fuse(query, keyword, dense), bm25=keyword, dense=dense, boost=True)
-        return SearchResult(hits[:k], channels, notice)
+        terms = stemming.query_terms(query)
+        frequencies = self.store.document_frequencies(terms)
+        hits = self._hits(self._fuse(query, keyword, dense, frequencies), bm25=keyword, dense=dense, boost=True)
+        return SearchResult(hits[:k], channels, notice, term_coverage(terms, *frequencies))
 
-    def _fuse(self, query: str, keyword, dense) -> list[tuple[int, float]]:
+    def _fuse(self, query: str, keyword, dense, frequencies: tuple[int, dict[str, int]]) -> list[tuple[int, float]]:
         if not dense:
             return keyword
         if self.settings.fusion == "rrf":
             fused = rrf([[r for r, _ in keyword], [r for r, _ in dense]], self.settings.rrf_k)
         else:
-            terms = stemming.query_terms(query)
-            weight = keyword_weight(terms, *self.store.document_frequencies(terms))
+            weight = keyword_weight(stemming.query_terms(query), *frequencies)
             # Keywords cannot match a passage in another script than the question: there BM25's silence is no
             # evidence (neutral, not its lowest score), and when meaning's best passage is one, BM25 is left out —
             # its same-language matches would bury the answer (measured in a mixed vault, bench/mixed_language.py).

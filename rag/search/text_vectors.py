@@ -51,6 +51,14 @@ class TextVectors:
         vectors = _CACHE.vectors(self.embedder, texts, self.stored)
         return self.languages.align_sentences(texts, vectors) if self.languages is not None else vectors
 
+    def known(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Vectors of those of `texts` the index (or the cache) already holds, aligned like `passages`, and which
+        those are; nothing is embedded (an answer must not wait for the model)."""
+        vectors, found = _CACHE.known(self.embedder, texts, self.stored)
+        if self.languages is not None and found.any():
+            vectors[found] = self.languages.align_sentences([t for t, f in zip(texts, found) if f], vectors[found])
+        return vectors, found
+
     def question(self, text: str) -> np.ndarray:
         vector = _CACHE.query(self.embedder, text)
         return self.languages.move_question(vector, text) if self.languages is not None else vector
@@ -90,6 +98,24 @@ class _Cache:
             while len(self._items) > self.capacity:
                 self._items.popitem(last=False)
         return np.vstack(rows)
+
+    def known(self, embedder: Embedder, texts: list[str], stored: StoredVectors | None) -> tuple[np.ndarray, np.ndarray]:
+        out = np.zeros((len(texts), embedder.dim), np.float32)
+        found = np.zeros(len(texts), bool)
+        with self._lock:
+            missing = list(dict.fromkeys(t for t in texts if (embedder.name, "passage", t) not in self._items))
+            if missing and stored is not None:
+                keys = {t: vector_key(t) for t in missing}
+                hits = stored(list(keys.values()))
+                self._items.update(((embedder.name, "passage", t), hits[k]) for t, k in keys.items() if k in hits)
+            for i, t in enumerate(texts):
+                vector = self._items.get((embedder.name, "passage", t))
+                if vector is not None:
+                    out[i], found[i] = vector, True
+                    self._items.move_to_end((embedder.name, "passage", t))
+            while len(self._items) > self.capacity:
+                self._items.popitem(last=False)
+        return out, found
 
     def clear(self) -> None:
         with self._lock:
