@@ -225,23 +225,41 @@ def _claim_list(a: Answer) -> None:
 
 
 def _sources_panel(ctx: common.AppContext, i: int, a: Answer) -> None:
+    """The sources the answer quotes or cites, each with why it was found; the rest of what was searched folded apart
+    with its score, so the answer does not seem to rest on passages it never used."""
     supporting = {s for c in a.claims if c.status != "unsupported" for s in c.sources}
-    cited = {c.id for c in a.citations}
-    label = t("sources", n=len(a.context.sources)) if a.context.sources else t("sources.none")
-    with st.expander(label, icon=":material/library_books:"):
-        for s in a.context.sources:
-            text, button = st.columns([5, 1], vertical_alignment="center")
-            mark = t("sources.supports") if s.id in supporting else t("sources.cited_only") if s.id in cited else t("sources.not_cited")
-            lines = t("lines", start=s.start_line, end=s.end_line)
-            text.markdown(
-                f"**[{s.id}]** {escape_markdown(s.path)} › {escape_markdown(s.heading)} · {lines}  \n"
-                f":gray[{t('sources.found_by', why=common.why(s.bm25_rank, s.dense_rank))} · {mark}]"
-            )
-            if button.button(t("show"), key=f"src-{i}-{s.id}", help=t("show.help")):
-                _open_citation(ctx, a, s.id)
-        for d in a.context.dropped:
-            lines = t("lines", start=d.start_line, end=d.end_line)
-            st.markdown(f":orange[{t('sources.left_out')}] {escape_markdown(d.path)} · {lines}: {escape_markdown(d.reason)}")
+    shown = [s for s in a.context.sources if s.id in a.used]
+    rest = [s for s in a.context.sources if s.id not in a.used]
+    if shown or not rest:
+        label = t("sources", n=len(shown)) if a.context.sources else t("sources.none")
+        with st.expander(label, icon=":material/library_books:"):
+            for s in shown:
+                mark = t("sources.supports") if s.id in supporting else t("sources.cited_only")
+                _source_line(ctx, i, a, s, mark)
+            _dropped(a)
+    if rest:
+        with st.expander(t("sources.also", n=len(rest)), icon=":material/manage_search:"):
+            for s in rest:
+                _source_line(ctx, i, a, s, t("sources.score", score=i18n.decimal(common.language(), s.score, 2)))
+            if not shown:
+                _dropped(a)
+
+
+def _dropped(a: Answer) -> None:
+    for d in a.context.dropped:
+        lines = t("lines", start=d.start_line, end=d.end_line)
+        st.markdown(f":orange[{t('sources.left_out')}] {escape_markdown(d.path)} · {lines}: {escape_markdown(d.reason)}")
+
+
+def _source_line(ctx: common.AppContext, i: int, a: Answer, s, mark: str) -> None:
+    text, button = st.columns([5, 1], vertical_alignment="center")
+    lines = t("lines", start=s.start_line, end=s.end_line)
+    text.markdown(
+        f"**[{s.id}]** {escape_markdown(s.path)} › {escape_markdown(s.heading)} · {lines}  \n"
+        f":gray[{t('sources.found_by', why=common.why(s.bm25_rank, s.dense_rank))} · {mark}]"
+    )
+    if button.button(t("show"), key=f"src-{i}-{s.id}", help=t("show.help")):
+        _open_citation(ctx, a, s.id)
 
 
 def _open_citation(ctx: common.AppContext, a: Answer, source_id: str) -> None:

@@ -22,19 +22,23 @@ def main() -> None:
     if not query.strip():
         st.caption(t("search.empty_query") if query else t("search.hint"))
         return
+    everything = st.session_state.get("rag_search_everything", False)
     try:
-        results = ctx.knowledge.search_notes(query, filters)
+        results = ctx.knowledge.search_notes(query, filters, everything=everything)
     except RagError as exc:
         common.fail(exc)
     if results.notice:
         st.info(common.notice(results.notice), icon=":material/info:")
     if not results.notes:
         st.warning(t("search.none.filtered") if filters.active else t("search.none"), icon=":material/search_off:")
-        return
-    channels = " + ".join(t(f"channel.{c}") for c in results.channels)
-    st.caption(t("search.summary", n=len(results.notes), channels=channels))
-    for n, match in enumerate(results.notes):
-        _note(ctx, n, match, query)
+    else:
+        channels = " + ".join(t(f"channel.{c}") for c in results.channels)
+        st.caption(t("search.summary", n=len(results.notes), channels=channels))
+        for n, match in enumerate(results.notes):
+            _note(ctx, n, match, query)
+    if results.hidden or everything:
+        # Results stop where matches stop standing out (bench/search_cutoff.py); the weaker ones are a click away.
+        st.toggle(t("search.weaker", n=results.hidden) if results.hidden else t("search.weaker.shown"), key="rag_search_everything")
 
 
 def _filters(ctx: common.AppContext) -> Filters:

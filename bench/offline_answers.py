@@ -50,8 +50,12 @@ SETS = {
     "fastapi-ru": QASet(EVAL / "fastapi-docs" / "vault-ru", EVAL / "fastapi-docs" / "qa.jsonl", "fastapi", "ru"),
     "xquad-en": QASet(EVAL / "xquad" / "vault-en", EVAL / "xquad" / "qa.en.jsonl", "xquad"),
     "xquad-ru": QASet(EVAL / "xquad" / "vault-ru", EVAL / "xquad" / "qa.ru.jsonl", "xquad"),
-    "xquad-ru2en": QASet(EVAL / "xquad" / "vault-en", EVAL / "xquad" / "qa.ru.jsonl", "xquad", index="xquad-en", keys_from=EVAL / "xquad" / "qa.en.jsonl"),
-    "xquad-en2ru": QASet(EVAL / "xquad" / "vault-ru", EVAL / "xquad" / "qa.en.jsonl", "xquad", index="xquad-ru", keys_from=EVAL / "xquad" / "qa.ru.jsonl"),
+    "xquad-ru2en": QASet(
+        EVAL / "xquad" / "vault-en", EVAL / "xquad" / "qa.ru.jsonl", "xquad", index="xquad-en", keys_from=EVAL / "xquad" / "qa.en.jsonl"
+    ),
+    "xquad-en2ru": QASet(
+        EVAL / "xquad" / "vault-ru", EVAL / "xquad" / "qa.en.jsonl", "xquad", index="xquad-ru", keys_from=EVAL / "xquad" / "qa.ru.jsonl"
+    ),
 }
 
 
@@ -168,14 +172,24 @@ def run_set(name: str, db_dir: Path, *, limit: int | None = None) -> dict:
             if not (r["keys"] and r["first_citation_on_gold"]):
                 lo, hi = _ranges(item["gold_lines"])[0]
                 quoted = [f"{answer.context.get(q.source_id).path}:{q.line}-{q.end_line} {' '.join(q.text.split())[:120]}" for q in answer.quotes]
-                misses.append({"id": item["id"], "question": item["question"], "gold": f"{item['gold_file']}:{lo}-{hi}", "quotes": quoted, "not_found": answer.not_found})
+                misses.append(
+                    {
+                        "id": item["id"],
+                        "question": item["question"],
+                        "gold": f"{item['gold_file']}:{lo}-{hi}",
+                        "quotes": quoted,
+                        "not_found": answer.not_found,
+                    }
+                )
         off = [ask_timed(ws, q["question"])[0].not_found for q in offtopic]
     seconds.sort()
     return {
         **summary(results),
         "offtopic_questions": len(off),
         "offtopic_not_found": round(sum(off) / max(1, len(off)), 3),
-        "seconds_after_retrieval": {"p50": round(statistics.median(seconds), 3), "p95": round(seconds[int(0.95 * (len(seconds) - 1))], 3)} if seconds else None,
+        "seconds_after_retrieval": {"p50": round(statistics.median(seconds), 3), "p95": round(seconds[int(0.95 * (len(seconds) - 1))], 3)}
+        if seconds
+        else None,
         "context": {k: max(r[k] for r in results) for k in ("sources", "notes", "chars", "shown")} if results else None,
         "by_lang": {lang: summary([r for r in results if r["lang"] == lang]) for lang in sorted({r["lang"] for r in results})},
         "by_type": {t: summary([r for r in results if r["type"] == t]) for t in sorted({r["type"] for r in results})},
@@ -227,7 +241,9 @@ def main() -> None:
             f"{r['gold_note_first']}; largest context {r['context']}; {r['seconds_after_retrieval']} s after retrieval"
         )
         for t, v in r["by_type"].items():
-            print(f"  {t}: {v['questions']} q, key {v['answer_contains_key']}, citation {v['first_citation_on_gold']}, quote {v['first_quote_on_gold_lines']}")
+            print(
+                f"  {t}: {v['questions']} q, key {v['answer_contains_key']}, citation {v['first_citation_on_gold']}, quote {v['first_quote_on_gold_lines']}"
+            )
         for c in r.get("sweep", []):
             print(f"  sweep {c}")
         for m in r["misses"]:

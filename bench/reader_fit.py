@@ -126,7 +126,9 @@ def targets(data: dict) -> np.ndarray:
     return right & (chars <= 2 * shortest[q])
 
 
-def fit_ranker(parts: list[dict], *, steps: int = 600, lr: float = 0.05, l2: float | None = None, shares: list[float] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def fit_ranker(
+    parts: list[dict], *, steps: int = 600, lr: float = 0.05, l2: float | None = None, shares: list[float] | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Conditional logit: maximise Σ_q w_q log Σ_{right i} softmax(X_q w)_i, every set of equal total weight."""
     X, q, y, wq = [], [], [], []
     offset = 0

@@ -87,19 +87,23 @@ def index(settings, as_json: bool) -> None:
     show_default=True,
     help="Keyword (bm25), meaning (dense) or both fused.",
 )
+@click.option("--all", "everything", is_flag=True, help="Hybrid: all K results, also those under the relevance floor.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list of hits.")
-def search(settings, query: str, k: int, mode: str, as_json: bool) -> None:
-    """Search the index by keyword, by meaning, or both (hybrid)."""
+def search(settings, query: str, k: int, mode: str, everything: bool, as_json: bool) -> None:
+    """Search the index by keyword, by meaning, or both (hybrid). Hybrid results stop where matches stop standing
+    out from the rest (--all shows K anyway)."""
     with open_knowledge(settings) as knowledge:
-        run = {"hybrid": knowledge.search, "bm25": knowledge.keyword_search, "dense": knowledge.meaning_search}[mode]
-        result = run(query, k)
+        if mode == "hybrid":
+            result = knowledge.search(query, k, everything=everything)
+        else:
+            result = (knowledge.keyword_search if mode == "bm25" else knowledge.meaning_search)(query, k)
     if result.notice:
         click.echo(f"note: {result.notice}", err=True)
     if as_json:
         click.echo(json.dumps(_hits_json(result), ensure_ascii=False, indent=2))
         return
     if not result.hits:
-        click.echo("No matches in your notes.")
+        click.echo("No strong matches in your notes." if result.hidden else "No matches in your notes.")
     terms = query_terms(query)
     for i, hit in enumerate(result.hits, 1):
         chunk = hit.chunk
@@ -107,6 +111,8 @@ def search(settings, query: str, k: int, mode: str, as_json: bool) -> None:
         place = heading_without_title(chunk.heading_path, None, chunk.path)
         click.echo(f"{i}. {chunk.path}:{chunk.start_line}-{chunk.end_line}  {place}  ({hit.score:.4f}; {why})".replace("   (", "  ("))
         click.echo(f"   {snippet(chunk.text, terms)[0]}")
+    if result.hidden:
+        click.echo(f"({result.hidden} weaker matches not shown; --all shows them)")
 
 
 def _hits_json(result: SearchResult) -> list[dict]:

@@ -25,7 +25,7 @@ from rag.notes import files as notes
 from rag.notes import projects as project_notes
 from rag.search.by_note import FilterChoices, NoteResults, filter_choices, search_notes
 from rag.search.filters import Filters
-from rag.search.retrieve import SearchResult
+from rag.search.retrieve import SearchResult, relevant
 from rag.search.similar import (
     DUPLICATE_OVERLAP,
     DUPLICATE_THRESHOLD,
@@ -113,10 +113,12 @@ class Knowledge:
 
     # --- search -------------------------------------------------------------------------------------------------
 
-    def search(self, query: str, k: int = 10, *, filters: Filters = Filters()) -> SearchResult:
-        """Keyword and meaning search fused (hybrid)."""
+    def search(self, query: str, k: int = 10, *, filters: Filters = Filters(), everything: bool = False) -> SearchResult:
+        """Keyword and meaning search fused (hybrid): up to `k` hits that reach the relevance floor (`everything`, or
+        filters that already narrow the notes: all `k`, however weak)."""
         _check_query(query)
-        return self._ws().retriever.hybrid(query, k, filters=filters)
+        result = self._ws().retriever.hybrid(query, k, filters=filters)
+        return result if everything or filters.active else relevant(result)
 
     def keyword_search(self, query: str, k: int = 10, *, filters: Filters = Filters()) -> SearchResult:
         _check_query(query)
@@ -126,10 +128,12 @@ class Knowledge:
         _check_query(query)
         return self._ws().retriever.dense(query, k, filters=filters)
 
-    def search_notes(self, query: str, filters: Filters = Filters(), *, notes: int = 10, passages: int = 3) -> NoteResults:
-        """The best notes for `query` that pass `filters`, each with its best passages."""
+    def search_notes(self, query: str, filters: Filters = Filters(), *, notes: int = 10, passages: int = 3, everything: bool = False) -> NoteResults:
+        """The best notes for `query` that pass `filters`, each with its best passages that reach the relevance floor
+        (`everything`: however weak)."""
         _check_query(query)
-        return search_notes(self._ws().retriever, query, filters, notes=notes, passages=passages)
+        narrowed = everything or filters.active  # a few filtered notes put fewer candidates behind each z-score
+        return search_notes(self._ws().retriever, query, filters, notes=notes, passages=passages, relevant_only=not narrowed)
 
     def files(self) -> list[FileInfo]:
         return self.live.workspace().store.files()

@@ -17,6 +17,19 @@ def test_a_citation_belongs_to_the_sentence_it_ends_before_or_after_the_full_sto
     assert spans == ["Allen had 136 sacks [S1].", "He played for Minnesota. [S2]", "He retired in 2016."]
 
 
+def test_initials_and_abbreviations_do_not_end_a_claim_in_either_language():
+    # One wrong cut makes two claims of one: «Дж.» alone, and «А. Гобсон» judged apart from what is said of him.
+    assert claims("«Войну и мир» написал Дж. А. Гобсон [S1]. Это, т. е. роман, издан в 1869 году.") == [
+        ("«Войну и мир» написал Дж. А. Гобсон.", ("S1",)),
+        ("Это, т. е. роман, издан в 1869 году.", ()),
+    ]
+    assert claims("It was written by J. A. Hobson [S2]. Use a tool, e.g. SQLite, for this. Dr. Smith agreed.") == [
+        ("It was written by J. A. Hobson.", ("S2",)),
+        ("Use a tool, e.g. SQLite, for this.", ()),
+        ("Dr. Smith agreed.", ()),
+    ]
+
+
 def test_a_citation_opening_a_line_belongs_to_what_follows():
     assert claims("[S2] Билеты стоили 38 000 рублей.\n- [S1] Жильё — 27 000.") == [
         ("Билеты стоили 38 000 рублей.", ("S2",)),

@@ -142,7 +142,8 @@ def test_cli_ask_json_has_the_documented_keys(real_ws):
     assert data["mode"] == "extractive" and data["citations"][0]["path"] == "Notes/Байкал.md"
     assert data["claims"] and all(c["status"] == "supported" for c in data["claims"])
     assert data["grounding"]["supported"] == len(data["claims"])
-    assert {"id", "path", "heading", "start_line", "end_line", "chars"} == set(data["sources"][0])
+    assert {"id", "path", "heading", "start_line", "end_line", "chars", "used", "score"} == set(data["sources"][0])
+    assert data["sources"][0]["used"] and {c["id"] for c in data["citations"]} == {s["id"] for s in data["sources"] if s["used"]}
 
 
 def test_cli_ask_streams_the_model_answer_then_lists_sources_without_phantoms(real_ws):
@@ -257,3 +258,47 @@ def test_a_when_and_how_much_question_quotes_the_dates_and_the_total_from_anothe
     assert found.quotes[0].source_id == "S1" and "3 to 12 August" in found.quotes[0].text
     cost = next(q for q in found.quotes if q.source_id == "S3")
     assert "46 800" in cost.text and "**Total** | **97 400**" in cost.text
+
+
+TOPICS = (
+    "tomato seedlings",
+    "bike chain oil",
+    "passport renewal",
+    "guitar strings",
+    "tax return",
+    "dentist visit",
+    "router firmware",
+    "winter tyres",
+    "piano lessons",
+    "balcony herbs",
+    "laptop battery",
+    "running shoes",
+    "coffee grinder",
+    "smoke detector",
+    "library books",
+    "car insurance",
+    "fish tank",
+    "birthday gifts",
+    "kitchen knives",
+    "hiking boots",
+    "printer ink",
+    "sleep schedule",
+    "plant watering",
+    "phone backup",
+)
+
+
+def test_cli_search_stops_where_matches_stop_standing_out(tmp_path, real_embedder):
+    vault = tmp_path / "vault"
+    shutil.copytree(FIXTURES / "vault", vault, symlinks=True)
+    for i, topic in enumerate(TOPICS):  # enough notes for the meaning channel's scores to mean something
+        (vault / f"Topic {i}.md").write_text(f"# {topic.title()}\n\nA short note about {topic}, written on day {i}.\n", encoding="utf-8")
+    settings = load_settings(vault=vault, db_path=tmp_path / "index.db", env={})
+    with Workspace.open(settings, create=True, embedder=real_embedder) as ws:
+        ws.sync()
+    args = ["search", "Which football club won the 1966 FIFA World Cup final?", "--vault", str(vault), "--db", str(settings.db_path), "--json"]
+    cut = json.loads(CliRunner().invoke(cli, args, catch_exceptions=False).stdout)
+    every = json.loads(CliRunner().invoke(cli, [*args, "--all"], catch_exceptions=False).stdout)
+    assert len(cut) < len(every) == 10
+    found = CliRunner().invoke(cli, ["search", "hydration for whole wheat", "--vault", str(vault), "--db", str(settings.db_path)]).stdout
+    assert found.startswith("1. Notes/Sourdough.md") and "weaker matches not shown; --all shows them" in found

@@ -173,3 +173,23 @@ def test_a_number_in_a_table_row_counts_what_its_row_says_not_the_neighbour_cell
     assert claim.status == "supported", claim.reason
     (claim,) = check("На Байкале жильё стоило 38 000 ₽ [S1].", context, vectors=vectors).claims
     assert claim.status == "unsupported"  # 38 000 is in the note, but it is the tickets
+
+
+def test_a_correct_price_cited_to_the_passage_beside_its_table_is_re_cited_to_the_row():
+    # A real model cited the sentence before the cost table; the row says the price of what its label names.
+    beside = source(1, "Мы купили билеты за месяц до поездки, поэтому они были дорогими.", "Поездка › Расходы")
+    table = source(2, "| Статья | Сумма, ₽ |\n|---|---|\n| Авиабилеты Казань — Иркутск | 46 800 |\n| Жильё | 21 600 |", "Поездка › Расходы")
+    context = FrozenContext((beside, table), (), "```", 0)
+    result = check("Билеты стоили 46 800 ₽ [S1].", context, question="Сколько стоили билеты?")
+    (claim,) = result.claims
+    assert claim.status == "misattributed" and claim.sources == ("S2",)
+    assert result.text == "Билеты стоили 46 800 ₽ [S2]." and result.grounded
+    wrong = check("Билеты стоили 21 600 ₽ [S1].", context, question="Сколько стоили билеты?").claims[0]
+    assert wrong.status == "unsupported", "the number of another row is not the tickets' price"
+
+
+def test_a_made_up_author_with_initials_is_one_claim_and_unsupported():
+    context = FrozenContext((source(1, "«Война и мир» — роман Льва Толстого, изданный в 1860-х годах.", "Книги"),), (), "```", 0)
+    result = check("«Войну и мир» написал Дж. А. Гобсон [S1].", context, question="Кто написал «Войну и мир»?")
+    (claim,) = result.claims
+    assert claim.status == "unsupported" and not result.grounded

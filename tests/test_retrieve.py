@@ -158,3 +158,16 @@ def test_tier_one_notes_get_a_small_boost(workspace, vault):
     first, second = workspace.retriever.hybrid("flux capacitor gigawatts", k=2).hits
     assert (first.chunk.path, second.chunk.path) == ("Memory/b.md", "Daily/a.md")
     assert first.score > second.score
+
+
+def test_search_results_stop_at_the_relevance_floor_and_say_how_many_were_left_out():
+    from rag.search.retrieve import RELEVANCE_FLOOR, Hit, SearchResult, relevant
+
+    chunk = object()
+    hits = tuple(Hit(chunk, score) for score in (2.4, 1.3, RELEVANCE_FLOOR, 0.4, -0.2))
+    cut = relevant(SearchResult(hits, ("bm25", "dense"), fused="zscore", pool=100))
+    assert [h.score for h in cut.hits] == [2.4, 1.3, RELEVANCE_FLOOR] and cut.hidden == 2
+    # Other scales (RRF, one channel alone) have no such floor: the results come whole.
+    assert relevant(SearchResult(hits, ("bm25", "dense"), fused="rrf", pool=100)).hits == hits
+    assert relevant(SearchResult(hits, ("bm25", "dense"), fused="zscore", pool=3)).hits == hits  # three notes: z says little
+    assert relevant(SearchResult(hits, ("bm25",))).hits == hits

@@ -84,14 +84,15 @@ class VaultTools:
         """Search the user's notes by keywords and by meaning (hybrid; Russian and English, across languages).
         Use it before answering anything about the user's past work, decisions, projects or preferences. Each result
         gives the note path, heading, line range, score and an excerpt; read more with knowledge_read(path,
-        start_line, end_line). Cite the paths you rely on."""
+        start_line, end_line). Cite the paths you rely on. Results stop where matches stop standing out (fewer than
+        `limit`, or none: the notes probably do not cover it); `weaker_matches` says how many were left out."""
         if project is not None:
             project = self.knowledge.resolve_project(project)
         filters = Filters(projects=(project,) if project is not None else (), tiers=(tier,) if tier is not None else ())
         result = self.knowledge.search(query, limit, filters=filters)
         hits = list(result.hits)
         notice = " ".join(n for n in (self._indexing_notice(), result.notice) if n) or None
-        return SearchResults(tuple(_search_hit(h) for h in hits[:limit]), result.channels, notice)
+        return SearchResults(tuple(_search_hit(h) for h in hits[:limit]), result.channels, notice, result.hidden)
 
     @_tool_errors
     def knowledge_ask(self, question: Annotated[str, Field(min_length=1)]) -> AskResult:

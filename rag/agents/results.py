@@ -27,6 +27,7 @@ class SearchResults:
     results: tuple[SearchHit, ...]
     channels: tuple[str, ...]  # "bm25" (keywords) and/or "dense" (meaning)
     notice: str | None  # why a channel is missing or results may be incomplete
+    weaker_matches: int = 0  # results under the relevance floor, not returned
 
 
 @dataclass(frozen=True)

@@ -69,6 +69,15 @@ class Answer:
     abstained: bool = False  # the answer itself says the notes do not hold the answer
     truncated: bool = False  # the model stopped at max_answer_tokens
 
+    @property
+    def used(self) -> frozenset[str]:
+        """The sources the answer quotes, cites or rests on; the rest of the context was searched, not used."""
+        return frozenset(
+            {c.id for c in self.citations}
+            | {q.source_id for q in self.quotes}
+            | {s for c in self.claims if c.status != "unsupported" for s in c.sources}
+        )
+
     def grounding(self) -> dict[str, int]:
         """How many claims are supported, misattributed (re-cited), uncited (cited now) and unsupported."""
         counts = dict.fromkeys(STATUSES, 0)
@@ -83,7 +92,16 @@ class Answer:
             "answer": self.text,
             "citations": [asdict(c) for c in self.citations],
             "sources": [
-                {"id": s.id, "path": s.path, "heading": s.heading, "start_line": s.start_line, "end_line": s.end_line, "chars": len(s.text)}
+                {
+                    "id": s.id,
+                    "path": s.path,
+                    "heading": s.heading,
+                    "start_line": s.start_line,
+                    "end_line": s.end_line,
+                    "chars": len(s.text),
+                    "used": s.id in self.used,
+                    "score": round(s.score, 4),
+                }
                 for s in self.context.sources
             ],
             "removed_citations": list(self.removed_citations),

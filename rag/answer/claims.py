@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from rag.index.sentences import TABLE_RULE, split_sentences
+from rag.index.sentences import TABLE_RULE, segment
 
 _CITATION = re.compile(r"\[S(\d+)\]")
 _SPACED_CITATION = re.compile(r"[ \t]*\[S\d+\]")
@@ -115,7 +115,7 @@ def _sentences(answer: str, start: int, end: int) -> list[_Unit]:
     line = answer[body_start:end]
     masked = _CITATION.sub(lambda m: "Z" + "z" * (len(m.group()) - 1), line)  # cites read as a word, not a boundary
     out: list[_Unit] = []
-    for a, b in split_sentences(masked):
+    for a, b in segment(masked):
         a, b = a + body_start, b + body_start
         cites = [(m.start(), m.end()) for m in _CITATION.finditer(answer, a, b)]
         leading = _leading_citations(answer, a, cites)

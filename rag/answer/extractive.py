@@ -88,6 +88,7 @@ def _best(reading: Reading) -> int:
 def _also(reading: Reading, best: int, quotes: list[Quote]) -> int | None:
     """The best unit outside the quotes so far, if it scores within ALSO_MARGIN of the best: two places that answer
     about as well are both shown rather than a guess between them."""
+
     def quoted(c) -> bool:
         return any(q.source_id == c.source.id and q.line <= c.unit.end_line and c.unit.start_line <= q.end_line for q in quotes)
 
@@ -105,7 +106,9 @@ def _quote(reading: Reading, best: int, asked: tuple[str, ...]) -> Quote:
         unit = _with_total(unit, chosen.source) if QUANTITY in asked else unit
     else:
         unit = _grown(reading, best)
-    return Quote(chosen.source.id, defang(unit.text), unit.start_line, unit.end_line, _label(chosen.source, unit), round(float(reading.scores[best]), 4))
+    return Quote(
+        chosen.source.id, defang(unit.text), unit.start_line, unit.end_line, _label(chosen.source, unit), round(float(reading.scores[best]), 4)
+    )
 
 
 def _grown(reading: Reading, best: int) -> Unit:
@@ -194,4 +197,3 @@ def _label(source: Source, unit: Unit) -> str:
     if section and (not parts or parts[-1] != section):
         parts.append(section)
     return " › ".join(parts)
-

@@ -74,7 +74,9 @@ def _leads(units_: list[Unit]) -> list[Unit]:
             continue
         after = following(units_, u)
         if after is not None and after.section == u.section and len(u.text) + len(after.text) <= MAX_LEAD_CHARS:
-            out.append(Unit(f"{u.text}\n{after.text}", f"{u.scoring} {after.scoring}", u.start_line, after.end_line, u.section, LEAD, u.block, u.position))
+            out.append(
+                Unit(f"{u.text}\n{after.text}", f"{u.scoring} {after.scoring}", u.start_line, after.end_line, u.section, LEAD, u.block, u.position)
+            )
     return out
 
 

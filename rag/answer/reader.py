@@ -113,7 +113,9 @@ _DEFINES = re.compile(
     r"^[^.?!:]{0,80}?\s[—–-]\s(?:это\b|\w)|\bэто\b",
     re.IGNORECASE,
 )
-_NEGATION = re.compile(r"\b(?:not|no|never|don['’]t|doesn['’]t|isn['’]t|can['’]t|won['’]t|shouldn['’]t|cannot|не|нет|нельзя|никогда)\b", re.IGNORECASE)
+_NEGATION = re.compile(
+    r"\b(?:not|no|never|don['’]t|doesn['’]t|isn['’]t|can['’]t|won['’]t|shouldn['’]t|cannot|не|нет|нельзя|никогда)\b", re.IGNORECASE
+)
 _MARKUP = re.compile(r"<[^>\n]{1,300}>|\{[*!%][^}\n]*[*!%]\}|!?\[[^\]\n]*\]\([^)\n]*\)|https?://\S+|^\s*/{3}.*$|^\s*[┌└├│─.]+.*$", re.MULTILINE)
 _LINKS = re.compile(r"!?\[\[[^\]]*\]\]|\[[^\]\n]*\]\([^)\n]*\)|(?<!\w)#[\w/-]+")
 
@@ -142,7 +144,6 @@ class Reading:
     @property
     def answers(self) -> bool:
         return self.answerable >= self.threshold
-
 
 
 @dataclass(frozen=True)
@@ -200,7 +201,10 @@ def read(
     best = int(np.argmax(scores))
     context = context_features(question, candidates, best, float(scores[best]), extra)
     across = bool(context[CONTEXT_FEATURES.index("across")])
-    return Reading(tuple(candidates), features, scores, context, weights.answerable(context), weights.threshold(across))
+    threshold = weights.threshold(across)
+    if vectors is None and across and context[CONTEXT_FEATURES.index("across_names")] < 0.5:
+        threshold = 1.0  # words alone cannot tell whether a note in another language answers; only names it shares can
+    return Reading(tuple(candidates), features, scores, context, weights.answerable(context), threshold)
 
 
 def _enough_measured(candidates: list[Candidate], measured: np.ndarray) -> bool:

@@ -35,6 +35,10 @@ MEANING_MIN_ACROSS = 0.84
 # retired to grow roses" against "he finished his career with 136 sacks"). Across languages the cosine decides alone.
 MEANING_WORDS_MIN = 0.34
 INSTRUCTION_OVERLAP = 0.5  # a claim this close to an instruction in a note repeats it
+# A table row holding every specific of a claim (its number counting what the claim counts) says what the claim says
+# when this share of the claim's words are in it: the rest ("costs", "was") is what the column's header means.
+ROW_OVERLAP_MIN = 0.34
+COMPOUND_MIN = 5  # a stem this long found inside a longer word counts («билет» in «авиабилеты», "token" in "tokenizer")
 # Text that addresses the model rather than recording a fact (EN + RU): never evidence for a claim.
 _PRONOUN = re.compile(r"\b(?:he|she|it|they|his|her|its|their|him|them|он|она|оно|они|его|её|ее|их|ему|ей|им)\b", re.I)
 _INSTRUCTION = re.compile(
@@ -68,16 +72,24 @@ class Passage:
     lowered: str  # the whole text, lower-cased, whitespace collapsed (code must occur as written)
     script: str | None
     prose: int  # units[:prose] are sentences (compared by meaning too); the code lines after them only by words
+    rows: frozenset[int] = frozenset()  # indices of the units that are table rows
 
     @classmethod
     def of(cls, source: Source) -> Passage:
-        facts, told = [], []
+        facts, told, rows = [], [], set()
+        lines = source.text.split("\n")
         for s in sentences.split(source.text, source.start_line):
-            (told if _INSTRUCTION.search(s.text) else facts).append(_unit(sentences.plain(s.text)))
+            if _INSTRUCTION.search(s.text):
+                told.append(_unit(sentences.plain(s.text)))
+                continue
+            if lines[s.line - source.start_line].lstrip().lstrip(">").lstrip().startswith("|"):
+                rows.add(len(facts))
+            facts.append(_unit(sentences.plain(s.text)))
         prose = len(facts)
         facts += [_unit(line) for line in _code_lines(source.text)]
         lowered = " ".join(source.text.lower().split())
-        return cls(source.id, _unit(source.heading), tuple(facts), tuple(told), lowered, sentences.script(source.text), prose)
+        script = sentences.script(source.text)
+        return cls(source.id, _unit(source.heading), tuple(facts), tuple(told), lowered, script, prose, frozenset(rows))
 
 
 @dataclass(frozen=True)
@@ -159,6 +171,8 @@ def judge(claim: ClaimView, passage: Passage) -> Verdict:
             if not any(_found(s, claim, u, sentence=u is not passage.heading, window=units) for u in (named if s.soft else units))
         )
         share = _share(claim.words, units) if claim.words else float(not missing)
+        if not missing and claim.specifics and len(window) == 1 and window[0] in passage.rows and share >= ROW_OVERLAP_MIN:
+            share = max(share, OVERLAP_MIN)  # a row says its value of its label: "tickets 46 800" is "| Airfare | 46 800 |"
         if not missing:
             ok.append((window, share))
         if (share, -len(missing)) > closest[:2]:
@@ -261,10 +275,17 @@ def _counts_the_same(specific: Specific, claim: ClaimView, unit: Unit, window: l
 
 
 def _related(words: frozenset[str], others: frozenset[str]) -> bool:
-    """A word in common, or one the start of the other ("old" / "oldest": stems do not always join them)."""
+    """A word in common, one the start of the other ("old" / "oldest": stems do not always join them), or one inside
+    the other (a compound: «билет» / «авиабилет»)."""
     if not words.isdisjoint(others):
         return True
-    return any(len(a) >= 3 and len(b) >= 3 and (a.startswith(b) or b.startswith(a)) for a in words for b in others if ":" not in a + b)
+    return any(
+        (len(a) >= 3 and len(b) >= 3 and (a.startswith(b) or b.startswith(a))) or _inside(a, b) for a in words for b in others if ":" not in a + b
+    )
+
+
+def _inside(a: str, b: str) -> bool:
+    return (len(a) >= COMPOUND_MIN and a in b) or (len(b) >= COMPOUND_MIN and b in a)
 
 
 def _windows(n: int) -> list[tuple[int, ...]]:
@@ -272,10 +293,18 @@ def _windows(n: int) -> list[tuple[int, ...]]:
 
 
 def _share(words: tuple[frozenset[str], ...], units: list[Unit]) -> float:
+    """The share of a claim's content words found in `units`: the same form, or a long stem inside a compound."""
     if not words:
         return 0.0
     forms = frozenset().union(*(u.words for u in units))
-    return sum(not w.isdisjoint(forms) for w in words) / len(words)
+    return sum(_word_in(w, forms) for w in words) / len(words)
+
+
+def _word_in(word: frozenset[str], forms: frozenset[str]) -> bool:
+    if not word.isdisjoint(forms):
+        return True
+    stems = [f for f in word if ":" not in f and len(f) >= COMPOUND_MIN]
+    return bool(stems) and any(s in f for s in stems for f in forms if ":" not in f and len(f) > len(s))
 
 
 @functools.lru_cache(maxsize=16384)

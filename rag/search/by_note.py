@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from rag.index.store import FileInfo, Store
 from rag.search.filters import Filters, tag_key
-from rag.search.retrieve import Hit, Retriever
+from rag.search.retrieve import Hit, Retriever, relevant
 
 __all__ = ["DEPTH", "FilterChoices", "Filters", "NoteMatch", "NoteResults", "filter_choices", "search_notes"]
 
@@ -39,6 +39,7 @@ class NoteResults:
     notes: tuple[NoteMatch, ...]
     channels: tuple[str, ...]  # the retrieval channels that served
     notice: str | None  # why a channel is missing
+    hidden: int = 0  # notes found only by passages under the relevance floor
 
 
 def filter_choices(store: Store) -> FilterChoices:
@@ -50,9 +51,13 @@ def filter_choices(store: Store) -> FilterChoices:
     return FilterChoices(tuple(folders), tuple(tags), tuple(projects), tuple(sorted({f.tier for f in files})))
 
 
-def search_notes(retriever: Retriever, query: str, filters: Filters = Filters(), *, notes: int = 10, passages: int = 3) -> NoteResults:
-    """The best `notes` notes for `query` that pass `filters`, each with up to `passages` passages."""
-    result = retriever.hybrid(query, DEPTH, candidates=DEPTH, filters=filters)
+def search_notes(
+    retriever: Retriever, query: str, filters: Filters = Filters(), *, notes: int = 10, passages: int = 3, relevant_only: bool = False
+) -> NoteResults:
+    """The best `notes` notes for `query` that pass `filters`, each with up to `passages` passages; with
+    `relevant_only`, only passages that reach the relevance floor (`retrieve.relevant`)."""
+    raw = retriever.hybrid(query, DEPTH, candidates=DEPTH, filters=filters)
+    result = relevant(raw) if relevant_only else raw
     infos = {f.path: f for f in retriever.store.files()} if result.hits else {}
     groups: dict[str, list[Hit]] = {}
     for hit in result.hits:
@@ -62,4 +67,5 @@ def search_notes(retriever: Retriever, query: str, filters: Filters = Filters(),
         groups.setdefault(hit.chunk.path, []).append(hit)
     matches = [NoteMatch(infos[path], hits[0].score, tuple(hits[:passages])) for path, hits in groups.items()]
     matches.sort(key=lambda m: -m.score)
-    return NoteResults(tuple(matches[:notes]), result.channels, result.notice)
+    hidden = len({h.chunk.path for h in raw.hits} - {m.path for m in matches[:notes]}) if relevant_only else 0
+    return NoteResults(tuple(matches[:notes]), result.channels, result.notice, hidden)

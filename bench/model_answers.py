@@ -1,0 +1,107 @@
+"""Answers written by a real chat model on the QA sets of bench/offline_answers.py (the FastAPI docs by default):
+how many are correct and cited to the right note, how many are wrongly "not found", and what the claim check did.
+
+    bash ../shared/tools/local-llm.sh        # a real small model on 127.0.0.1:8765 (not for CI)
+    OPENAI_BASE_URL=http://127.0.0.1:8765/v1 OPENAI_API_KEY=x RAG_CHAT_MODEL=local \
+        python bench/model_answers.py [--sets fastapi-en,fastapi-ru] [--n 12] [--json] [--dump claims.jsonl]
+
+Correct: the shown answer (its claims the check did not mark unsupported) holds an answer key. Cited: one of those
+claims cites a passage of the gold note; on gold lines: that passage covers the gold lines. The model's replies are
+kept in --replies by the exact messages sent (bench/grounding.py's RecordedChat), so a rerun re-checks the same
+replies without asking again. --dump writes every claim with its passages, for labelling
+(bench/grounding_labels.jsonl).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from grounding import RecordedChat  # noqa: E402
+from offline_answers import SETS, has_keys, index_path, questions  # noqa: E402
+
+from rag.answer.ask import ask  # noqa: E402
+from rag.answer.chat import make_chat_model  # noqa: E402
+from rag.answer.grounding import STATUSES  # noqa: E402
+from rag.config import load_settings  # noqa: E402
+from rag.workspace import Workspace  # noqa: E402
+
+
+def run(name: str, n: int, chat: RecordedChat, db_dir: Path, dump) -> list[dict]:
+    qa = SETS[name]
+    rows = []
+    with Workspace.open(load_settings(vault=qa.vault, db_path=index_path(name, db_dir)), create=True) as ws:
+        ws.sync()
+        for done, item in enumerate(questions(qa, n), 1):
+            answer = ask(ws, item["question"], chat=chat)
+            shown = [c for c in answer.claims if c.status != "unsupported"]
+            cited = [answer.context.get(s) for c in shown for s in c.sources]
+            gold = item["gold_lines"]
+            rows.append(
+                {
+                    "id": item["id"],
+                    "correct": has_keys(" ".join(c.text for c in shown), item["keys"]),
+                    "cited": any(s.path == item["gold_file"] for s in cited),
+                    "on_gold_lines": any(s.path == item["gold_file"] and s.start_line <= gold[1] and s.end_line >= gold[0] for s in cited),
+                    "not_found": answer.not_found,
+                    "reply_has_key": has_keys(chat.last["reply"], item["keys"]),
+                    "status_counts": answer.grounding(),
+                    "seconds": chat.last["seconds"],
+                }
+            )
+            if dump:
+                for c in answer.claims:
+                    passages = {i: answer.context.get(i).text for i in dict.fromkeys(c.cited + c.sources)}
+                    row = {"set": name, "id": item["id"], "question": item["question"], "keys": item["keys"], "claim": c.text}
+                    dump.write(
+                        json.dumps(row | {"status": c.status, "cited": c.cited, "reason": c.reason, "passages": passages}, ensure_ascii=False) + "\n"
+                    )
+            print(f"{name} {done}/{n}: {chat.last['seconds']} s, {rows[-1]['status_counts']}", file=sys.stderr)
+    return rows
+
+
+def summary(rows: list[dict]) -> dict:
+    n = len(rows) or 1
+    return {
+        "questions": len(rows),
+        "correct_and_cited": round(sum(r["correct"] and r["cited"] for r in rows) / n, 3),
+        "correct_cited_on_gold_lines": round(sum(r["correct"] and r["on_gold_lines"] for r in rows) / n, 3),
+        "false_not_found": round(sum(r["not_found"] for r in rows) / n, 3),
+        "not_found_though_the_reply_had_the_key": sum(r["not_found"] and r["reply_has_key"] for r in rows),
+        "claims": {s: sum(r["status_counts"][s] for r in rows) for s in STATUSES},
+        "model_seconds_total": round(sum(r["seconds"] for r in rows)),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sets", default="fastapi-en,fastapi-ru")
+    parser.add_argument("--n", type=int, default=12, help="questions per set")
+    parser.add_argument("--db-dir", type=Path, default=Path("/tmp/rag-eval"))
+    parser.add_argument("--replies", type=Path, default=Path("/tmp/rag-eval/model-replies.jsonl"))
+    parser.add_argument("--dump", type=Path)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    settings = load_settings()
+    if not settings.chat_model:
+        sys.exit("Set RAG_CHAT_MODEL and OPENAI_BASE_URL to a real model (see the docstring: bash ../shared/tools/local-llm.sh).")
+    chat = RecordedChat(make_chat_model(settings), args.replies)
+    dump = args.dump.open("w", encoding="utf-8") if args.dump else None
+    rows = {name: run(name, args.n, chat, args.db_dir, dump) for name in args.sets.split(",")}
+    report = {"model": settings.chat_model, "asked_the_model": chat.asked, **{k: summary(v) for k, v in rows.items()}}
+    report["all"] = summary([r for v in rows.values() for r in v])
+    report["rows"] = rows
+    if args.json:
+        print(json.dumps(report, ensure_ascii=False, indent=2))
+    else:
+        for key, value in report.items():
+            if key != "rows":
+                print(f"{key}: {value}")
+
+
+if __name__ == "__main__":
+    main()
