@@ -64,6 +64,16 @@ def run(name: str, n: int, chat: RecordedChat, db_dir: Path, dump) -> list[dict]
     return rows
 
 
+def _dump(out, name: str, item: dict, answer, reply: str) -> None:
+    """Every claim with what is needed to check it again without the model: the reply, and where each source of the
+    context is (the notes' text stays in the eval data; bench/grounding_labels.py reads it from there)."""
+    keep = ("id", "path", "heading", "start_line", "end_line", "start_char", "end_char")
+    sources = [{k: getattr(s, k) for k in keep} for s in answer.context.sources]
+    for c in answer.claims:
+        row = {"set": name, "id": item["id"], "reply": reply, "sources": sources, "claim": c.text, "status": c.status, "reason": c.reason}
+        out.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+
 def summary(rows: list[dict]) -> dict:
     n = len(rows) or 1
     return {

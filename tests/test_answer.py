@@ -237,7 +237,7 @@ def test_the_answer_json_has_the_documented_shape(ws, vault, srv, chat):
     assert sum(data["grounding"].values()) == 1 and data["grounding"][claim["status"]] == 1
     assert data["mode"] == "llm" and data["removed_citations"] == ["S77"] and data["not_found"] is False
     assert set(data["citations"][0]) == {"id", "path", "heading", "start_line", "end_line"}
-    assert set(data["sources"][0]) == {"id", "path", "heading", "start_line", "end_line", "chars"}
+    assert set(data["sources"][0]) == {"id", "path", "heading", "start_line", "end_line", "chars", "used", "score"}
     assert {"path": "Notes/Sourdough.md", "reason": data["dropped_sources"][0]["reason"]} in data["dropped_sources"]
 
 

@@ -50,6 +50,10 @@ def test_quoted_note_text_is_defanged_so_it_cannot_cite():
     assert defang("see [S3] and (S1) and [S2](http://x)") == f"see S{wj}3 and S{wj}1 and S{wj}2(http://x)"
     assert phantoms(defang("[S99] [s7, S8] Season S9: 【S7】"), IDS) == []
     assert clean(defang("[S99] [s7, S8] Season S9: 【S7】"), IDS).removed == ()
+    # «(с 1525 года)»: Cyrillic «с» ("since"), a space and a year read as a cited S1525 to anyone checking
+    quoted = "английскую Библию Вильяма Тиндейла (с 1525 года), ставшую предшественницей"
+    assert phantoms(quoted, IDS) == ["S1525"]
+    assert phantoms(defang(quoted), IDS) == [] and defang(quoted).replace(wj, "") == quoted
 
 
 REPLIES = [

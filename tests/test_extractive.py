@@ -302,3 +302,31 @@ def test_cli_search_stops_where_matches_stop_standing_out(tmp_path, real_embedde
     assert len(cut) < len(every) == 10
     found = CliRunner().invoke(cli, ["search", "hydration for whole wheat", "--vault", str(vault), "--db", str(settings.db_path)]).stdout
     assert found.startswith("1. Notes/Sourdough.md") and "weaker matches not shown; --all shows them" in found
+
+
+def test_the_fitted_weights_are_for_the_features_the_reader_computes(tmp_path):
+    for meaning in (True, False):
+        weights = reader.load_weights(meaning=meaning)
+        assert len(weights.weights) == len(reader.FEATURES) and len(weights.context_weights) == len(reader.CONTEXT_FEATURES) + 1
+        assert 0.0 < weights.threshold(False) < 1.0 and 0.0 <= weights.threshold(True) < 1.0
+    stale = json.loads(reader.WEIGHTS.read_text(encoding="utf-8"))
+    stale["features"] = stale["features"][:-1]
+    (tmp_path / "w.json").write_text(json.dumps(stale), encoding="utf-8")
+    with pytest.raises(ValueError, match="reader_fit.py --write"):
+        reader.load_weights(tmp_path / "w.json")
+
+
+def test_a_how_much_question_is_answered_by_the_row_with_its_header_and_the_total(fake_embedder):
+    costs = Source(
+        "S1",
+        "Trip.md",
+        "Trip › Costs",
+        10,
+        15,
+        "",
+        "| Item | Sum |\n|---|---|\n| Flights to Baikal | 46 800 |\n| Food | 14 200 |\n| **Total** | **97 400** |",
+        1.0,
+    )
+    found = extract("How much were the flights to Baikal?", FrozenContext((costs,), (), "```", 0), vectors=TextVectors(fake_embedder))
+    # the note's own lines, whole: the table from its header down to the total, the flights row in it
+    assert found.quotes[0].text == costs.text and (found.quotes[0].line, found.quotes[0].end_line) == (10, 14)

@@ -48,7 +48,8 @@ _TOKEN = re.compile(rf"([-–—])|{_S}?[ \t]?(\d+)")
 _NOTES = re.compile(r"†[^\]\[】\n,;]*")
 _CANONICAL = re.compile(r"\[S(\d+)\]")
 _CANDIDATE_START = re.compile(r"[\[(【]|(?<!\w)[sSиИaAсС]|^", re.MULTILINE)
-_INERT = re.compile(r"(?<![\w\u2060'’])([SsСс])(\d)")  # an S-number in quoted note text: a word joiner goes between
+# An S-number in quoted note text ("S3", and «с 1525» — Cyrillic "с", "since"): a word joiner goes after the letter.
+_INERT = re.compile(r"(?<![\w\u2060'’])([SsСс])([ \t]?\d)")
 _HOLD = 1_000  # no citation (the pattern is bounded) is longer than this
 _MAX_RANGE = 20
 

@@ -59,6 +59,8 @@ class Source:
     score: float  # retrieval score and per-channel ranks: why this passage was chosen
     bm25_rank: int | None = None
     dense_rank: int | None = None
+    start_char: int = 0  # where `text` is in the note as read (`vault.read_note`)
+    end_char: int = 0
 
     @property
     def label(self) -> str:
@@ -227,7 +229,8 @@ def _source(source_id: str, span: _Span) -> Source:
     bm25 = min((h.bm25_rank for h in span.hits if h.bm25_rank is not None), default=None)
     dense = min((h.dense_rank for h in span.hits if h.dense_rank is not None), default=None)
     sha = chunks[0].sha256 if len(chunks) == 1 else hashlib.sha256(text.encode("utf-8")).hexdigest()
-    return Source(source_id, span.path, chunks[0].heading_path, chunks[0].start_line, chunks[-1].end_line, sha, text, best.score, bm25, dense)
+    first, last = chunks[0], chunks[-1]
+    return Source(source_id, span.path, first.heading_path, first.start_line, last.end_line, sha, text, best.score, bm25, dense, span.start, span.end)
 
 
 def _label_text(span: _Span) -> str:

@@ -179,16 +179,17 @@ _TOTAL = re.compile(r"^\|?\s*\**\s*(?:итого|всего|сумма|total|sum
 
 
 def _with_total(row: Unit, source: Source) -> Unit:
-    """A row of a table that has a total row ("Итого", "Total"), with that total after it: one item's cost is not
-    what the whole cost, and a reader sees both."""
+    """A row of a table that has a total row ("Итого", "Total"), quoted as the table from its header down to that
+    total (one item's cost is not what the whole cost, and a reader sees both), when that fits QUOTE_CHARS; else the
+    row with its header. A quote is always the note's own lines, whole."""
     if _TOTAL.search(row.text.split("\n")[-1]):
         return row
     rows = [u for u in reader.units_of(source) if u.kind == ROW and u.block == row.block and u is not row]
     total = next((u for u in rows if _TOTAL.search(u.text.split("\n")[-1]) and u.start_line > row.start_line), None)
-    if total is None:
+    top = row.start_line - row.text.count("\n")  # the header's first line
+    if total is None or len(_lines(source, top, total.end_line)) > QUOTE_CHARS:
         return row
-    line = total.text.split("\n")[-1]
-    return Unit(f"{row.text}\n{line}", f"{row.scoring} {total.scoring}", row.start_line, total.end_line, row.section, ROW, row.block, row.position)
+    return Unit(_lines(source, top, total.end_line), f"{row.scoring} {total.scoring}", top, total.end_line, row.section, ROW, row.block, row.position)
 
 
 def _label(source: Source, unit: Unit) -> str:

@@ -85,6 +85,7 @@ CONTEXT_FEATURES = (
     "best_coverage",  # share of the question's content words in the best-covering note
     "names_found",  # … of the names it asks about
     "names_asked",
+    "names_missing",  # names asked about that no note of the context holds (a motorcycle where only a car is)
     "agreed",  # both channels rank S1 in their top two
     "across",  # the best candidate's note is in the other language
     "across_cos",  # best_cos for a note in the other language (there words cannot help and cosines run lower)
@@ -335,6 +336,7 @@ def context_features(question: str, candidates: list[Candidate], best: int, best
         "best_coverage": max(extra["coverage"].values()),
         "names_found": max(extra["note_names"].values()) if names else 1.0,
         "names_asked": float(bool(names)),
+        "names_missing": 1.0 - max(extra["note_names"].values()) if names else 0.0,
         "agreed": float(agreed),
         "across": across,
         "vault_coverage": extra.get("vault_coverage", 1.0),
