@@ -54,12 +54,7 @@ def run(name: str, n: int, chat: RecordedChat, db_dir: Path, dump) -> list[dict]
                 }
             )
             if dump:
-                for c in answer.claims:
-                    passages = {i: answer.context.get(i).text for i in dict.fromkeys(c.cited + c.sources)}
-                    row = {"set": name, "id": item["id"], "question": item["question"], "keys": item["keys"], "claim": c.text}
-                    dump.write(
-                        json.dumps(row | {"status": c.status, "cited": c.cited, "reason": c.reason, "passages": passages}, ensure_ascii=False) + "\n"
-                    )
+                _dump(dump, name, item, answer, chat.last["reply"])
             print(f"{name} {done}/{n}: {chat.last['seconds']} s, {rows[-1]['status_counts']}", file=sys.stderr)
     return rows
 
