@@ -15,6 +15,7 @@ settings = common.session_settings()
 settings_box = st.sidebar.container()  # the settings panel, drawn once the session's language is known
 ctx = common.open_context(settings, settings_box)
 common.index_status(ctx)
+common.ignored_secrets()  # a working folder's .streamlit/secrets.toml is not read: say so
 
 t = common.t
 page_list = [

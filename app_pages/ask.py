@@ -11,9 +11,9 @@ from app_pages import common
 from app_pages.common import t
 from rag.answer.ask import CHECKING, GENERATING, Answer, Turn
 from rag.errors import RagError
-from rag.web import i18n
+from rag.web import i18n, untrusted
 from rag.web.conversations import ChatTurn, Conversation, ConversationFile
-from rag.web.ui_render import answer_markdown, claim_notes, escape_markdown
+from rag.web.ui_render import ANSWER_CSS, answer_html, claim_notes
 from rag.web.ui_stream import StreamedCall
 
 DEMO_QUESTIONS = ("ask.demo.1", "ask.demo.2", "ask.demo.3")
@@ -75,7 +75,9 @@ def _history(saved: ConversationFile, current: Conversation) -> None:
             title, delete = st.columns([5, 1], vertical_alignment="center")
             mark = " " + t("history.current") if c.id == current.id else ""
             when = time.strftime("%Y-%m-%d %H:%M", time.localtime(c.updated))
-            if title.button(c.title[:60] + mark, key=f"conv-{c.id}", help=t("history.turns", n=len(c.turns), when=when), width="stretch"):
+            if title.button(
+                untrusted.text(c.title[:60]) + mark, key=f"conv-{c.id}", help=t("history.turns", n=len(c.turns), when=when), width="stretch"
+            ):
                 st.session_state["rag_conversation"] = c
                 st.query_params["chat"] = c.id
                 st.rerun()
@@ -125,7 +127,7 @@ def _demo_hints(box) -> None:
 
 def _answer(ctx: common.AppContext, question: str, turns: list[ChatTurn]) -> None:
     with st.chat_message("user"):
-        st.markdown(escape_markdown(question))
+        st.markdown(untrusted.text(question))
     with st.chat_message("assistant"):
         history = [Turn(t.answer.question, t.answer.text) for t in turns]
         slot = st.empty()
@@ -136,7 +138,7 @@ def _answer(ctx: common.AppContext, question: str, turns: list[ChatTurn]) -> Non
                 lambda emit, stage: ctx.knowledge.ask(question, turns=history, on_text=emit, on_stage=stage),
                 on_stage=lambda name: _show_stage(waiting, name),
             )
-            st.write_stream(_after_first(call, waiting))
+            _stream(call, waiting, len(turns))
         try:
             answer = call.result()
         except RagError as exc:
@@ -157,17 +159,24 @@ def _show_stage(waiting, name: str) -> None:
         waiting.caption(f"{icon} {t(key)}")
 
 
-def _after_first(pieces, waiting):
-    """The pieces, clearing the "searching" line when the first one arrives."""
-    for i, piece in enumerate(pieces):
+def _stream(call: StreamedCall, waiting, turn: int, every: float = 0.15) -> None:
+    """The answer as it arrives, through the same rendering as the finished one (a reply is untrusted: an image in
+    it must not load even for the seconds it is on screen); redrawn at most every `every` seconds."""
+    shown, text, drawn = st.empty(), "", 0.0
+    for i, piece in enumerate(call):
         if i == 0:
             waiting.empty()
-        yield piece
+        text += piece
+        if time.perf_counter() - drawn >= every:
+            shown.html(ANSWER_CSS + answer_html(text, (), turn=turn))
+            drawn = time.perf_counter()
+    if text:
+        shown.html(ANSWER_CSS + answer_html(text, (), turn=turn))
 
 
 def _show_turn(ctx: common.AppContext, i: int, turn: ChatTurn) -> None:
     with st.chat_message("user"):
-        st.markdown(escape_markdown(turn.answer.question))
+        st.markdown(untrusted.text(turn.answer.question))
     with st.chat_message("assistant"):
         _show_answer(ctx, i, turn)
 
@@ -181,13 +190,13 @@ def _show_answer(ctx: common.AppContext, i: int, turn: ChatTurn) -> None:
         st.badge(t("ask.badge.model", model=turn.model or "chat"), icon=":material/smart_toy:", color="blue")
     if a.not_found and a.mode == "llm" and a.claims:
         st.warning(t("ask.not_found.model"), icon=":material/search_off:")
-        st.markdown(answer_markdown(a.text, a.context.ids, turn=i, claims=a.claims, badges=badges))
+        st.html(ANSWER_CSS + answer_html(a.text, a.context.ids, turn=i, claims=a.claims, badges=badges))
     elif a.not_found:
         lead = t("ask.not_found") + " " if a.mode != "extractive" and a.context.sources else ""
-        st.warning(lead + escape_markdown(a.text), icon=":material/search_off:")
+        st.warning(lead + untrusted.text(a.text), icon=":material/search_off:")
         st.caption(t("ask.try_other"))
     else:
-        st.markdown(answer_markdown(a.text, a.context.ids, turn=i, claims=a.claims, badges=badges))
+        st.html(ANSWER_CSS + answer_html(a.text, a.context.ids, turn=i, claims=a.claims, badges=badges))
     _claim_list(a)
     if a.notice:
         st.info(common.notice(a.notice), icon=":material/info:")
@@ -221,7 +230,7 @@ def _claim_list(a: Answer) -> None:
     st.caption(t("ask.checked", supported=supported, total=len(a.claims)))
     for status, text, reason in notes:
         label = _NOTE_LABELS[status].format(t(f"claim.{status}"))
-        st.markdown(f"- {label} · {escape_markdown(text)} · :gray[{escape_markdown(reason)}]")
+        st.markdown(f"- {label} · {untrusted.text(text)} · :gray[{untrusted.text(reason)}]")
 
 
 def _sources_panel(ctx: common.AppContext, i: int, a: Answer) -> None:
@@ -248,14 +257,14 @@ def _sources_panel(ctx: common.AppContext, i: int, a: Answer) -> None:
 def _dropped(a: Answer) -> None:
     for d in a.context.dropped:
         lines = t("lines", start=d.start_line, end=d.end_line)
-        st.markdown(f":orange[{t('sources.left_out')}] {escape_markdown(d.path)} · {lines}: {escape_markdown(d.reason)}")
+        st.markdown(f":orange[{t('sources.left_out')}] {untrusted.text(d.path)} · {lines}: {untrusted.text(d.reason)}")
 
 
 def _source_line(ctx: common.AppContext, i: int, a: Answer, s, mark: str) -> None:
     text, button = st.columns([5, 1], vertical_alignment="center")
     lines = t("lines", start=s.start_line, end=s.end_line)
     text.markdown(
-        f"**[{s.id}]** {escape_markdown(s.path)} › {escape_markdown(s.heading)} · {lines}  \n"
+        f"**[{s.id}]** {untrusted.text(s.path)} › {untrusted.text(s.heading)} · {lines}  \n"
         f":gray[{t('sources.found_by', why=common.why(s.bm25_rank, s.dense_rank))} · {mark}]"
     )
     if button.button(t("show"), key=f"src-{i}-{s.id}", help=t("show.help")):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import os
 from dataclasses import dataclass
+from pathlib import Path
 
 import streamlit as st
 
@@ -22,10 +23,11 @@ from rag.live import LiveIndex, Progress
 from rag.search.presentation import why_found
 from rag.search.retrieve import NOTICE_DENSE_DOWN, NOTICE_NO_VECTORS
 from rag.search.similar import NoteVectors
-from rag.web import i18n
+from rag.web import i18n, untrusted
 from rag.web.ui_render import PASSAGE_CSS, obsidian_url, parse_cite_href, passage, passage_html
-from rag.web.webapp import Choices, apply_choices, choices_of, index_key
+from rag.web.webapp import Choices, Secrets, apply_choices, choices_of, index_key, split_secrets
 
+APP_FOLDER = Path(__file__).resolve().parents[1]  # where app.py is: its .streamlit/ is the user's own
 _CITE_JS = """
 export default function(component) {
   window.__ragCite = component.setTriggerValue;
@@ -55,7 +57,7 @@ class AppContext:
 
 def fail(exc: Exception) -> None:
     """The one way a page reports a library error: the message (it names the fix), then stop."""
-    st.error(str(exc), icon=":material/error:")
+    st.error(untrusted.text(exc), icon=":material/error:")
     st.stop()
 
 
@@ -64,8 +66,9 @@ def context() -> AppContext:
 
 
 def t(key: str, /, **values) -> str:
-    """This session's text for a catalogue key (`rag.web.i18n`)."""
-    return i18n.text(language(), key, **values)
+    """This session's text for a catalogue key (`rag.web.i18n`), its values shown as text: a path, a heading, an
+    error that quotes a note are never read as Markdown (`rag.web.untrusted`)."""
+    return i18n.text(language(), key, **{k: untrusted.text(v) for k, v in values.items()})
 
 
 def language() -> str:
@@ -88,17 +91,38 @@ def _choose_language(settings: Settings, knowledge: Knowledge | None) -> str:
     return i18n.choose_language(settings.ui_language, browser, shares)
 
 
+@functools.cache
+def _split_secrets() -> Secrets:
+    """Which secrets files are the user's; a working folder's values are taken back out of the environment, where
+    Streamlit put them at start (once per process)."""
+    split = split_secrets([Path(p) for p in st.get_option("secrets.files")], home=Path.home(), app_folder=APP_FOLDER)
+    for key, value in split.distrusted().items():
+        if os.environ.get(key) == value:
+            del os.environ[key]
+    return split
+
+
 def _secrets() -> dict[str, str]:
-    """Top-level values of `.streamlit/secrets.toml` (e.g. OPENAI_API_KEY); empty if there is no such file."""
+    """Top-level values of `.streamlit/secrets.toml` (e.g. OPENAI_API_KEY), without those only a working folder's
+    file gives."""
     try:
-        return {k: str(v) for k, v in st.secrets.items() if isinstance(v, (str, int, float))}
+        loaded = {k: str(v) for k, v in st.secrets.items() if isinstance(v, (str, int, float))}
     except FileNotFoundError:
         return {}
+    distrusted = _split_secrets().distrusted()
+    return {k: v for k, v in loaded.items() if distrusted.get(k) != v}
+
+
+def ignored_secrets() -> None:
+    """Say once per page that a working folder's secrets file was not read, and why."""
+    for path, values in _split_secrets().ignored.items():
+        st.warning(t("secrets.ignored", path=path, keys=", ".join(sorted(values))), icon=":material/gpp_maybe:")
 
 
 def base_settings() -> Settings:
     """Defaults → rag.toml → environment → secrets.toml (which Streamlit also puts in the environment, winning)."""
-    return load_settings(env={**os.environ, **_secrets()})
+    secrets = _secrets()  # first: it takes a working folder's secrets back out of os.environ
+    return load_settings(env={**os.environ, **secrets})
 
 
 def session_settings() -> Settings:
@@ -171,7 +195,7 @@ def settings_panel(settings: Settings, box) -> None:
         try:
             apply_choices(base_settings(), choices)
         except RagError as exc:
-            box.error(str(exc), icon=":material/error:")
+            box.error(untrusted.text(exc), icon=":material/error:")
             return
         st.session_state["rag_choices"] = choices
         st.rerun()
@@ -188,7 +212,7 @@ def index_status(ctx: AppContext) -> None:
     running = ctx.knowledge.progress().running
     with st.sidebar:
         name = ctx.settings.vault.name + (t("sidebar.demo") if ctx.is_demo else "")
-        st.markdown(t("sidebar.vault", name=name), help=str(ctx.settings.vault))
+        st.markdown(t("sidebar.vault", name=name), help=untrusted.text(ctx.settings.vault))
         st.fragment(run_every=1.0 if running else None)(_index_status_body)(ctx.knowledge)
 
 
@@ -254,7 +278,7 @@ def passage_dialog(vault, **passage_args) -> None:
 def _passage_body(
     vault, *, source_id: str, path: str, heading: str, start: int, end: int, text: str, why: str, quoted=(), outside: tuple[str, ...] = ()
 ) -> None:
-    st.markdown(f"**{source_id}** · `{path}`" if source_id else f"`{path}`")
+    st.markdown(f"**{untrusted.text(source_id)}** · {untrusted.text(path)}" if source_id else untrusted.text(path))
     st.caption(t("passage.where", heading=heading, start=start, end=end, why=why))
     shown = passage(vault, path, start, end, text, quoted_lines=quoted, outside=outside)
     if shown.changed:
@@ -289,4 +313,4 @@ def notice(text: str) -> str:
     head, tail = NOTICE_DENSE_DOWN.split("{error}")
     if text.startswith(head) and text.endswith(tail):
         return t("notice.dense_down", error=text[len(head) : len(text) - len(tail)])
-    return text
+    return untrusted.text(text)

@@ -9,7 +9,7 @@ from app_pages.common import t
 from rag.errors import NoteError
 from rag.index.vault import read_note
 from rag.search.similar import DUPLICATE_OVERLAP, DUPLICATE_THRESHOLD
-from rag.web import i18n
+from rag.web import i18n, untrusted
 from rag.web.ui_render import obsidian_url
 
 SHOWN = 25  # pairs drawn at once
@@ -42,12 +42,12 @@ def main() -> None:
 
 
 def _side(ctx: common.AppContext, n: int, path: str, title: str) -> None:
-    st.markdown(f"**{title}**")
-    st.caption(path)
+    st.markdown(f"**{untrusted.text(title)}**")
+    st.caption(untrusted.text(path))
     try:
         text = read_note(ctx.settings.vault, path).text
     except NoteError as exc:
-        st.warning(str(exc))
+        st.warning(untrusted.text(exc))
         return
     st.code(text[:PREVIEW_CHARS] + ("\n…" if len(text) > PREVIEW_CHARS else ""), language="markdown", wrap_lines=True, height=260)
     st.link_button(t("obsidian.open"), obsidian_url(ctx.settings.vault, path), icon=":material/open_in_new:")

@@ -10,7 +10,7 @@ import streamlit as st
 from app_pages import common
 from app_pages.common import t
 from rag.live import Progress
-from rag.web import i18n
+from rag.web import i18n, untrusted
 
 
 def main() -> None:
@@ -62,7 +62,7 @@ def _progress(ctx: common.AppContext) -> None:
 
 def _last_run(state: Progress, skipped: list[dict]) -> None:
     if state.error:
-        st.error(state.error, icon=":material/error:")
+        st.error(untrusted.text(state.error), icon=":material/error:")
     r = state.last_report
     if r is not None:
         seconds = i18n.decimal(common.language(), r.seconds)
@@ -71,7 +71,7 @@ def _last_run(state: Progress, skipped: list[dict]) -> None:
     if skipped:
         with st.expander(t("index.skipped", n=len(skipped)), icon=":material/warning:", expanded=True):
             for note in skipped:
-                st.markdown(f"- `{note['path']}`: {note['reason']}")
+                st.markdown(f"- {untrusted.text(note['path'])}: {untrusted.text(note['reason'])}")
 
 
 main()

@@ -16,8 +16,8 @@ from app_pages.common import t
 from rag.errors import ConflictError, RagError
 from rag.memory import Fact
 from rag.memory.facts import parse as parse_fact
-from rag.web import i18n
-from rag.web.ui_render import escape_markdown, obsidian_url
+from rag.web import i18n, untrusted
+from rag.web.ui_render import obsidian_url
 
 SHOWN = 100  # facts drawn at once, newest first
 FOUND = 50  # keyword matches asked of recall
@@ -44,7 +44,7 @@ def main() -> None:
         return
     query = st.text_input(t("memory.search"), key=QUERY, placeholder=t("memory.placeholder")).strip()
     categories = sorted({f.category for f in facts})
-    category = st.pills(t("memory.category"), categories, key=CATEGORY, format_func=escape_markdown)
+    category = st.pills(t("memory.category"), categories, key=CATEGORY, format_func=untrusted.text)
     shown = _chosen(memory, facts, query, category)
     if not shown:
         st.warning(t("memory.none.filtered") if category else t("memory.none"), icon=":material/search_off:")
@@ -105,17 +105,17 @@ def _summary(query: str, shown: list[Fact]) -> None:
 def _fact(ctx: common.AppContext, fact: Fact, newer: str | None, recalled: int) -> None:
     with st.container(border=True, key=f"memory-card-{fact.id}"):
         with st.container(horizontal=True, gap="small", vertical_alignment="center"):
-            st.badge(escape_markdown(fact.category), icon=":material/label:", color="gray" if newer else "blue")
+            st.badge(untrusted.text(fact.category), icon=":material/label:", color="gray" if newer else "blue")
             if newer:
                 st.badge(t("memory.superseded"), icon=":material/history:", color="gray")
             trust = i18n.decimal(common.language(), fact.trust, 2)
             standing = t("memory.trust", trust=trust, helpful=fact.helpful, unhelpful=fact.unhelpful, recalled=recalled)
             st.caption(f"{t('memory.created', date=fact.created[:10])} · {standing}" if fact.created else standing)
-        text = escape_markdown(fact.content)
+        text = untrusted.text(fact.content)
         st.markdown(_grey(text) if newer else text)
         if newer:
             with st.container(horizontal=True, gap="small", vertical_alignment="center"):
-                st.caption(t("memory.replaced_by", id=escape_markdown(newer)), width="content")
+                st.caption(t("memory.replaced_by", id=newer), width="content")
                 st.button(t("memory.show_newer"), key=f"memory-newer-{fact.id}", icon=":material/arrow_forward:", on_click=_focus, args=(newer,))
         st.caption("  \n".join(_details(fact)))
         _notice(fact)
@@ -124,11 +124,11 @@ def _fact(ctx: common.AppContext, fact: Fact, newer: str | None, recalled: int) 
 
 def _details(fact: Fact) -> list[str]:
     """The lines under a fact: the fact it replaces; its tags and entities; its note and id."""
-    lines = [t("memory.replaces", id=escape_markdown(fact.supersedes))] if fact.supersedes else []
-    about = [f"#{tag}" for tag in fact.tags] + ([t("memory.entities", names=", ".join(fact.entities))] if fact.entities else [])
+    lines = [t("memory.replaces", id=fact.supersedes)] if fact.supersedes else []
+    about = [untrusted.text(f"#{tag}") for tag in fact.tags] + ([t("memory.entities", names=", ".join(fact.entities))] if fact.entities else [])
     if about:
-        lines.append(escape_markdown(" · ".join(about)))
-    return [*lines, f"{escape_markdown(fact.path)} · {escape_markdown(fact.id)}"]
+        lines.append(" · ".join(about))
+    return [*lines, f"{untrusted.text(fact.path)} · {untrusted.text(fact.id)}"]
 
 
 def _grey(text: str) -> str:
@@ -163,7 +163,7 @@ def _notice(fact: Fact) -> None:
         st.caption(t("memory.conflict.yours"))
         st.code(yours, language=None, wrap_lines=True)
     else:
-        st.error(notice[1], icon=":material/error:")
+        st.error(untrusted.text(notice[1]), icon=":material/error:")
     st.button(t("memory.dismiss"), key=f"memory-dismiss-{fact.id}", on_click=_settle, args=(fact.id,))
 
 
@@ -224,7 +224,7 @@ def _archive(fact_id: str) -> None:
     except RagError as exc:
         return _settle(fact_id, ("error", str(exc)))
     _settle(fact_id)
-    st.toast(t("memory.archived", path=escape_markdown(path)), icon=":material/archive:")
+    st.toast(t("memory.archived", path=path), icon=":material/archive:")
 
 
 main()

@@ -11,7 +11,8 @@ from rag.errors import RagError
 from rag.index import stemming
 from rag.search.by_note import Filters, NoteMatch
 from rag.search.presentation import heading_without_title, snippet
-from rag.web.ui_render import escape_markdown, highlighted, obsidian_url
+from rag.web import untrusted
+from rag.web.ui_render import highlighted, obsidian_url
 
 
 def main() -> None:
@@ -60,11 +61,11 @@ def _note(ctx: common.AppContext, n: int, match: NoteMatch, query: str) -> None:
     info = match.info
     with st.container(border=True):
         head, actions = st.columns([4, 1], vertical_alignment="top")
-        head.markdown(f"**{escape_markdown(info.title or info.path)}**  \n:gray[{escape_markdown(info.path)}]")
+        head.markdown(f"**{untrusted.text(info.title or info.path)}**  \n:gray[{untrusted.text(info.path)}]")
         project = [t("search.project", name=info.project)] if info.project else []
         meta = [f"#{tag}" for tag in info.tags] + project + ([t("search.curated")] if info.tier == 1 else [])
         if meta:
-            head.caption(escape_markdown(" · ".join(meta)))
+            head.caption(untrusted.text(" · ".join(meta)))
         actions.link_button(t("obsidian.short"), obsidian_url(ctx.settings.vault, info.path), icon=":material/open_in_new:")
         if actions.button(t("search.similar"), key=f"sim-{n}", icon=":material/hub:"):
             st.session_state["rag_similar_note"] = info.path
@@ -79,7 +80,7 @@ def _passage(ctx: common.AppContext, n: int, h: int, hit, title: str | None, que
     text, button = st.columns([5, 1], vertical_alignment="center")
     place = heading_without_title(c.heading_path, title, c.path)
     shown, spans = snippet(c.text, stemming.query_terms(query))
-    where = f"{escape_markdown(place)} · " if place else ""
+    where = f"{untrusted.text(place)} · " if place else ""
     text.markdown(f":gray[{where}{t('lines', start=c.start_line, end=c.end_line)} · {why}]  \n{highlighted(shown, spans)}")
     if button.button(t("show"), key=f"hit-{n}-{h}", help=t("show.help")):
         common.passage_dialog(

@@ -15,7 +15,7 @@ from pathlib import Path
 import click
 from tqdm import tqdm
 
-from rag.cli_common import common_options, open_knowledge
+from rag.cli_common import common_options, echo, open_knowledge
 from rag.cli_memory import memory_group
 from rag.eval.cli import eval_group
 from rag.index.stemming import query_terms
@@ -46,7 +46,7 @@ def index(settings, as_json: bool) -> None:
     with LiveIndex(settings) as live:
         knowledge = Knowledge(live)
         if knowledge.recovered_from():
-            click.echo(f"The index was damaged; it was moved to {knowledge.recovered_from()} and is being rebuilt.", err=True)
+            echo(f"The index was damaged; it was moved to {knowledge.recovered_from()} and is being rebuilt.", err=True)
         with ProgressBars() as bars:
             report = knowledge.index(progress=bars.update)
     if as_json:
@@ -63,23 +63,23 @@ def index(settings, as_json: bool) -> None:
         )
         data = {k: getattr(report, k) for k in keys}
         data.update(vectors_missing=report.vectors_missing, skipped=report.to_json()["skipped"], embed_error=report.embed_error)
-        click.echo(json.dumps(data, ensure_ascii=False))
+        echo(json.dumps(data, ensure_ascii=False))
     else:
-        click.echo(
+        echo(
             f"{report.files_added} added, {report.files_updated} updated, {report.files_removed} removed, "
             f"{report.files_unchanged} unchanged; {report.chunks_total} chunks, {report.chunks_embedded} embedded, "
             f"{report.chunks_reused} reused, {report.sentences_embedded} sentences embedded in {report.seconds:.1f}s."
         )
     for path, reason in report.skipped:
-        click.echo(f"skipped {path}: {reason}", err=True)
+        echo(f"skipped {path}: {reason}", err=True)
     if report.embed_error:
-        click.echo(f"warning: {report.embed_error}", err=True)
+        echo(f"warning: {report.embed_error}", err=True)
 
 
 @cli.command()
 @common_options
 @click.argument("query")
-@click.option("--k", default=10, show_default=True, help="Number of results.")
+@click.option("--k", type=click.IntRange(1, 100), default=10, show_default=True, help="Number of results.")
 @click.option(
     "--mode",
     type=click.Choice(["hybrid", "bm25", "dense"]),
@@ -98,21 +98,21 @@ def search(settings, query: str, k: int, mode: str, everything: bool, as_json: b
         else:
             result = (knowledge.keyword_search if mode == "bm25" else knowledge.meaning_search)(query, k)
     if result.notice:
-        click.echo(f"note: {result.notice}", err=True)
+        echo(f"note: {result.notice}", err=True)
     if as_json:
-        click.echo(json.dumps(_hits_json(result), ensure_ascii=False, indent=2))
+        echo(json.dumps(_hits_json(result), ensure_ascii=False, indent=2))
         return
     if not result.hits:
-        click.echo("No strong matches in your notes." if result.hidden else "No matches in your notes.")
+        echo("No strong matches in your notes." if result.hidden else "No matches in your notes.")
     terms = query_terms(query)
     for i, hit in enumerate(result.hits, 1):
         chunk = hit.chunk
         why = why_found(hit.bm25_rank, hit.dense_rank)
         place = heading_without_title(chunk.heading_path, None, chunk.path)
-        click.echo(f"{i}. {chunk.path}:{chunk.start_line}-{chunk.end_line}  {place}  ({hit.score:.4f}; {why})".replace("   (", "  ("))
-        click.echo(f"   {snippet(chunk.text, terms)[0]}")
+        echo(f"{i}. {chunk.path}:{chunk.start_line}-{chunk.end_line}  {place}  ({hit.score:.4f}; {why})".replace("   (", "  ("))
+        echo(f"   {snippet(chunk.text, terms)[0]}")
     if result.hidden:
-        click.echo(f"({result.hidden} weaker matches not shown; --all shows them)")
+        echo(f"({result.hidden} weaker matches not shown; --all shows them)")
 
 
 def _hits_json(result: SearchResult) -> list[dict]:
@@ -138,10 +138,10 @@ def status(settings, as_json: bool) -> None:
     with open_knowledge(settings) as knowledge:
         info = knowledge.status()
     if as_json:
-        click.echo(json.dumps(info, ensure_ascii=False))
+        echo(json.dumps(info, ensure_ascii=False))
         return
     last = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(info["last_sync"])) if info["last_sync"] else "never"
-    click.echo(
+    echo(
         f"Vault:   {info['vault']}\nIndex:   {info['index']} ({info['index_bytes'] / 1e6:.1f} MB)\nModel:   {info['model']}"
         f"{' (engine: ' + info['engine'] + ')' if info.get('engine') else ''}\n"
         f"Notes:   {info['notes']}\nChunks:  {info['chunks']}\nVectors: {info['vectors_present']} present, "
@@ -149,7 +149,7 @@ def status(settings, as_json: bool) -> None:
         f"Synced:  {last}"
     )
     for note in info["skipped"]:
-        click.echo(f"Skipped: {note['path']}: {note['reason']}")
+        echo(f"Skipped: {note['path']}: {note['reason']}")
 
 
 @cli.command(name="ask")
@@ -164,19 +164,19 @@ def ask_command(settings, question: str, extractive: bool, max_chars: int | None
     model's answer is checked against the passage it cites; what the notes do not support is listed."""
     settings = settings.replace(**{k: v for k, v in (("context_max_chars", max_chars), ("context_max_notes", max_notes)) if v})
     with open_knowledge(settings) as knowledge:
-        answer = knowledge.ask(question, extractive=extractive, on_text=None if as_json else lambda piece: click.echo(piece, nl=False))
+        answer = knowledge.ask(question, extractive=extractive, on_text=None if as_json else lambda piece: echo(piece, nl=False))
     for line in _answer_notes(answer):
-        click.echo(f"note: {line}", err=True)
+        echo(f"note: {line}", err=True)
     if as_json:
-        click.echo(json.dumps(answer.to_json(), ensure_ascii=False, indent=2))
+        echo(json.dumps(answer.to_json(), ensure_ascii=False, indent=2))
         return
-    click.echo()
+    echo()
     for line in _grounding_lines(answer):
-        click.echo(line)
+        echo(line)
     if answer.citations:
-        click.echo("\nSources:")
+        echo("\nSources:")
     for c in answer.citations:
-        click.echo(f"  [{c.id}] {c.path}:{c.start_line}-{c.end_line}  {c.heading}")
+        echo(f"  [{c.id}] {c.path}:{c.start_line}-{c.end_line}  {c.heading}")
 
 
 def _grounding_lines(answer) -> list[str]:
@@ -225,23 +225,23 @@ def import_command(settings, kind: str, source: Path, dry_run: bool, as_json: bo
 
         report = import_export(kind, source, settings.vault, dry_run=dry_run, project_aliases=settings.project_aliases, progress=progress)
     if as_json:
-        click.echo(json.dumps(report.to_json(), ensure_ascii=False))
+        echo(json.dumps(report.to_json(), ensure_ascii=False))
     else:
         verb = "would be " if dry_run else ""
-        click.echo(
+        echo(
             f"{len(report.created)} notes {verb}created, {len(report.updated)} {verb}updated, {len(report.unchanged)} unchanged, "
             f"{len(report.skipped_edited)} skipped because you edited them (in {settings.vault})."
         )
         for path in report.skipped_edited:
-            click.echo(f"kept your edits: {path}", err=True)
+            echo(f"kept your edits: {path}", err=True)
     for error in report.errors:
-        click.echo(f"warning: {error}", err=True)
+        echo(f"warning: {error}", err=True)
 
 
 @cli.command(name="similar")
 @common_options
 @click.argument("path")
-@click.option("--limit", default=8, show_default=True, help="Number of notes.")
+@click.option("--limit", type=click.IntRange(1, 50), default=8, show_default=True, help="Number of notes.")
 @click.option("--json", "as_json", is_flag=True, help='Print a JSON list of {"path", "score", "overlap", "closeness", "percentile"}.')
 def similar_command(settings, path: str, limit: int, as_json: bool) -> None:
     """Notes nearest in meaning to the note PATH (vault-relative), by the mean of their chunk vectors.
@@ -251,12 +251,12 @@ def similar_command(settings, path: str, limit: int, as_json: bool) -> None:
     with open_knowledge(settings) as knowledge:
         neighbours = knowledge.similar(path, limit)
     if as_json:
-        click.echo(json.dumps([dataclasses.asdict(n) for n in neighbours], ensure_ascii=False, indent=2))
+        echo(json.dumps([dataclasses.asdict(n) for n in neighbours], ensure_ascii=False, indent=2))
         return
     if not neighbours:
-        click.echo("No other note has vectors yet.")
+        echo("No other note has vectors yet.")
     for n in neighbours:
-        click.echo(f"{n.score:.4f}  {n.closeness:<15}  {_closer_than(n.percentile)}{n.path}")
+        echo(f"{n.score:.4f}  {n.closeness:<15}  {_closer_than(n.percentile)}{n.path}")
 
 
 @cli.command(name="duplicates")
@@ -278,12 +278,12 @@ def duplicates_command(settings, threshold: float, min_overlap: float, as_json: 
     with open_knowledge(settings) as knowledge:
         pairs = knowledge.duplicates(threshold, min_overlap=min_overlap)
     if as_json:
-        click.echo(json.dumps([dataclasses.asdict(d) for d in pairs], ensure_ascii=False, indent=2))
+        echo(json.dumps([dataclasses.asdict(d) for d in pairs], ensure_ascii=False, indent=2))
         return
     if not pairs:
-        click.echo(f"No near-duplicate notes at cosine >= {threshold:g} sharing {min_overlap:.0%} of their text.")
+        echo(f"No near-duplicate notes at cosine >= {threshold:g} sharing {min_overlap:.0%} of their text.")
     for d in pairs:
-        click.echo(f"{d.score:.4f}  {d.overlap:4.0%} shared  {_closer_than(d.percentile)}{d.a}  <->  {d.b}")
+        echo(f"{d.score:.4f}  {d.overlap:4.0%} shared  {_closer_than(d.percentile)}{d.a}  <->  {d.b}")
 
 
 def _closer_than(percentile: float | None) -> str:
@@ -292,14 +292,30 @@ def _closer_than(percentile: float | None) -> str:
 
 @cli.command(name="mcp")
 @common_options
-@click.option("--http", "http_port", type=click.IntRange(1, 65535), help="Serve streamable HTTP on 127.0.0.1:PORT (path /mcp) instead of stdio.")
+@click.option(
+    "--http",
+    "http_port",
+    type=click.IntRange(1, 65535),
+    help="Serve streamable HTTP on 127.0.0.1:PORT (path /mcp) instead of stdio; clients send the bearer token printed at start.",
+)
 def mcp_command(settings, http_port: int | None) -> None:
     """Serve the vault to AI agents over MCP: search, read, write and record notes (stdio unless --http)."""
+    from rag.agents.http_auth import load_or_create_token, token_path
     from rag.agents.mcp_server import serve
 
+    token = None
     if http_port is not None:
-        click.echo(f"Serving MCP at http://127.0.0.1:{http_port}/mcp (Ctrl+C to stop).", err=True)
-    serve(settings, http_port=http_port)
+        path = token_path()
+        token = load_or_create_token(path)
+        url = f"http://127.0.0.1:{http_port}/mcp"
+        echo(
+            f"Serving MCP at {url} (Ctrl+C to stop). Every request needs the header\n"
+            f"  Authorization: Bearer {token}\n"
+            f"(the token is kept in {path}; delete the file to make a new one). For example:\n"
+            f'  claude mcp add --transport http vault {url} --header "Authorization: Bearer {token}"',
+            err=True,
+        )
+    serve(settings, http_port=http_port, token=token)
 
 
 @cli.command(name="watch")
@@ -308,15 +324,15 @@ def watch_command(settings) -> None:
     """Keep the index in line with the vault while notes change: re-index after each burst of saves (Ctrl+C stops)."""
     with LiveIndex(settings) as live:
         if live.workspace().recovered_from:
-            click.echo(f"The index was damaged; it was moved to {live.workspace().recovered_from} and is being rebuilt.", err=True)
+            echo(f"The index was damaged; it was moved to {live.workspace().recovered_from} and is being rebuilt.", err=True)
         live.subscribe(_WatchLog(live))
-        click.echo(f"Watching {settings.vault} (Ctrl+C to stop).", err=True)
+        echo(f"Watching {settings.vault} (Ctrl+C to stop).", err=True)
         live.start()  # the first check catches what changed while nobody watched
         try:
             while True:
                 time.sleep(3600)
         except KeyboardInterrupt:
-            click.echo("Stopped watching.", err=True)
+            echo("Stopped watching.", err=True)
 
 
 class _WatchLog:
@@ -330,13 +346,13 @@ class _WatchLog:
         r = p.last_report
         if r is not None and r is not self.seen_report and (r.files_added or r.files_updated or r.files_removed):
             self.seen_report = r
-            click.echo(f"{stamp} {r.files_added} added, {r.files_updated} updated, {r.files_removed} removed.", err=True)
+            echo(f"{stamp} {r.files_added} added, {r.files_updated} updated, {r.files_removed} removed.", err=True)
         if self.was == "embedding" and p.state == "idle":
             missing = self.live.status()
-            click.echo(f"{stamp} vectors: {missing['vectors_missing'] + missing['sentence_vectors_missing']} missing.", err=True)
+            echo(f"{stamp} vectors: {missing['vectors_missing'] + missing['sentence_vectors_missing']} missing.", err=True)
         if p.error and p.error.split(" Retrying")[0] != self.error:
             self.error = p.error.split(" Retrying")[0]
-            click.echo(f"warning: {p.error}", err=True)
+            echo(f"warning: {p.error}", err=True)
         self.was = p.state
 
 

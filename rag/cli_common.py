@@ -5,20 +5,20 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from pathlib import Path
 
 import click
 
 from rag.config import load_settings
-from rag.errors import RagError
+from rag.errors import RagError, os_error_text
 from rag.knowledge import Knowledge
 from rag.live import LiveIndex
+from rag.printable import printable
 
 
 def common_options(command):
     """--vault and --db on every command; RagError → a one-line message and exit code 1, no traceback."""
 
-    @click.option("--vault", type=click.Path(path_type=Path), help="Vault folder (default: RAG_VAULT, rag.toml, or the demo vault).")
+    @click.option("--vault", help="Vault folder (default: RAG_VAULT, rag.toml, or the demo vault).")
     @click.option(
         "--db",
         help="Index file, or a PostgreSQL server as postgresql://user@host/database (default: RAG_DB, your rag.toml, or"
@@ -30,9 +30,17 @@ def common_options(command):
             settings = load_settings(vault=vault, db_path=db)
             return command(settings, **kwargs)
         except RagError as exc:
-            raise click.ClickException(str(exc)) from exc
+            raise click.ClickException(printable(exc)) from exc
+        except OSError as exc:
+            raise click.ClickException(printable(os_error_text(exc))) from exc
 
     return wrapper
+
+
+def echo(message: object = "", *, err: bool = False, nl: bool = True) -> None:
+    """click.echo for everything a command prints: a note's text, heading or file name may hold terminal escape
+    sequences (OSC 52 writes the clipboard); they are taken out (`rag.printable`)."""
+    click.echo(printable(message), err=err, nl=nl)
 
 
 @contextlib.contextmanager

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from rag.cli_common import common_options, open_knowledge
+from rag.cli_common import common_options, echo, open_knowledge
 from rag.progress import ProgressBars
 
 
@@ -42,9 +42,9 @@ def add(settings, text: str, category: str | None, tags: str | None, entities: s
         fact = knowledge.memory.remember(text, category=category, tags=_names(tags) or (), entities=_names(entities), supersedes=supersedes)
         _embed(knowledge)
     if as_json:
-        click.echo(json.dumps(fact.to_json(), ensure_ascii=False, indent=2))
+        echo(json.dumps(fact.to_json(), ensure_ascii=False, indent=2))
     else:
-        click.echo(f"Remembered {fact.id} in {fact.path}" + (f" (entities: {', '.join(fact.entities)})" if fact.entities else ""))
+        echo(f"Remembered {fact.id} in {fact.path}" + (f" (entities: {', '.join(fact.entities)})" if fact.entities else ""))
 
 
 @memory_group.command(name="import")
@@ -59,11 +59,11 @@ def import_facts(settings, file: Path, as_json: bool) -> None:
         imported, skipped, problems = knowledge.memory.import_file(file)
         _embed(knowledge)
     if as_json:
-        click.echo(json.dumps({"imported": imported, "skipped": skipped, "problems": problems}, ensure_ascii=False, indent=2))
+        echo(json.dumps({"imported": imported, "skipped": skipped, "problems": problems}, ensure_ascii=False, indent=2))
         return
-    click.echo(f"Imported {imported} fact(s); {skipped} already present.")
+    echo(f"Imported {imported} fact(s); {skipped} already present.")
     for problem in problems:
-        click.echo(f"skipped {problem}", err=True)
+        echo(f"skipped {problem}", err=True)
 
 
 @memory_group.command(name="recall")
@@ -110,12 +110,12 @@ def related(settings, entity: str, limit: int, as_json: bool) -> None:
     with open_knowledge(settings, create=True) as knowledge:
         found = knowledge.memory.related(entity, limit)
     if as_json:
-        click.echo(json.dumps([{"entity": n, "score": s, "facts": list(f)} for n, s, f in found], ensure_ascii=False, indent=2))
+        echo(json.dumps([{"entity": n, "score": s, "facts": list(f)} for n, s, f in found], ensure_ascii=False, indent=2))
         return
     if not found:
-        click.echo(f"No entity appears with {entity!r} in remembered facts.")
+        echo(f"No entity appears with {entity!r} in remembered facts.")
     for name, score, facts in found:
-        click.echo(f"{score:.3f}  {name}  ({len(facts)} fact(s): {', '.join(facts[:5])})")
+        echo(f"{score:.3f}  {name}  ({len(facts)} fact(s): {', '.join(facts[:5])})")
 
 
 @memory_group.command(name="feedback")
@@ -128,9 +128,9 @@ def feedback(settings, fact_id: str, helpful: bool, as_json: bool) -> None:
     with open_knowledge(settings, create=True) as knowledge:
         fact = knowledge.memory.feedback(fact_id, helpful)
     if as_json:
-        click.echo(json.dumps(fact.to_json(), ensure_ascii=False, indent=2))
+        echo(json.dumps(fact.to_json(), ensure_ascii=False, indent=2))
     else:
-        click.echo(f"{fact.id}: trust {fact.trust:.3f} (helpful {fact.helpful}, unhelpful {fact.unhelpful})")
+        echo(f"{fact.id}: trust {fact.trust:.3f} (helpful {fact.helpful}, unhelpful {fact.unhelpful})")
 
 
 @memory_group.command(name="forget")
@@ -139,16 +139,16 @@ def feedback(settings, fact_id: str, helpful: bool, as_json: bool) -> None:
 def forget(settings, fact_id: str) -> None:
     """Archive a fact: its note moves to Memory/Archive/ (kept, not deleted)."""
     with open_knowledge(settings, create=True) as knowledge:
-        click.echo(f"Archived {fact_id} to {knowledge.memory.forget(fact_id)}")
+        echo(f"Archived {fact_id} to {knowledge.memory.forget(fact_id)}")
 
 
 def _show(results, as_json: bool) -> None:
     if as_json:
-        click.echo(json.dumps([r.to_json() for r in results], ensure_ascii=False, indent=2))
+        echo(json.dumps([r.to_json() for r in results], ensure_ascii=False, indent=2))
         return
     if not results:
-        click.echo("No remembered fact matches.")
+        echo("No remembered fact matches.")
     for n, r in enumerate(results, 1):
         replaced = f" · replaced by {r.superseded_by}" if r.superseded_by else ""
-        click.echo(f"{n}. [{r.score:.3f}] {r.fact.content}")
-        click.echo(f"   {r.fact.id} · found by {'+'.join(r.found_by) or '-'} · trust {r.trust:.2f} · decay {r.decay:.2f}{replaced} · {r.fact.path}")
+        echo(f"{n}. [{r.score:.3f}] {r.fact.content}")
+        echo(f"   {r.fact.id} · found by {'+'.join(r.found_by) or '-'} · trust {r.trust:.2f} · decay {r.decay:.2f}{replaced} · {r.fact.path}")

@@ -194,6 +194,8 @@ def load_settings(*, config_file: Path | None = None, env: dict | None = None, *
         if env.get(var):
             values[name] = env[var]
     values.update({k: v for k, v in overrides.items() if v is not None})
+    if "RAG_VAULT" in env and not env["RAG_VAULT"].strip() and overrides.get("vault") is None:
+        values["vault"] = ""  # set but empty (`RAG_VAULT=$UNSET`): an error, not the demo vault
     return _build(values)
 
 
@@ -256,7 +258,10 @@ def legacy_index_path(vault: Path) -> Path:
 
 
 def _build(values: dict) -> Settings:
-    vault = Path(_checked("vault", values.pop("vault", DEMO_VAULT), Path)).expanduser()
+    vault = values.pop("vault", DEMO_VAULT)
+    if not str(vault).strip():  # `--vault "$UNSET"` must not open the working folder (Path("") is ".")
+        raise ConfigError("The vault is empty: give the folder that holds your notes (--vault ~/Notes, or RAG_VAULT).")
+    vault = Path(_checked("vault", vault, Path)).expanduser()
     vault = vault.resolve() if vault.exists() else vault.absolute()
     db = values.pop("db_path", None)
     if is_server_url(db):

@@ -1,8 +1,19 @@
 """Failures a person can act on. Every message is a sentence that names the fix.
 
 Adapters translate these one way each: CLI → click.ClickException, Streamlit → st.error, MCP → tool error.
-Anything that is not a RagError is a bug and may show a traceback.
+Anything that is not a RagError is a bug and may show a traceback — but an OSError (the file system refusing a name
+or a write) is shown by the adapters as one line (`os_error_text`).
 """
+
+from __future__ import annotations
+
+import os
+
+
+def os_error_text(exc: OSError) -> str:
+    """An error of the file system in one line: what it said and about which file, without a traceback."""
+    name = f" ({os.path.basename(str(exc.filename))})" if exc.filename else ""
+    return f"The file system refused: {exc.strerror or exc}{name}. Check the name, the folder's permissions and free space."
 
 
 class RagError(Exception):

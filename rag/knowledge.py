@@ -17,8 +17,8 @@ from collections.abc import Callable, Iterable
 from rag.answer.ask import Answer, Turn, ask
 from rag.answer.chat import make_chat_model
 from rag.config import Settings
-from rag.errors import QueryError
 from rag.index.store import FileInfo
+from rag.limits import check_query
 from rag.live import LiveIndex, Progress
 from rag.memory import AgentMemory, FactCache
 from rag.notes import files as notes
@@ -116,22 +116,22 @@ class Knowledge:
     def search(self, query: str, k: int = 10, *, filters: Filters = Filters(), everything: bool = False) -> SearchResult:
         """Keyword and meaning search fused (hybrid): up to `k` hits that reach the relevance floor (`everything`, or
         filters that already narrow the notes: all `k`, however weak)."""
-        _check_query(query)
+        check_query(query)
         result = self._ws().retriever.hybrid(query, k, filters=filters)
         return result if everything or filters.active else relevant(result)
 
     def keyword_search(self, query: str, k: int = 10, *, filters: Filters = Filters()) -> SearchResult:
-        _check_query(query)
+        check_query(query)
         return self._ws().retriever.keyword(query, k, filters=filters)
 
     def meaning_search(self, query: str, k: int = 10, *, filters: Filters = Filters()) -> SearchResult:
-        _check_query(query)
+        check_query(query)
         return self._ws().retriever.dense(query, k, filters=filters)
 
     def search_notes(self, query: str, filters: Filters = Filters(), *, notes: int = 10, passages: int = 3, everything: bool = False) -> NoteResults:
         """The best notes for `query` that pass `filters`, each with its best passages that reach the relevance floor
         (`everything`: however weak)."""
-        _check_query(query)
+        check_query(query)
         narrowed = everything or filters.active  # a few filtered notes put fewer candidates behind each z-score
         return search_notes(self._ws().retriever, query, filters, notes=notes, passages=passages, relevant_only=not narrowed)
 
@@ -165,7 +165,7 @@ class Knowledge:
     ) -> Answer:
         """Answer from the notes: with the configured chat model (made and closed here), else — or with
         `extractive` — by quoting them."""
-        _check_query(question, what="question")
+        check_query(question, what="question")
         chat = None if extractive else make_chat_model(self.settings)
         try:
             return ask(self._ws(), question, history=turns, chat=chat, on_text=on_text, on_stage=on_stage)
@@ -219,9 +219,3 @@ class Knowledge:
     def changed(self) -> bool:
         """After a write: re-index now; True if the index holds the change."""
         return self.live.changed()
-
-
-def _check_query(text: str, *, what: str = "query") -> None:
-    """An empty or blank query would rank arbitrary notes: say so instead (every adapter gets the same message)."""
-    if not text or not text.strip():
-        raise QueryError(f"The {what} is empty: type a few words or a question to search your notes for.")

@@ -13,9 +13,11 @@ index changed. `close()` stops the watcher and the indexer and closes the index:
 
 from __future__ import annotations
 
+import atexit
 import logging
 import threading
 import time
+import weakref
 from dataclasses import dataclass, replace
 from typing import Callable
 
@@ -203,6 +205,7 @@ class LiveIndex:
                 return self
             self._thread = threading.Thread(target=self._run, name="rag-indexer", daemon=True)
             self._thread.start()
+        atexit.register(_close_at_exit, weakref.ref(self))
         return self
 
     def close(self, timeout: float = 10.0) -> None:
@@ -328,3 +331,14 @@ class LiveIndex:
                 ws.store.drop_orphan_vectors()
         if done.chunks or done.sentences:
             self._set(replace(self._progress, changes=self._progress.changes + 1))
+
+
+EXIT_WAIT_SECONDS = 30.0  # at exit, how long to let the indexer finish its batch (8 passages: a few seconds)
+
+
+def _close_at_exit(ref: weakref.ref) -> None:
+    """Stop a still-running indexer before the interpreter goes: a thread left inside ONNX Runtime while the process
+    ends aborts it ("terminate called without an active exception")."""
+    live = ref()
+    if live is not None:
+        live.close(timeout=EXIT_WAIT_SECONDS)

@@ -1,8 +1,13 @@
 """Driving the browser app through Streamlit's own harness (`AppTest`): the `app` fixture (in conftest) starts it on
-a copy of the fixture vault with a real SQLite index; these helpers wait for its indexer, ask, and read its text."""
+a copy of the fixture vault with a real SQLite index; these helpers wait for its indexer, ask, and read its text.
+
+What the app shows of a string it did not write reaches Streamlit Markdown with every ASCII punctuation character
+backslash-escaped (`rag.web.untrusted.text`): `texts` gives that Markdown source (for checking markup and escaping),
+`shown` the text a reader sees. Answers are HTML (`st.html`): `answers` gives it."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
@@ -34,3 +39,23 @@ def ask(at: AppTest, question: str) -> AppTest:
 
 def texts(elements) -> str:
     return "\n".join(str(e.value) for e in elements)
+
+
+_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")  # a CommonMark backslash escape: `\` before ASCII punctuation
+_STYLE = re.compile(r"<style>.*?</style>\s*", re.S)
+
+
+def unescaped(markdown: str) -> str:
+    """Markdown source with its backslash escapes removed: the characters a reader sees (markup is left as it is)."""
+    return _ESCAPE.sub(r"\1", markdown)
+
+
+def shown(elements) -> str:
+    """The elements' text as a reader sees it (`texts`, backslash escapes removed)."""
+    return unescaped(texts(elements))
+
+
+def answers(at) -> str:
+    """The HTML of every answer on the page (`st.html` blocks holding a `rag-answer`), without their style sheet."""
+    html = (str(e.value) for e in at.get("html"))
+    return "\n".join(_STYLE.sub("", h) for h in html if 'class="rag-answer"' in h)

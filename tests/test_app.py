@@ -10,7 +10,7 @@ import shutil
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.app_harness import ask, idle, texts
+from tests.app_harness import answers, ask, idle, shown, texts, unescaped
 from tests.openai_server import FakeOpenAI
 
 # --- Ask --------------------------------------------------------------------------------------------------------
@@ -19,19 +19,19 @@ from tests.openai_server import FakeOpenAI
 def test_a_question_gets_an_extractive_answer_with_citation_links_a_badge_and_sources(app):
     at = ask(app(), "What hydration do I keep for white bread?")
     assert not at.exception
-    markdown = texts(at.markdown)
-    assert "72% hydration for white bread" in markdown
-    assert "[\\[S1\\]](#cite-0-S1)" in markdown  # a citation is a link the app catches
-    assert "Extractive" in markdown  # the mode badge
+    answer = answers(at)
+    assert "72% hydration for white bread" in answer
+    assert '<a href="#cite-0-S1">[S1]</a>' in answer  # a citation is a link the app catches
+    assert "Extractive" in shown(at.markdown)  # the mode badge
     assert at.expander[0].label.startswith("Sources (")
-    assert "Notes/Sourdough.md › Sourdough bread · lines 8–29" in markdown
-    assert "found by keyword #1" in markdown and "**supports the answer**" in markdown
+    assert "Notes/Sourdough.md › Sourdough bread · lines 8–29" in shown(at.markdown)
+    assert "found by keyword #1" in shown(at.markdown) and "**supports the answer**" in texts(at.markdown)
 
 
 def test_showing_a_source_opens_the_passage_with_its_path_heading_and_lines(app):
     at = ask(app(), "What hydration do I keep for white bread?")
     at.button(key="src-0-S1").click().run()
-    assert "**S1** · `Notes/Sourdough.md`" in texts(at.markdown)
+    assert "**S1** · Notes\\/Sourdough\\.md" in texts(at.markdown)  # the source id in bold, the path as text
     assert any("Sourdough bread · lines 8–29" in c.value for c in at.caption)
     html = texts(at.get("html"))
     assert "72% hydration for white bread" in html and "rag-cited" in html
@@ -42,8 +42,8 @@ def test_a_follow_up_keeps_the_conversation_and_each_turn_has_its_own_citations(
     at = ask(app(), "What hydration do I keep for white bread?")
     at = ask(at, "And for whole wheat?")
     assert [m.name for m in at.chat_message] == ["user", "assistant", "user", "assistant"]
-    markdown = texts(at.markdown)
-    assert "(#cite-0-S1)" in markdown and "(#cite-1-S" in markdown
+    first, second = (answers(m) for m in at.chat_message if m.name == "assistant")
+    assert 'href="#cite-0-S1"' in first and 'href="#cite-1-S' in second and "#cite-1-" not in first
     assert at.button(key="src-1-S1")
 
 
@@ -53,14 +53,14 @@ def test_the_demo_vault_offers_sample_questions_that_ask_themselves(app, monkeyp
     assert "This is the demo vault" in texts(at.info)
     at.button(key="demo-ask.demo.1").click().run()
     at.run()  # the click queued the question; this run answers it
-    assert "What hydration do I use for my sourdough?" in texts(at.chat_message[0].markdown)
-    assert "This is the demo vault" not in texts(at.info) and "#cite-0-S" in texts(at.markdown)
+    assert "What hydration do I use for my sourdough?" in shown(at.chat_message[0].markdown)
+    assert "This is the demo vault" not in texts(at.info) and 'href="#cite-0-S' in answers(at)
 
 
 def test_a_question_the_notes_cannot_answer_says_not_found_in_your_notes(app):
     at = ask(app(), "zxqv plorf wibble?")
     assert "Not found in your notes" in texts(at.warning)
-    assert "#cite-" not in texts(at.markdown)
+    assert "#cite-" not in texts(at.markdown) + answers(at)
 
 
 def test_an_empty_vault_says_there_are_no_notes(app, vault):
@@ -81,7 +81,7 @@ def test_a_missing_index_is_built_in_the_background_while_the_page_works(app, tm
     idle(at)
     at.run()
     assert "Index up to date" in texts(at.sidebar.caption)
-    assert "72%" in texts(ask(at, "What hydration do I keep for white bread?").markdown)
+    assert "72%" in answers(ask(at, "What hydration do I keep for white bread?"))
 
 
 def test_a_vault_folder_that_does_not_exist_is_an_error_that_names_the_fix(app, monkeypatch, tmp_path):
@@ -107,10 +107,10 @@ def test_a_model_answer_streams_gets_a_model_badge_and_phantom_citations_are_rem
         at = ask(app(), "What hydration do I keep for white bread?")
         chat_requests = [r for r in server.requests if r["path"].endswith("/chat/completions")]
     assert chat_requests and chat_requests[-1]["json"]["stream"] is True
-    markdown = texts(at.markdown)
-    assert "72% hydration [\\[S1\\]](#cite-0-S1)" in markdown and "S9" not in markdown.split("Removed")[0]
-    assert "Model · fake-chat" in markdown
-    assert "Removed citations that matched no source: S9" in texts(at.caption)
+    answer = answers(at)
+    assert '72% hydration <a href="#cite-0-S1">[S1]</a>' in answer and "S9" not in answer + texts(at.markdown)
+    assert "Model · fake-chat" in shown(at.markdown)
+    assert "Removed citations that matched no source: S9" in shown(at.caption)
 
 
 def test_claims_the_notes_do_not_support_are_marked_with_the_reason_and_corrections_shown(app, monkeypatch):
@@ -119,9 +119,10 @@ def test_claims_the_notes_do_not_support_are_marked_with_the_reason_and_correcti
         monkeypatch.setenv("RAG_CHAT_MODEL", "fake-chat")
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
         at = ask(app(), "What hydration do I keep for white bread?")
-    markdown = texts(at.markdown)
-    assert ":blue-badge[:material/add_link: citation added]" in markdown  # the uncited 72% got its source
-    assert ":red-background[Bake it at 300 °C for an hour]" in markdown and "not in your notes]" in markdown
+    answer, markdown = answers(at), texts(at.markdown)
+    assert '<span class="rag-badge rag-uncited">citation added</span>' in answer  # the uncited 72% got its source
+    assert '<mark class="rag-unsupported">Bake it at 300 °C for an hour</mark>' in answer
+    assert '<span class="rag-badge rag-unsupported">not in your notes</span>' in answer
     assert "300" in markdown.split("Not in your notes**]")[1]  # the list under the answer says why
     assert "Checked against your notes: 1 of 2 sentences supported." in texts(at.caption)
     assert not at.warning
@@ -134,7 +135,7 @@ def test_a_model_answer_with_no_supported_claim_is_not_found_and_never_says_noth
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
         at = ask(app(), "What hydration do I keep for white bread?")
     assert "No sentence of the model's answer below is supported" in texts(at.warning)
-    assert ":red-background[The capital of Australia is Canberra]" in texts(at.markdown)
+    assert '<mark class="rag-unsupported">The capital of Australia is Canberra</mark>' in answers(at)
     assert "made up" not in texts(at.caption) + texts(at.warning)
 
 
@@ -144,7 +145,7 @@ def test_a_source_whose_note_changed_after_indexing_is_left_out_and_reported(app
     note.write_text(note.read_text(encoding="utf-8").replace("72%", "74%"), encoding="utf-8")
     at = ask(at, "What hydration do I keep for white bread?")
     assert "Left out 1 passage(s) whose note changed" in texts(at.caption)
-    assert "the note changed since it was indexed" in texts(at.markdown)
+    assert "the note changed since it was indexed" in shown(at.markdown)
 
 
 # --- Search ------------------------------------------------------------------------------------------------------
@@ -158,27 +159,27 @@ def test_search_groups_passages_by_note_with_headings_lines_and_why(app):
     at = search(app("app_pages/search.py"), "hydration")
     assert not at.exception
     markdown = texts(at.markdown)
-    assert "**Sourdough bread**" in markdown and "Notes/Sourdough.md" in markdown
+    assert "**Sourdough bread**" in markdown and "Notes/Sourdough.md" in shown(at.markdown)
     assert ":gray[lines 8–29 · keyword #1" in markdown  # the heading path does not repeat the note's title
-    assert "notes, best first · found by keyword + meaning" in texts(at.caption)
+    assert "notes, best first · found by keyword + meaning" in shown(at.caption)
     snippets = [m.value for m in at.markdown if ":orange-background[" in m.value]
     assert snippets and ":orange-background[hydration]" in snippets[0]  # the matched word is highlighted
-    assert not any("##" in s or "\\*\\*" in s or "\\|" in s for s in snippets)  # plain text, not raw Markdown
+    assert not any("##" in s or "**" in s or "|" in s for s in map(unescaped, snippets))  # plain text, not raw Markdown
 
 
 def test_search_filters_by_folder_tag_project_and_tier(app):
     at = search(app("app_pages/search.py"), "greenhouse sensors soil moisture")
-    assert "Projects/Alpha" in texts(at.markdown)
+    assert "Projects/Alpha" in shown(at.markdown)
     at.multiselect(key="rag_filter_folder").select("Notes").run()  # folder
-    assert "Projects/Alpha" not in texts(at.markdown)
+    assert "Projects/Alpha" not in shown(at.markdown)
     at.multiselect(key="rag_filter_folder").unselect("Notes").run()
     at.multiselect(key="rag_filter_project").select("Alpha").run()  # project
-    shown = [m.value for m in at.markdown if ":gray[" in m.value and "/" in m.value and "**" in m.value]
-    assert shown and all("Projects/Alpha" in s or "Bread chat" in s for s in shown)
+    notes = [unescaped(m.value) for m in at.markdown if ":gray[" in m.value and "/" in m.value and "**" in m.value]
+    assert notes and all("Projects/Alpha" in s or "Bread chat" in s for s in notes)
     at.multiselect(key="rag_filter_project").unselect("Alpha").run()
     at.multiselect(key="rag_filter_tag").select("путешествия").run()  # tag
     at = search(at, "Байкал лёд")
-    assert "Notes/Байкал.md" in texts(at.markdown) and "Sourdough" not in texts(at.markdown)
+    assert "Notes/Байкал.md" in shown(at.markdown) and "Sourdough" not in shown(at.markdown)
     at.multiselect(key="rag_filter_tier").select(2).run()  # tier 2 only: the Байкал note is tier 1 (in Notes/)
     assert "No matches in your notes with these filters" in texts(at.warning)
 
@@ -201,12 +202,13 @@ def test_duplicates_shows_a_copied_note_pair_side_by_side_and_changes_nothing(ap
     shutil.copy(vault / "Notes/SQLite.md", vault / "Notes/SQLite copy.md")
     before = sorted(p.relative_to(vault).as_posix() for p in vault.rglob("*.md"))
     at = app("app_pages/duplicates.py")
-    assert "1 pair(s)." in texts(at.markdown) and "**near-duplicate" in texts(at.markdown) and "shares 100%" in texts(at.markdown)
-    assert [c.value for c in at.caption if c.value.startswith("Notes/")] == ["Notes/SQLite copy.md", "Notes/SQLite.md"]
+    assert "1 pair(s)." in shown(at.markdown) and "**near-duplicate" in shown(at.markdown) and "shares 100%" in shown(at.markdown)
+    paths = [unescaped(c.value) for c in at.caption]
+    assert [p for p in paths if p.startswith("Notes/")] == ["Notes/SQLite copy.md", "Notes/SQLite.md"]
     assert len(at.code) == 2
     at.slider[0].set_value(1.0).run()  # the whole text shared: still the pair
     at.slider[1].set_value(1.0).run()
-    assert "1 pair(s)." in texts(at.markdown)
+    assert "1 pair(s)." in shown(at.markdown)
     assert sorted(p.relative_to(vault).as_posix() for p in vault.rglob("*.md")) == before
 
 
@@ -222,7 +224,7 @@ def test_the_index_page_shows_counts_model_and_last_sync(app):
     at = app("app_pages/index.py")
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Notes"] == "11" and metrics["Vectors missing"] == "0" and int(metrics["Passages (chunks)"]) >= 10
-    assert "fake-embedder-v1" in texts(at.markdown) and "Last sync" in texts(at.markdown)
+    assert "fake-embedder-v1" in shown(at.markdown) and "Last sync" in shown(at.markdown)
 
 
 def test_reindex_runs_in_the_background_and_embedding_errors_are_shown_with_the_fix(app, vault, fake_embedder):
@@ -232,7 +234,7 @@ def test_reindex_runs_in_the_background_and_embedding_errors_are_shown_with_the_
     at.button[0].click().run()
     idle(at)
     at.run()
-    assert "run `python -m rag index` again to add the missing vectors" in texts(at.error)
+    assert "run `python -m rag index` again to add the missing vectors" in shown(at.error)
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Notes"] == "12" and metrics["Vectors missing"] != "0"
 
@@ -259,7 +261,7 @@ def test_settings_switch_to_another_vault_which_is_indexed_and_answered_from(app
     at.run()
     switched = at.session_state["rag_app"].settings
     assert switched.vault == other.resolve() and switched.db_path.exists() and not (other / ".rag").exists()  # not in the vault
-    assert "95 degrees" in texts(ask(at, "How hot is the water for pu-erh brewed?").markdown)
+    assert "95 degrees" in answers(ask(at, "How hot is the water for pu-erh brewed?"))
 
 
 def test_a_chat_model_chosen_in_settings_answers_in_this_session(app):
@@ -270,8 +272,7 @@ def test_a_chat_model_chosen_in_settings_answers_in_this_session(app):
         at.sidebar.text_input[1].input("fake-chat")
         at.sidebar.button[0].click().run()
         at = ask(at, "What hydration do I keep for white bread?")
-    markdown = texts(at.markdown)
-    assert "Model · fake-chat" in markdown and "72% hydration [\\[S1\\]](#cite-0-S1)" in markdown
+    assert "Model · fake-chat" in shown(at.markdown) and '72% hydration <a href="#cite-0-S1">[S1]</a>' in answers(at)
 
 
 def test_an_api_key_from_secrets_reaches_the_endpoint_and_never_the_vault(app, vault):
@@ -285,8 +286,8 @@ def test_an_api_key_from_secrets_reaches_the_endpoint_and_never_the_vault(app, v
         idle(at)
         at = ask(at.run(), "What hydration do I keep for white bread?")
         auth = [r["headers"].get("authorization") for r in server.requests if r["path"].endswith("/chat/completions")]
-    assert auth == ["Bearer sk-from-secrets"] and "Model · fake-chat" in texts(at.markdown)
-    assert "API key: from .streamlit/secrets.toml" in texts(at.sidebar.caption)
+    assert auth == ["Bearer sk-from-secrets"] and "Model · fake-chat" in shown(at.markdown)
+    assert "API key: from .streamlit/secrets.toml" in shown(at.sidebar.caption)
     assert not any(b"sk-from-secrets" in p.read_bytes() for p in vault.rglob("*") if p.is_file())
 
 

@@ -10,7 +10,7 @@ from rag.answer.context import Dropped, FrozenContext, Source
 from rag.answer.extractive import Quote
 from rag.answer.grounding import CheckedClaim
 from rag.web.conversations import FILE_NAME, KEEP, ChatTurn, Conversation, ConversationFile
-from tests.app_harness import ask, texts
+from tests.app_harness import answers, ask, shown, texts, unescaped
 
 QUESTION = "What hydration do I keep for white bread?"
 
@@ -73,7 +73,7 @@ def test_a_reload_reopens_the_conversation_with_its_citations(app):
     reloaded = app()  # a new browser session on the same address
     reloaded.query_params["chat"] = conversation_id
     reloaded.run()
-    assert QUESTION in texts(reloaded.chat_message[0].markdown) and "#cite-0-S" in texts(reloaded.markdown)
+    assert QUESTION in shown(reloaded.chat_message[0].markdown) and 'href="#cite-0-S' in answers(reloaded)
     assert any(b.key == "rag_new_chat" for b in reloaded.button)
     reloaded = ask(reloaded, "And for rye?")
     assert len(_saved(reloaded).get(conversation_id).turns) == 2  # the reopened conversation goes on
@@ -84,9 +84,9 @@ def test_new_chat_keeps_the_old_one_in_the_list_to_reopen_or_delete(app):
     at.button(key="rag_new_chat").click().run()
     assert not at.chat_message and "chat" not in at.query_params
     listed = [b for b in at.sidebar.button if b.key and b.key.startswith("conv-") and not b.key.startswith("conv-del-")]
-    assert [b.label for b in listed] == [QUESTION]
+    assert [unescaped(b.label) for b in listed] == [QUESTION]
     listed[0].click().run()
-    assert QUESTION in texts(at.chat_message[0].markdown)
+    assert QUESTION in shown(at.chat_message[0].markdown)
     at.sidebar.button(key=listed[0].key.replace("conv-", "conv-del-")).click().run()
     assert not at.chat_message and _saved(at).load() == []
     assert "No saved conversations yet." in texts(at.sidebar.caption)
@@ -98,4 +98,4 @@ def test_a_damaged_conversations_file_is_said_and_the_chat_still_works(app):
     at.run()
     assert "could not be read" in texts(at.sidebar.warning)
     at = ask(at, QUESTION)
-    assert "#cite-0-S" in texts(at.markdown) and len(_saved(at).load()) == 1
+    assert 'href="#cite-0-S' in answers(at) and len(_saved(at).load()) == 1

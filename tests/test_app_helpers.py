@@ -13,9 +13,9 @@ from rag.knowledge import Knowledge
 from rag.live import LiveIndex, Progress
 from rag.search.by_note import Filters, filter_choices, search_notes
 from rag.search.presentation import excerpt, why_found
+from rag.web import untrusted
 from rag.web.ui_render import (
-    answer_markdown,
-    escape_markdown,
+    answer_html,
     obsidian_url,
     parse_cite_href,
     passage,
@@ -29,8 +29,8 @@ from tests.waiting import wait_for
 
 
 def test_valid_citations_become_links_the_app_catches_and_unknown_ones_stay_text():
-    md = answer_markdown("Bake at 250 °C [S1][S2], costs $5 [S7].", ["S1", "S2"], turn=3)
-    assert md == "Bake at 250 °C [\\[S1\\]](#cite-3-S1)[\\[S2\\]](#cite-3-S2), costs \\$5 [S7]."
+    html = answer_html("Bake at 250 °C [S1][S2], costs $5 [S7].", ["S1", "S2"], turn=3)
+    assert html == '<div class="rag-answer"><p>Bake at 250 °C <a href="#cite-3-S1">[S1]</a><a href="#cite-3-S2">[S2]</a>, costs $5 [S7].</p>\n</div>'
 
 
 def test_a_citation_link_names_its_turn_and_source():
@@ -56,7 +56,7 @@ def test_why_found_names_the_rank_in_each_channel():
 
 
 def test_note_text_is_escaped_for_markdown_and_excerpts_are_cut_at_a_word():
-    assert escape_markdown("**a** [b](c) $5 :red[x]") == "\\*\\*a\\*\\* \\[b\\](c) \\$5 \\:red\\[x\\]"
+    assert untrusted.text("**a** [b](c) $5 :red[x]") == "\\*\\*a\\*\\* \\[b\\]\\(c\\) \\$5 \\:red\\[x\\]"
     assert excerpt("one two three four", 9) == "one two …"
 
 

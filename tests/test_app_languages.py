@@ -12,7 +12,7 @@ from google.protobuf.json_format import MessageToDict
 
 from rag.search.similar import CLOSENESS
 from rag.web import i18n
-from tests.app_harness import ask, idle
+from tests.app_harness import ask, idle, unescaped
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE_FILES = [ROOT / "app.py", *sorted((ROOT / "app_pages").glob("*.py"))]
@@ -141,7 +141,7 @@ def _rendered(at) -> str:
             walk(child)
 
     walk(at._tree)
-    return "\n".join(texts)
+    return unescaped("\n".join(texts))  # as a reader sees it: values shown as text are backslash-escaped Markdown
 
 
 def _english_only_phrases() -> list[str]:

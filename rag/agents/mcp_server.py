@@ -19,14 +19,16 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 from pydantic import Field
 
+from rag.agents.http_auth import BearerGate
 from rag.agents.memory_tools import TOOLS as MEMORY_TOOLS
 from rag.agents.memory_tools import MemoryTools
 from rag.agents.results import AskResult, Projects, Reindexed, Saved, SearchHit, SearchResults, Similar, Status
 from rag.config import Settings
-from rag.errors import RagError
+from rag.errors import RagError, os_error_text
 from rag.index.vault import check_vault
 from rag.knowledge import Knowledge
-from rag.live import LiveIndex
+from rag.limits import MAX_QUERY_CHARS
+from rag.live import EXIT_WAIT_SECONDS, LiveIndex
 from rag.notes import files as notes
 from rag.notes import projects
 from rag.notes.files import NoteText
@@ -54,7 +56,8 @@ Sha = Annotated[str | None, Field(description="The sha256 that knowledge_read re
 
 
 def _tool_errors(method):
-    """RagError → ToolError, so the model sees the message (which names the fix) as a tool error."""
+    """RagError → ToolError, so the model sees the message (which names the fix) as a tool error; so is an error of
+    the file system (a name too long, a full disk), in one line instead of a bare "Error executing tool"."""
 
     @functools.wraps(method)
     def wrapper(*args, **kwargs):
@@ -62,6 +65,8 @@ def _tool_errors(method):
             return method(*args, **kwargs)
         except RagError as exc:
             raise ToolError(str(exc)) from exc
+        except OSError as exc:
+            raise ToolError(os_error_text(exc)) from exc
 
     return wrapper
 
@@ -76,7 +81,7 @@ class VaultTools:
     @_tool_errors
     def knowledge_search(
         self,
-        query: Annotated[str, Field(min_length=1, description="Words or a question, in any language.")],
+        query: Annotated[str, Field(min_length=1, max_length=MAX_QUERY_CHARS, description="Words or a question, in any language.")],
         limit: Annotated[int, Field(ge=1, le=50)] = 8,
         project: Annotated[str | None, Field(description="Only notes of this project (see knowledge_projects).")] = None,
         tier: Annotated[Literal[1, 2] | None, Field(description="1 = curated notes (profile, memory, overviews) only; 2 = the rest.")] = None,
@@ -95,7 +100,7 @@ class VaultTools:
         return SearchResults(tuple(_search_hit(h) for h in hits[:limit]), result.channels, notice, result.hidden)
 
     @_tool_errors
-    def knowledge_ask(self, question: Annotated[str, Field(min_length=1)]) -> AskResult:
+    def knowledge_ask(self, question: Annotated[str, Field(min_length=1, max_length=MAX_QUERY_CHARS)]) -> AskResult:
         """Answer a question from the notes, with citations checked against the passages used. Without a configured
         chat model the answer quotes the best sentences (extractive). `not_found` means the notes hold no answer:
         say so rather than guess. Every claim is checked against its passage: never repeat an `unsupported` claim as a
@@ -263,8 +268,9 @@ def build_server(knowledge: Knowledge) -> MCPServer:
     return server
 
 
-def serve(settings: Settings, *, http_port: int | None = None) -> None:
-    """Run the server until the client disconnects: stdio by default, streamable HTTP on 127.0.0.1 with a port."""
+def serve(settings: Settings, *, http_port: int | None = None, token: str | None = None) -> None:
+    """Run the server until the client disconnects: stdio by default, or streamable HTTP on 127.0.0.1 with a port,
+    every request carrying `token` (rag/agents/http_auth.py)."""
     check_vault(settings.vault)
     live = LiveIndex(settings)
     server = build_server(Knowledge(live))
@@ -272,6 +278,19 @@ def serve(settings: Settings, *, http_port: int | None = None) -> None:
         if http_port is None:
             server.run()
         else:
-            server.run("streamable-http", host="127.0.0.1", port=http_port)
+            if not token:
+                raise ValueError("the HTTP transport needs a token")
+            _serve_http(server, http_port, token)
     finally:
-        live.close(timeout=1.5)
+        live.close(timeout=EXIT_WAIT_SECONDS)  # the current batch ends first (see rag.live._close_at_exit)
+
+
+def _serve_http(server: MCPServer, port: int, token: str) -> None:
+    import anyio
+    import uvicorn
+
+    app = BearerGate(server.streamable_http_app(streamable_http_path="/mcp", host="127.0.0.1"), token)
+    try:
+        anyio.run(uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")).serve)
+    except KeyboardInterrupt:  # Ctrl+C: uvicorn has shut down already
+        pass

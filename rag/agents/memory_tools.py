@@ -10,6 +10,7 @@ from pydantic import Field
 
 from rag.agents.results import Archived, MemoryFact, MemoryHit, MemoryResults, RelatedEntities, RelatedEntity
 from rag.knowledge import Knowledge
+from rag.limits import MAX_QUERY_CHARS
 from rag.memory import Fact, Recalled
 
 READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
@@ -41,7 +42,7 @@ class MemoryTools:
 
     def memory_recall(
         self,
-        query: Annotated[str, Field(min_length=1, description="What to recall, in words or a question, any language.")],
+        query: Annotated[str, Field(min_length=1, max_length=MAX_QUERY_CHARS, description="What to recall, in words or a question, any language.")],
         limit: Annotated[int, Field(ge=1, le=100)] = 10,
         category: str | None = None,
     ) -> MemoryResults:

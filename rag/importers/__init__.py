@@ -183,8 +183,8 @@ class _Run:
             outcome = "updated"
         if outcome in ("created", "updated") and not self.dry_run:
             try:
-                write_atomic(path, text)
-            except OSError as exc:
+                write_atomic(self.vault, path, text)
+            except (OSError, VaultError) as exc:
                 self.warn(f"Could not write {rel} ({exc}). Check the vault folder's permissions and free space.")
                 return "error"
         self.outcomes[outcome].append(rel)

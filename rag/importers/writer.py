@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
 import re
-import tempfile
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +23,9 @@ from pathlib import Path
 import yaml
 
 from rag.importers.markdown import IndexEntry, parse_time
+from rag.index.vault import MAX_FRONTMATTER_VALUES, within_values
+from rag.limits import NAME_BYTES, cut_to_bytes
+from rag.notes import disk
 
 log = logging.getLogger(__name__)
 
@@ -83,19 +84,11 @@ def inside_vault(vault: Path, path: Path) -> bool:
         return False
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Write via a hidden temp file in the same folder and os.replace, so readers never see half a note."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with open(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+def write_atomic(vault: Path, path: Path, text: str) -> None:
+    """Write a note whole under the vault's write lock (rag/notes/disk.py): readers never see half a note, a
+    rewritten note keeps its permissions, and a process writing notes of the same vault waits its turn."""
+    with disk.locked(vault):
+        disk.replace(path, text.encode("utf-8"))
 
 
 def safe_name(text: str, limit: int = 80) -> str:
@@ -104,7 +97,7 @@ def safe_name(text: str, limit: int = 80) -> str:
     name = " ".join(_UNSAFE.sub(" ", name).split())
     if len(name) > limit:
         name = name[:limit].rsplit(" ", 1)[0] if " " in name[:limit] else name[:limit]
-    name = name.strip(" .")
+    name = cut_to_bytes(name, NAME_BYTES).strip(" .")  # CJK or emoji: 80 characters can be 320 bytes
     if not name or name.casefold() in _RESERVED:
         name = f"_{name}" if name else "Untitled"
     return name
@@ -126,7 +119,7 @@ def read_frontmatter(path: Path) -> dict | None:
         meta = yaml.load("".join(lines), Loader=_LOADER)  # noqa: S506 - a safe loader
     except (OSError, UnicodeDecodeError, yaml.YAMLError):
         return None
-    return meta if isinstance(meta, dict) else None
+    return meta if isinstance(meta, dict) and within_values(meta, MAX_FRONTMATTER_VALUES) else None  # aliases: a bomb
 
 
 def scan_notes(vault: Path, folder: str, source: str) -> dict[str, ExistingNote]:

@@ -20,8 +20,15 @@ import yaml
 
 from rag.config import Settings
 from rag.errors import NoteError, VaultError
+from rag.notes import disk
 
 _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's safe loader: ~10× faster, same results
+# What a note's frontmatter may put into the index (a title longer than a line, a thousand tags, is not a title).
+MAX_FRONTMATTER_VALUES = 10_000
+MAX_TITLE_CHARS = 300
+MAX_LIST_ITEMS = 100  # tags, aliases
+MAX_ITEM_CHARS = 200
+MAX_DESCRIPTION_CHARS = 2_000
 
 log = logging.getLogger(__name__)
 
@@ -99,7 +106,10 @@ def walk(settings: Settings) -> list[FileStat]:
 
 def _visit(entry: os.DirEntry, prefix: str, skip: str | None, ignore: tuple[str, ...], stack: list, found: list, roots: tuple[str, ...]) -> None:
     name = entry.name
-    if name.startswith(".") or name in SKIP_DIRS:
+    if name.startswith("."):
+        _sweep_leftover(entry)
+        return
+    if name in SKIP_DIRS:
         return
     try:
         if entry.is_symlink() and not _inside(os.path.realpath(entry.path), roots):
@@ -124,6 +134,16 @@ def _visit(entry: os.DirEntry, prefix: str, skip: str | None, ignore: tuple[str,
     rel = _rel(entry.path, prefix)
     if not (ignore and _ignored(rel, ignore)):
         found.append(FileStat(rel, st.st_mtime, st.st_size))
+
+
+def _sweep_leftover(entry: os.DirEntry) -> None:
+    """A temp or set-aside file a killed writer of ours left beside a note (rag/notes/disk.py): removed."""
+    try:
+        if entry.is_file(follow_symlinks=False) and disk.is_leftover(entry.name, entry.stat(follow_symlinks=False).st_mtime):
+            os.unlink(entry.path)
+            log.info("Removed %s, left by a write that was killed.", entry.path)
+    except OSError:
+        pass  # gone already, or not ours to remove
 
 
 def allowed_roots(vault: Path, outside: tuple[str, ...] = ()) -> tuple[str, ...]:
@@ -213,26 +233,63 @@ def parse_frontmatter(text: str) -> Frontmatter:
         return Frontmatter(line_count=line_count, error=f"frontmatter is not valid YAML: {str(exc).splitlines()[0]}")
     if not isinstance(data, dict):
         return Frontmatter(line_count=line_count, error="frontmatter is not a YAML mapping")
-    title, project = data.get("title"), data.get("project")
+    if not within_values(data, MAX_FRONTMATTER_VALUES):
+        error = f"frontmatter holds more than {MAX_FRONTMATTER_VALUES:,} values (YAML aliases repeating a list?); it is ignored"
+        return Frontmatter(line_count=line_count, error=error)
+    title, project = _scalar(data.get("title"), MAX_TITLE_CHARS), _scalar(data.get("project"), MAX_TITLE_CHARS)
     return Frontmatter(
-        title=str(title).strip() if title not in (None, "") else None,
-        project=str(project).strip() if project not in (None, "") else None,
-        aliases=_str_list(data.get("aliases") or data.get("alias")),
-        tags=tuple(t.lstrip("#") for t in _str_list(data.get("tags") or data.get("tag"))),
+        title=title,
+        project=project,
+        aliases=_str_list(data.get("aliases") or data.get("alias"))[:MAX_LIST_ITEMS],
+        tags=tuple(t.lstrip("#") for t in _str_list(data.get("tags") or data.get("tag")))[:MAX_LIST_ITEMS],
         description=_text(data.get("description")),
         line_count=line_count,
         data=data,
     )
 
 
+def within_values(data, limit: int, *, depth: int = 64) -> bool:
+    """Whether YAML data holds at most `limit` values counted as if written out, nested at most `depth` deep: aliases
+    make a 428-byte block stand for 43 million strings (9 ** 8), which str() and every consumer would walk. A list
+    that contains itself (`&a [*a, x]`) counts once. Stops counting at the limit."""
+    seen = 0
+
+    def walk(value, ancestors: tuple[int, ...]) -> bool:
+        nonlocal seen
+        seen += 1
+        if seen > limit or len(ancestors) > depth:
+            return False
+        if isinstance(value, (dict, list, tuple, set)):
+            if id(value) in ancestors:
+                return True  # a cycle: written out once
+            inner = (*ancestors, id(value))
+            items = [*value.keys(), *value.values()] if isinstance(value, dict) else value
+            return all(walk(item, inner) for item in items)
+        return True
+
+    return walk(data, ())
+
+
+def _scalar(value, limit: int) -> str | None:
+    """A frontmatter title or project: a scalar's text, cut at `limit` characters; None when empty or a list."""
+    if value in (None, "") or isinstance(value, (dict, list)):
+        return None
+    return str(value).strip()[:limit].strip() or None
+
+
 def _str_list(value) -> tuple[str, ...]:
     if value is None:
         return ()
     if isinstance(value, str):
-        return tuple(v.strip() for v in value.replace(",", " ").split() if v.strip()) if " " in value or "," in value else (value.strip(),)
+        value = value[: MAX_LIST_ITEMS * MAX_ITEM_CHARS]
+        return (
+            tuple(v.strip() for v in value.replace(",", " ").split() if v.strip())
+            if " " in value or "," in value
+            else (value.strip()[:MAX_ITEM_CHARS],)
+        )
     if isinstance(value, (list, tuple)):
-        return tuple(str(v).strip() for v in value if v not in (None, ""))
-    return (str(value),)
+        return tuple(str(v).strip()[:MAX_ITEM_CHARS] for v in value[:MAX_LIST_ITEMS] if v not in (None, ""))
+    return (str(value)[:MAX_ITEM_CHARS],)
 
 
 def _text(value) -> str | None:
@@ -240,7 +297,7 @@ def _text(value) -> str | None:
     deeper nesting ignored (YAML anchors can even make it circular); None when empty."""
     items = list(value.values()) if isinstance(value, dict) else value if isinstance(value, list) else [value]
     text = " ".join(str(v).strip() for v in items if v is not None and not isinstance(v, (dict, list)))
-    return text.strip() or None
+    return text.strip()[:MAX_DESCRIPTION_CHARS] or None
 
 
 def tier_of(rel: str, settings: Settings) -> int:

@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from rag.errors import QueryError, VaultError
+from rag.errors import VaultError
+from rag.limits import check_query
 from rag.memory import recall as ranking
 from rag.memory import writes
 from rag.memory.facts import Fact
@@ -35,8 +36,7 @@ class AgentMemory:
     # --- reading ------------------------------------------------------------------------------------------------
 
     def recall(self, query: str, limit: int = 10, *, category: str | None = None, weights: dict[str, float] | None = None) -> list[Recalled]:
-        if not query or not query.strip():
-            raise QueryError("The query is empty: say what to recall.")
+        check_query(query, what="query")
         ws = self._workspace()
         table = self._cache.table(ws, ws.settings.memory_hrr_dim)
         found = ranking.recall(table, ws.retriever, query, limit=limit, category=category, weights=weights, **self._decay(ws.settings))

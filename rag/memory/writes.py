@@ -107,7 +107,7 @@ def forget(settings: Settings, fact: Fact) -> str:
         target_rel = f"{fact_notes.ARCHIVE_FOLDER}/{fact.category}/{Path(name).stem} {n}.md"
         n += 1
     target_rel, target = notes.confine(settings, target_rel, write=True)
-    with disk.locked(settings):
+    with disk.locked(settings.vault):
         if not full.exists():
             raise VaultError(f"{rel} no longer exists; it may have been moved or archived already.")
         target.parent.mkdir(parents=True, exist_ok=True)

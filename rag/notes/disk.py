@@ -1,10 +1,15 @@
 """Writing a note file safely, below the note API (rag/notes/files.py): one writer at a time across threads and
-processes (an flock on `writes.lock` beside the index), a compare-and-swap replace, a create that never replaces, and the audit
-log `writes.log` beside the index. Knows nothing about paths inside the vault (callers confine them) or about notes' text.
+processes, a compare-and-swap replace, a create that never replaces, and the audit log. The lock and the log belong
+to the vault (`<vault>/.ask-your-vault/writes.lock` and `writes.log`), not to an index: two processes serving one
+vault with different index folders (--db, RAG_DB, another HOME) still take turns. Knows nothing about paths inside
+the vault (callers confine them) or about notes' text.
 
 The compare-and-swap: the new text is written to a temp file first; then the current file is hard-linked aside, its
 hash re-checked, the temp file renamed over it, and the set-aside inode checked again — an editor that saved into it
-in that instant gets its text put back, and the write reports a conflict.
+in that instant gets its text put back, and the write reports a conflict. A replaced note keeps its permissions; a
+new one gets the user's usual mode (umask). Temp and set-aside names are short and fixed (`.rag-<hex>.tmp`), so any
+note name the file system allows can be rewritten; ones a killed process left behind are swept by the next index
+check (`is_leftover`).
 """
 
 from __future__ import annotations
@@ -13,27 +18,51 @@ import contextlib
 import fcntl
 import hashlib
 import os
-import tempfile
+import re
+import stat
 import threading
 import time
 import uuid
 from pathlib import Path
 
 from rag.config import Settings
-from rag.errors import ConflictError
+from rag.errors import ConflictError, VaultError
 
 _WRITE_LOCK = threading.Lock()  # one write at a time among this process's threads
 LOCK_WAIT_SECONDS = 10.0  # how long a write waits for another process's write to finish
+VAULT_FOLDER = ".ask-your-vault"  # in the vault (hidden: never indexed, off limits to agents' writes)
 LOCK_NAME, LOG_NAME = "writes.lock", "writes.log"
+LEFTOVER_SECONDS = 600  # a temp file this old is a killed writer's: a live write holds one for milliseconds
+_LEFTOVER = re.compile(r"^\.(?:rag-[0-9a-f]{16}|.+\.[a-z0-9_]{8})\.(?:tmp|old)$")  # ours, and those of versions before 0.9
+
+
+def vault_folder(vault: Path) -> Path:
+    """`<vault>/.ask-your-vault/`, made if missing; refused if something planted a link there (the log would be
+    written wherever it led)."""
+    folder = vault / VAULT_FOLDER
+    try:
+        folder.mkdir(exist_ok=True)
+    except OSError as exc:
+        raise VaultError(f"Cannot make {folder} for the write lock and log ({exc.strerror}); nothing was written.") from exc
+    if folder.is_symlink() or not folder.is_dir():
+        raise VaultError(f"{folder} is not a plain folder (a symbolic link?); nothing was written. Remove it and try again.")
+    return folder
+
+
+def _open_own(path: Path, flags: int) -> int:
+    try:
+        return os.open(path, flags | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o644)
+    except OSError as exc:
+        raise VaultError(f"Cannot open {path} ({exc.strerror}); nothing was written.") from exc
 
 
 @contextlib.contextmanager
-def locked(settings: Settings):
-    """One write at a time: threads of this process, and other processes of ours (an flock on writes.lock beside the index)."""
-    folder = settings.db_path.parent
+def locked(vault: Path):
+    """One write at a time: threads of this process, and every process of ours on this vault, whatever its index
+    (an flock on the vault's writes.lock)."""
     with _WRITE_LOCK:
-        folder.mkdir(parents=True, exist_ok=True)
-        with open(folder / LOCK_NAME, "a+b") as handle:
+        fd = _open_own(vault_folder(vault) / LOCK_NAME, os.O_RDWR)
+        with open(fd, "r+b") as handle:
             deadline = time.monotonic() + LOCK_WAIT_SECONDS
             while True:
                 try:
@@ -52,18 +81,24 @@ def locked(settings: Settings):
 
 
 def logged(settings: Settings, tool: str, path: str, old_sha: str | None, new_sha: str) -> None:
-    """One audit line per write in writes.log beside the index: UTC time, tool, path, old hash (- for a new note), new hash."""
+    """One audit line per write in the vault's writes.log: UTC time, tool, path, old hash (- for a new note), new hash."""
     stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    line = "\t".join((stamp, tool, path.replace("\t", " ").replace("\n", " "), old_sha or "-", new_sha))
-    with open(settings.db_path.parent / LOG_NAME, "a", encoding="utf-8") as log:
+    line = "\t".join((stamp, tool, re.sub(r"[\x00-\x1f\x7f]", " ", path), old_sha or "-", new_sha))
+    fd = _open_own(vault_folder(settings.vault) / LOG_NAME, os.O_WRONLY | os.O_APPEND)
+    with open(fd, "a", encoding="utf-8") as log:
         log.write(line + "\n")
+
+
+def is_leftover(name: str, mtime: float, now: float | None = None) -> bool:
+    """A temp or set-aside file of ours that a killed process left (and that no live write still holds)."""
+    return bool(_LEFTOVER.match(name)) and (now or time.time()) - mtime > LEFTOVER_SECONDS
 
 
 def swap(rel: str, full: Path, data: bytes, expected: str) -> None:
     """Replace `full` with `data` only if it still hashes to `expected`, re-checked immediately before the rename and
     after it (see the module docstring). Raises ConflictError, leaving the other writer's text in place."""
-    tmp = _temp_file(full, data)  # written and synced first: the window below is the rename alone
-    aside = full.with_name(f".{full.name}.{uuid.uuid4().hex[:8]}.old")
+    tmp = _temp_file(full, data, mode=_mode_of(full))  # written and synced first: the window below is the rename alone
+    aside = full.with_name(f".rag-{uuid.uuid4().hex[:16]}.old")
     try:
         try:
             os.link(full, aside)  # the inode as it is now, kept for the check after the rename
@@ -87,10 +122,24 @@ def swap(rel: str, full: Path, data: bytes, expected: str) -> None:
         aside.unlink(missing_ok=True)
 
 
-def _temp_file(full: Path, data: bytes) -> str:
-    fd, tmp = tempfile.mkstemp(prefix=f".{full.name}.", suffix=".tmp", dir=full.parent)
+def _mode_of(full: Path) -> int | None:
+    try:
+        return stat.S_IMODE(os.stat(full).st_mode)
+    except OSError:
+        return None
+
+
+def _temp_file(full: Path, data: bytes, *, mode: int | None = None) -> str:
+    """`data` in a new hidden file beside `full`: with `mode` (the replaced note's), else 0666 less the umask."""
+    tmp = str(full.with_name(f".rag-{uuid.uuid4().hex[:16]}.tmp"))
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o666)
+    except OSError as exc:
+        raise OSError(exc.errno, f"cannot write in {full.parent.name or full.parent}: {exc.strerror}") from exc
     try:
         with open(fd, "wb") as handle:
+            if mode is not None:
+                os.fchmod(handle.fileno(), mode)
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
@@ -98,6 +147,17 @@ def _temp_file(full: Path, data: bytes) -> str:
         Path(tmp).unlink(missing_ok=True)
         raise
     return tmp
+
+
+def replace(full: Path, data: bytes) -> None:
+    """Write `full` whole (a note only we write, like an imported conversation): via a temp file renamed over it, so
+    readers never see half a note; it keeps its permissions. Take `locked` around it."""
+    full.parent.mkdir(parents=True, exist_ok=True)
+    tmp = _temp_file(full, data, mode=_mode_of(full))
+    try:
+        os.replace(tmp, full)
+    finally:
+        Path(tmp).unlink(missing_ok=True)
 
 
 def write_new(full: Path, data: bytes) -> None:

@@ -3,7 +3,7 @@ guarded by the hash the writer read, so an edit made since is never lost.
 
 A replace is a compare-and-swap on the file, one writer at a time across processes (rag/notes/disk.py): an editor's
 save in the instant of the write is kept and the write reports a conflict. An append without a hash retries on a
-concurrent change. Every write leaves a line in `writes.log` beside the index: time, tool, path, old and new hash.
+concurrent change. Every write leaves a line in the vault's `.ask-your-vault/writes.log`: time, tool, path, old and new hash.
 
 Paths are vault-relative POSIX strings ("Notes/Topic.md"). Refused: absolute paths, `..`, hidden folders and the
 index folder, and anything that resolves outside the vault through a symbolic link. Only `.md` files are written.
@@ -20,6 +20,7 @@ from pathlib import Path, PurePosixPath
 from rag.config import Settings
 from rag.errors import ConflictError, NoteError, VaultError
 from rag.index.vault import NOTE_SUFFIXES, SKIP_DIRS, decode
+from rag.limits import MAX_NAME_BYTES
 from rag.notes import disk
 
 MAX_READ_CHARS = 40_000  # per read; a longer note is read in line ranges
@@ -28,6 +29,7 @@ WRITE_SUFFIX = ".md"
 
 APPEND_RETRIES = 3  # an append (without a hash) re-reads and tries again when the note changed under it
 _DRIVE = re.compile(r"^[A-Za-z]:")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 
 
@@ -64,9 +66,21 @@ def confine(settings: Settings, path: str, *, write: bool = False) -> tuple[str,
     if not parts:
         raise VaultError("Give a vault-relative note path, like Notes/Topic.md.")
     _refuse_hidden(path, parts)
+    if write:
+        _refuse_bad_names(path, parts)
     full = settings.vault.joinpath(*parts)
     _refuse_outside(settings, path, full, outside=() if write else settings.outside_folders)
     return "/".join(parts), full
+
+
+def _refuse_bad_names(path: str, parts: list[str]) -> None:
+    """Names a write would make: no control characters (they reach terminals and logs), at most 255 UTF-8 bytes."""
+    for part in parts:
+        if _CONTROL.search(part):
+            raise VaultError(f"{path!r} holds control characters; a note name cannot. Use letters, digits and spaces.")
+        size = len(part.encode("utf-8"))
+        if size > MAX_NAME_BYTES:
+            raise VaultError(f"{part[:40]!r}… is {size} bytes long in UTF-8; a file name can be at most {MAX_NAME_BYTES}. Use a shorter name.")
 
 
 def _refuse_hidden(path: str, parts: list[str]) -> None:
@@ -159,7 +173,7 @@ def write_note(settings: Settings, path: str, content: str, *, expected_sha256: 
     """Create a note, or replace it if it still has `expected_sha256`. Raises ConflictError otherwise."""
     rel, full = _writable(settings, path, content)
     expected = _expected(expected_sha256)
-    with disk.locked(settings):
+    with disk.locked(settings.vault):
         current = _current_bytes(rel, full)
         if current is None:
             if expected is not None:
@@ -182,7 +196,7 @@ def append_note(settings: Settings, path: str, text: str, *, expected_sha256: st
     if not text.strip():
         raise VaultError("There is nothing to append: the text is empty.")
     expected = _expected(expected_sha256)
-    with disk.locked(settings):
+    with disk.locked(settings.vault):
         for attempt in range(APPEND_RETRIES):
             current = _current_bytes(rel, full)
             if current is None:
@@ -207,7 +221,7 @@ def append_note(settings: Settings, path: str, text: str, *, expected_sha256: st
 def create_note(settings: Settings, path: str, content: str, *, tool: str = "create") -> Written:
     """Create a new note; never replaces one. Raises ConflictError if the path is taken."""
     rel, full = _writable(settings, path, content)
-    with disk.locked(settings):
+    with disk.locked(settings.vault):
         return _logged(settings, tool, _create(rel, full, _encode(content, crlf=False)), None)
 
 

@@ -19,6 +19,7 @@ from rag.config import Settings
 from rag.errors import ConflictError, NoteError, VaultError
 from rag.index.store import FileInfo, Store
 from rag.index.vault import project_of, tier_of, walk
+from rag.limits import NAME_BYTES, cut_to_bytes
 from rag.notes.files import Written, confine, create_note, read_text
 
 DECISIONS = "Decisions"
@@ -254,7 +255,7 @@ def _safe_name(text: str, limit: int = 80) -> str:
     name = " ".join(_UNSAFE.sub(" ", text).split())
     if len(name) > limit:
         name = name[:limit].rsplit(" ", 1)[0] if " " in name[:limit] else name[:limit]
-    return name.strip(" .") or "Untitled"
+    return cut_to_bytes(name, NAME_BYTES).strip(" .") or "Untitled"  # CJK or emoji: 80 characters can be 320 bytes
 
 
 def _iso(mtime: float) -> str:

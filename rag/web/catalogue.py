@@ -64,6 +64,12 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "API key: {source}. Keys are read from the environment or `.streamlit/secrets.toml`, never from the vault.",
         "API-ключ: {source}. Ключи берутся из окружения или `.streamlit/secrets.toml`, никогда из заметок.",
     ),
+    "secrets.ignored": (
+        "Not read: {path} (it sets {keys}). A secrets file in the folder the app was started from is not yours to trust; "
+        "keep keys in ~/.streamlit/secrets.toml, in the app's own .streamlit/ folder or in the environment.",
+        "Не прочитан: {path} (в нём {keys}). Файлу секретов из папки, где запущено приложение, доверять нельзя; "
+        "храните ключи в ~/.streamlit/secrets.toml, в папке .streamlit/ самого приложения или в окружении.",
+    ),
     "settings.key.secrets": ("from .streamlit/secrets.toml", "из .streamlit/secrets.toml"),
     "settings.key.env": ("from the environment", "из окружения"),
     "settings.key.none": ("none (fine for local servers)", "нет (для локальных серверов не нужен)"),
@@ -91,7 +97,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "Extractive answers (quotes from your notes; no chat model set)",
         "Ответы цитатами из заметок (чат-модель не задана)",
     ),
-    "ask.vault": ("vault `{name}`", "заметки `{name}`"),
+    "ask.vault": ("vault {name}", "заметки {name}"),
     "ask.indexing": (
         "Indexing is running: keyword search works on what is indexed now, meaning search as vectors arrive.",
         "Идёт индексация: поиск по словам уже работает по проиндексированному, поиск по смыслу — по мере появления векторов.",
@@ -333,12 +339,12 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "{chunks} passages and {sentences} of {total} sentences have no vector yet; keyword search covers them meanwhile.",
         "Без вектора пока фрагментов: {chunks}, предложений: {sentences} из {total}; пока их находит поиск по словам.",
     ),
-    "index.model": ("**Model** `{model}`", "**Модель** `{model}`"),
+    "index.model": ("**Model** {model}", "**Модель** {model}"),
     "index.engine": (" (engine: {engine})", " (движок: {engine})"),
     "index.last_sync": ("**Last sync** {when}", "**Последняя синхронизация** {when}"),
     "index.never": ("never", "не было"),
-    "index.vault": ("**Vault** `{path}`", "**Заметки** `{path}`"),
-    "index.file": ("**Index** `{path}` ({megabytes} MB)", "**Индекс** `{path}` ({megabytes} МБ)"),
+    "index.vault": ("**Vault** {path}", "**Заметки** {path}"),
+    "index.file": ("**Index** {path} ({megabytes} MB)", "**Индекс** {path} ({megabytes} МБ)"),
     "index.last_check": (
         "Last check of the vault: {added} added, {updated} updated, {removed} removed, {unchanged} unchanged, in "
         "{seconds} s. Vectors are embedded after it, in the background.",

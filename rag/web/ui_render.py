@@ -15,11 +15,11 @@ from urllib.parse import quote
 
 from rag.errors import NoteError
 from rag.index.vault import read_note
+from rag.web import untrusted
 
 CITE_PREFIX = "cite-"  # citation links are `#cite-<turn>-<source id>`; the app catches clicks on them
 _CITATION = re.compile(r"\[(S\d+)\](?!\()")
 _CITE_HREF = re.compile(rf"#?{CITE_PREFIX}(\d+)-(S\d+)")
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]{}<>#+|~$:!-])")
 
 
 @dataclass(frozen=True)
@@ -51,42 +51,46 @@ def parse_cite_href(value: str | None) -> tuple[int, str] | None:
     return (int(m.group(1)), m.group(2)) if m else None
 
 
-def answer_markdown(text: str, valid_ids, *, turn: int, claims=(), badges: dict[str, str] | None = None) -> str:
-    """An answer as Markdown for Streamlit: each `[Sx]` of a real source becomes a link the app catches; `$` is
-    escaped so prices are not read as math. With the answer's checked claims, an unsupported claim is highlighted and
-    badged "not in your notes", a re-cited one says so, an added citation is marked. `badges` gives the badges' words
-    in another language (keys "unsupported", "misattributed", "uncited")."""
+def answer_html(text: str, valid_ids, *, turn: int, claims=(), badges: dict[str, str] | None = None) -> str:
+    """An answer (a model's reply or quotes of notes) as cleaned HTML for `st.html` (`untrusted.markdown_html`): each
+    `[Sx]` of a real source becomes a link the app catches. With the answer's checked claims, an unsupported claim
+    is highlighted and badged "not in your notes", a re-cited one says so, an added citation is marked. `badges`
+    gives the badges' words in another language (keys "unsupported", "misattributed", "uncited")."""
     words = {**BADGE_WORDS, **(badges or {})}
+    text = _MARKERS.sub("", text)  # the reply's own private-use characters cannot pose as our markers
     parts, at = [], 0
     for c in sorted(claims, key=lambda c: c.start):
         parts.append(_linked(text[at : c.start], valid_ids, turn))
-        parts.append(_claim_markdown(text[c.start : c.end], c, valid_ids, turn, words))
+        parts.append(_claim_markdown(text[c.start : c.end], c, valid_ids, turn))
         at = c.end
     parts.append(_linked(text[at:], valid_ids, turn))
-    return "".join(parts)
+    marks = {_OPEN: '<mark class="rag-unsupported">', _CLOSE: "</mark>"}
+    marks |= {m: f'<span class="rag-badge rag-{status}">{escape(words[status])}</span>' for status, m in _BADGE_MARKS.items()}
+    return f'<div class="rag-answer">{untrusted.markdown_html("".join(parts), replace=marks)}</div>'
 
 
 BADGE_WORDS = {"misattributed": "re-cited", "uncited": "citation added", "unsupported": "not in your notes"}
-_BADGES = {
-    "misattributed": ":orange-badge[:material/swap_horiz: {}]",
-    "uncited": ":blue-badge[:material/add_link: {}]",
-    "unsupported": ":red-badge[:material/report: {}]",
-}
+# Private-use characters put around a claim before the Markdown is rendered, replaced by HTML after it.
+_OPEN, _CLOSE = "\ue000", "\ue001"
+_BADGE_MARKS = {"unsupported": "\ue002", "misattributed": "\ue003", "uncited": "\ue004"}
+_MARKERS = re.compile("[\ue000-\ue0ff]")
+_LINE_START = re.compile(r"^\s*(?:(?:[-*+]|\d{1,9}[.)]|#{1,6}|>)[ \t]+)*")  # list, heading and quote marks stay outside
 
 
-def _claim_markdown(segment: str, claim, valid_ids, turn: int, words: dict[str, str]) -> str:
-    if claim.status not in _BADGES:
+def _claim_markdown(segment: str, claim, valid_ids, turn: int) -> str:
+    if claim.status not in _BADGE_MARKS:
         return _linked(segment, valid_ids, turn)
-    badge = _BADGES[claim.status].format(escape_markdown(words[claim.status]))
+    badge = _BADGE_MARKS[claim.status]
     if segment.lstrip().startswith("|") or "\n" in segment:  # a table row or a code block: badge the answer's list below
         return _linked(segment, valid_ids, turn)
     if claim.status == "unsupported":
         first = _CITATION.search(segment)
         body, rest = (segment[: first.start()], segment[first.start() :]) if first else (segment, "")
-        core = body.rstrip(" .!?…;,")
+        lead = _LINE_START.match(body).end()
+        core = body[lead:].rstrip(" .!?…;,")
         if core.strip():
-            highlighted = ":red-background[" + re.sub(r"([\[\]])", r"\\\1", core.replace("$", "\\$")) + "]"
-            return highlighted + _linked(body[len(core) :] + rest, valid_ids, turn) + " " + badge
+            tail = body[lead + len(core) :]
+            return body[:lead] + _OPEN + core + _CLOSE + _linked(tail + rest, valid_ids, turn) + " " + badge
     return _linked(segment, valid_ids, turn) + " " + badge
 
 
@@ -97,7 +101,7 @@ def _linked(text: str, valid_ids, turn: int) -> str:
         sid = m.group(1)
         return f"[\\[{sid}\\]]({cite_href(turn, sid)})" if sid in valid else m.group(0)
 
-    return _CITATION.sub(link, text.replace("$", "\\$"))
+    return _CITATION.sub(link, text)
 
 
 def claim_notes(claims) -> list[tuple[str, str, str]]:
@@ -109,14 +113,9 @@ def highlighted(text: str, spans: list[tuple[int, int]]) -> str:
     """Plain text as Markdown with the given spans on a highlight (the matched query words of a snippet)."""
     out, at = [], 0
     for start, end in spans:
-        out.append(escape_markdown(text[at:start]) + f":orange-background[{escape_markdown(text[start:end])}]")
+        out.append(untrusted.text(text[at:start]) + f":orange-background[{untrusted.text(text[start:end])}]")
         at = end
-    return "".join(out) + escape_markdown(text[at:])
-
-
-def escape_markdown(text: str) -> str:
-    """Note text shown as plain text inside Markdown: every character Markdown or Streamlit would interpret is escaped."""
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", text)
+    return "".join(out) + untrusted.text(text[at:])
 
 
 def obsidian_url(vault: Path, path: str) -> str:
@@ -150,7 +149,7 @@ def passage_html(p: Passage) -> str:
     for line in p.lines:
         cls = "quoted" if line.quoted else "cited" if line.cited else "context"
         rows.append(
-            f'<div class="rag-line rag-{cls}"><span class="rag-no">{line.number}</span><span class="rag-text">{escape(line.text) or "&nbsp;"}</span></div>'
+            f'<div class="rag-line rag-{cls}"><span class="rag-no">{line.number}</span><span class="rag-text">{escape(untrusted.plain(line.text)) or "&nbsp;"}</span></div>'
         )
     return f'<div class="rag-passage">{"".join(rows)}</div>'
 
@@ -164,5 +163,17 @@ PASSAGE_CSS = """
 .rag-context { opacity: 0.6; }
 .rag-cited { background: rgba(255, 200, 0, 0.16); }
 .rag-quoted { background: rgba(255, 200, 0, 0.38); font-weight: 600; }
+</style>
+"""
+
+ANSWER_CSS = """
+<style>
+.rag-answer mark.rag-unsupported { background: rgba(255, 75, 75, 0.18); color: inherit; border-radius: 0.2rem; }
+.rag-answer .rag-badge { font-size: 0.8rem; border-radius: 0.5rem; padding: 0 0.4rem; white-space: nowrap; }
+.rag-answer .rag-unsupported.rag-badge { background: rgba(255, 75, 75, 0.18); color: rgb(190, 30, 30); }
+.rag-answer .rag-misattributed { background: rgba(255, 165, 0, 0.2); color: rgb(170, 95, 0); }
+.rag-answer .rag-uncited { background: rgba(28, 131, 225, 0.15); color: rgb(20, 90, 170); }
+.rag-answer .rag-image, .rag-answer .rag-url { color: rgba(128, 128, 128, 0.95); font-size: 0.85em; }
+.rag-answer table { border-collapse: collapse; } .rag-answer td, .rag-answer th { border: 1px solid rgba(128,128,128,0.3); padding: 0.2rem 0.5rem; }
 </style>
 """

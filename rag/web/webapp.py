@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import tomllib
 from dataclasses import dataclass, fields
 from pathlib import Path
 
@@ -112,3 +113,39 @@ def index_key(settings: Settings) -> str:
             value = hashlib.sha256(value.encode()).hexdigest() if value else None
         values[f.name] = value
     return json.dumps(values, sort_keys=True, default=str, ensure_ascii=False)
+
+
+@dataclass(frozen=True)
+class Secrets:
+    """`.streamlit/secrets.toml` values split by whose file they came from."""
+
+    values: dict[str, str]  # top-level values of the user's own files, later files winning (Streamlit's order)
+    ignored: dict[Path, dict[str, str]]  # a working folder's file: not the user's, never read for settings
+
+    def distrusted(self) -> dict[str, str]:
+        """The values only a working folder's file gives (a key the user's own file sets to the same stays)."""
+        out = {k: v for values in self.ignored.values() for k, v in values.items()}
+        return {k: v for k, v in out.items() if self.values.get(k) != v}
+
+
+def split_secrets(files: list[Path], *, home: Path, app_folder: Path) -> Secrets:
+    """Streamlit reads `secrets.toml` from ~/.streamlit, from the working folder and from the app's folder, and
+    puts their values in the environment. A working folder is not the user's (an app started inside a cloned
+    repository would send the key and the notes to the endpoint its file names): like a working-folder `rag.toml`,
+    its secrets are not read. The user's own files are ~/.streamlit/ and the app's folder's .streamlit/."""
+    own = {(home / ".streamlit").resolve(), (app_folder / ".streamlit").resolve()}
+    values: dict[str, str] = {}
+    ignored: dict[Path, dict[str, str]] = {}
+    for path in files:
+        if not path.is_file():
+            continue
+        try:
+            parsed = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+            continue  # Streamlit itself reports a file it cannot read
+        scalars = {k: str(v) for k, v in parsed.items() if isinstance(v, (str, int, float)) and not isinstance(v, bool)}
+        if path.resolve().parent in own:
+            values.update(scalars)
+        elif scalars:
+            ignored[path] = scalars
+    return Secrets(values, ignored)
