@@ -1,8 +1,10 @@
 """Agent memory recall: quality on our own dev set, latency at 1k and 10k facts, and the MCP server's memory.
 
     python bench/memory_recall.py [--json] [--scale 1000,10000] [--skip-scale | --skip-dev] [--half-life DAYS]
+                                  [--dev bench/memory_dev2]
 
-Quality (bench/memory_dev/: 94 hand-written facts, 84 questions, 14 of each of six kinds). The facts are imported
+Quality (bench/memory_dev/: 94 hand-written facts, 84 questions, 14 of each of six kinds; or `--dev
+bench/memory_dev2`: 171 facts and 176 queries written without reading the recall code, most of them paraphrases). The facts are imported
 into a fresh temporary vault through `Knowledge.memory.import_file` (ids kept) and indexed with the real local
 embedder. Their `created` dates are moved by (today − 2025-09-01), so every fact has the same age on every run
 and recency weighs the same whenever the bench runs. Every question is recalled with each channel alone (a weights
@@ -210,12 +212,12 @@ def fresh_vault(prefix: str, overrides: dict):
             yield knowledge, folder
 
 
-def dev_set(overrides: dict) -> dict:
-    facts, queries = read_jsonl(DEV / "facts.jsonl"), read_jsonl(DEV / "queries.jsonl")
+def dev_set(overrides: dict, dev: Path = DEV) -> dict:
+    facts, queries = read_jsonl(dev / "facts.jsonl"), read_jsonl(dev / "queries.jsonl")
     tuning_ids = tuning_half(queries)
     tuning = [q for q in queries if q["id"] in tuning_ids]
     with fresh_vault("memory-dev-", overrides) as (knowledge, folder):
-        shifted(DEV / "facts.jsonl", folder / "facts.jsonl")
+        shifted(dev / "facts.jsonl", folder / "facts.jsonl")
         loaded = load_facts(knowledge, folder / "facts.jsonl")
         log(f"dev set: {loaded['imported']} facts imported in {loaded['import_s']} s, indexed in {loaded['index_s']} s")
         log(f"tuning {len(grid())} weightings on {len(tuning)} questions")
@@ -470,13 +472,16 @@ def main() -> None:
     parser.add_argument("--scale", default="1000,10000", help="Comma-separated fact counts for the latency runs.")
     parser.add_argument("--skip-scale", action="store_true", help="Only the dev set: no latency runs, no MCP server.")
     parser.add_argument("--skip-dev", action="store_true", help="Only the latency runs and the MCP server.")
+    parser.add_argument(
+        "--dev", type=Path, default=DEV, help="The dev set's folder (facts.jsonl, queries.jsonl): bench/memory_dev or bench/memory_dev2."
+    )
     parser.add_argument("--half-life", type=float, default=None, help="memory_half_life_days (default: the settings' default).")
     parser.add_argument("--decay-floor", type=float, default=None, help="memory_decay_floor (default: the settings' default).")
     args = parser.parse_args()
     overrides = {k: v for k, v in (("memory_half_life_days", args.half_life), ("memory_decay_floor", args.decay_floor)) if v is not None}
     results: dict = {"settings": overrides}
     if not args.skip_dev:
-        results["dev"] = dev_set(overrides)
+        results["dev"] = dev_set(overrides, args.dev)
     if not args.skip_scale:
         import anyio
 
