@@ -8,9 +8,9 @@ import streamlit as st
 from app_pages import common
 from app_pages.common import t
 from rag.errors import RagError
-from rag.index import stemming
 from rag.search.by_note import Filters, NoteMatch
 from rag.search.presentation import heading_without_title, snippet
+from rag.text import stemming
 from rag.web import untrusted
 from rag.web.ui_render import highlighted, obsidian_url
 

@@ -42,10 +42,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rag.config import load_settings
-from rag.index.embed import LocalEmbedder
-from rag.index.sentences import split_sentences
-from rag.index.stemming import STOP_WORDS, stem, words
+from rag.embed.embedders import LocalEmbedder
 from rag.search import similar
+from rag.text.sentences import split_sentences
+from rag.text.stemming import STOP_WORDS, stem, words
 from rag.workspace import Workspace
 
 DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "eval-data" / "retrieval"

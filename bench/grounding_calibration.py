@@ -28,10 +28,10 @@ import numpy as np
 from rag.answer import support
 from rag.answer.context import Source
 from rag.answer.specifics import content_words
-from rag.index.embed import LocalEmbedder
-from rag.index.sentences import split_sentences
+from rag.embed.embedders import LocalEmbedder
 from rag.index.store import Store
 from rag.search.text_vectors import TextVectors
+from rag.text.sentences import split_sentences
 
 QA = Path(__file__).resolve().parent.parent.parent / "shared" / "eval-data" / "qa"
 THRESHOLDS = [round(0.80 + 0.01 * i, 2) for i in range(14)]

@@ -25,7 +25,7 @@ from rag.answer.citations import clean  # noqa: E402
 from rag.answer.context import FrozenContext, Source, fence_for  # noqa: E402
 from rag.answer.grounding import check  # noqa: E402
 from rag.config import load_settings  # noqa: E402
-from rag.index.vault import read_note  # noqa: E402
+from rag.notes.vault import read_note  # noqa: E402
 from rag.workspace import Workspace  # noqa: E402
 
 LABELS = Path(__file__).resolve().parent / "grounding_labels_fastapi.jsonl"

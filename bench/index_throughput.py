@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from rag.config import load_settings
-from rag.index.embed import LocalEmbedder
+from rag.embed.embedders import LocalEmbedder
 from rag.index.store import Store
 from rag.index.sync import sync
 

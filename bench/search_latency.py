@@ -31,11 +31,11 @@ from pathlib import Path
 import numpy as np
 
 from rag.config import load_settings
-from rag.index import stemming
 from rag.index.chunking import Chunk
 from rag.index.store import FileInfo, FileState, Store
 from rag.search.retrieve import Retriever
 from rag.search.vectors import VectorIndex
+from rag.text import stemming
 
 DIM = 384
 MODEL = "bench-model"

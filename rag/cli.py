@@ -18,13 +18,13 @@ from tqdm import tqdm
 from rag.cli_common import common_options, echo, open_knowledge
 from rag.cli_memory import memory_group
 from rag.eval.cli import eval_group
-from rag.index.stemming import query_terms
 from rag.knowledge import Knowledge
 from rag.live import LiveIndex, Progress
 from rag.progress import ProgressBars
 from rag.search.presentation import heading_without_title, snippet, why_found
 from rag.search.retrieve import SearchResult
 from rag.search.similar import DUPLICATE_OVERLAP, DUPLICATE_THRESHOLD
+from rag.text.stemming import query_terms
 
 
 @click.group()

@@ -14,6 +14,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterable
 
+from rag import projects as project_notes
 from rag.answer.ask import Answer, Turn, ask
 from rag.answer.chat import make_chat_model
 from rag.config import Settings
@@ -22,7 +23,6 @@ from rag.limits import check_query
 from rag.live import LiveIndex, Progress
 from rag.memory import AgentMemory, FactCache
 from rag.notes import files as notes
-from rag.notes import projects as project_notes
 from rag.search.by_note import FilterChoices, NoteResults, filter_choices, search_notes
 from rag.search.filters import Filters
 from rag.search.retrieve import SearchResult, relevant

@@ -22,8 +22,8 @@ from dataclasses import dataclass, replace
 from typing import Callable
 
 from rag.config import Settings
+from rag.embed.embedders import Embedder
 from rag.errors import RagError
-from rag.index.embed import Embedder
 from rag.index.sync import SyncReport, backfill
 from rag.index.watch import Watcher
 from rag.workspace import Workspace

@@ -11,12 +11,12 @@ import shutil
 from pathlib import Path
 
 from rag.config import Settings, default_index_path, legacy_index_path
+from rag.embed.embedders import Embedder, make_embedder
 from rag.errors import IndexCorrupt, RagError
-from rag.index.embed import Embedder, make_embedder
 from rag.index.storage import open_store
 from rag.index.store import Store
 from rag.index.sync import Progress, SyncReport, skipped_notes, sync
-from rag.index.vault import check_vault
+from rag.notes.vault import check_vault
 from rag.search.retrieve import Retriever
 
 log = logging.getLogger(__name__)
@@ -136,7 +136,7 @@ def _move_legacy_index(settings: Settings) -> None:
 
 
 def _embedder_named(settings: Settings, name: str) -> Embedder | None:
-    """Rebuild the embedder that recorded `name` (names are made in `rag.index.embed`), or None if this install cannot."""
+    """Rebuild the embedder that recorded `name` (names are made in `rag.embed.embedders`), or None if this install cannot."""
     if name.startswith("openai/") and "@" in name:
         model, _, base = name[len("openai/") :].rpartition("@")
         if base != (settings.openai_base_url or "api.openai.com"):

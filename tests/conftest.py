@@ -97,7 +97,7 @@ def workspace(settings, fake_embedder):
 
 @pytest.fixture(scope="session")
 def real_embedder():
-    from rag.index.embed import LocalEmbedder
+    from rag.embed.embedders import LocalEmbedder
 
     return LocalEmbedder()
 

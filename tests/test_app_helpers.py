@@ -266,8 +266,8 @@ def test_a_session_sees_its_own_answer_settings_over_the_shared_index(settings, 
 
 
 def test_snippets_are_plain_text_around_the_matched_words_and_titles_are_not_repeated():
-    from rag.index import stemming
     from rag.search.presentation import heading_without_title, plain_text, snippet
+    from rag.text import stemming
 
     note = "## Setup\n\n| Key | Value |\n|---|---|\n| **timeout** | 5000 ms |\n\nSee [[SQLite WAL|WAL notes]] and `PRAGMA`.\n- item"
     assert plain_text(note) == "Setup · Key · Value · timeout · 5000 ms · See WAL notes and PRAGMA. item"

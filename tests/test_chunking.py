@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from rag.index.chunking import chunk_note, note_title, visible_text
-from rag.index.vault import decode
+from rag.index.chunking import chunk_note, note_title
+from rag.notes.vault import decode
+from rag.text.sentences import visible_text
 
 from .conftest import FIXTURES
 from .fakes import FakeEmbedder

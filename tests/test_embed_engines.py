@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from rag.config import load_settings
+from rag.embed.embedders import LocalEmbedder, make_embedder
 from rag.errors import ConfigError
-from rag.index.embed import LocalEmbedder, make_embedder
 
 TEXTS = [
     "",

@@ -16,8 +16,8 @@ from rag.answer.extractive import extract
 from rag.answer.phantoms import phantoms
 from rag.cli import cli
 from rag.config import load_settings
-from rag.index.sentences import split, split_sentences, vector_key
 from rag.search.text_vectors import TextVectors
+from rag.text.sentences import split, split_sentences, vector_key
 from rag.workspace import Workspace
 
 from .conftest import FIXTURES

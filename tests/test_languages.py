@@ -13,11 +13,11 @@ import numpy as np
 import pytest
 
 from rag.config import DEMO_VAULT, load_settings
-from rag.index import sentences
 from rag.index.language_reference import reference_means, reference_texts
-from rag.index.sentences import SCRIPT_CODES
 from rag.search import languages
 from rag.search.languages import MIN_SCRIPT_ROWS, QUERY_SHIFT, align_scripts, query_shifts, shift_query
+from rag.text import sentences
+from rag.text.sentences import SCRIPT_CODES
 from rag.workspace import Workspace
 
 DEMO = Path(__file__).resolve().parent.parent / "examples"

@@ -1,4 +1,4 @@
-"""Notes an agent reads and writes (rag.notes.files) and the project catalog (rag.notes.projects), on real files and a real
+"""Notes an agent reads and writes (rag.notes.files) and the project catalog (rag.projects), on real files and a real
 SQLite index: paths confined to the vault, hash-guarded atomic writes, dated commits that never overwrite."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from datetime import UTC, datetime
 import pytest
 
 from rag.errors import ConflictError, NoteError, VaultError
-from rag.index.vault import parse_frontmatter
 from rag.notes.files import MAX_READ_CHARS, append_note, confine, create_note, read_text, write_note
-from rag.notes.projects import commit_decision, commit_session, list_notes, list_projects, project_context
+from rag.notes.vault import parse_frontmatter
+from rag.projects import commit_decision, commit_session, list_notes, list_projects, project_context
 
 NOON = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
 

@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from rag.index import stemming
 from rag.search.retrieve import keyword_weight, rrf, zscore_fusion
+from rag.text import stemming
 from rag.workspace import Workspace
 
 pytestmark = pytest.mark.both_backends  # the index's behaviour, in SQLite and in PostgreSQL

@@ -9,10 +9,10 @@ import sqlite3
 import numpy as np
 import pytest
 
-from rag.index import sentences
 from rag.index.language_reference import reference_texts
 from rag.index.store import FileInfo, FileState, Store
 from rag.search.vectors import VectorIndex
+from rag.text import sentences
 from rag.workspace import Workspace
 
 from .test_sync import consistency

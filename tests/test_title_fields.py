@@ -11,7 +11,7 @@ import pytest
 from rag.config import load_settings
 from rag.index import schema
 from rag.index.store import Store
-from rag.index.vault import parse_frontmatter
+from rag.notes.vault import parse_frontmatter
 from rag.search.by_note import search_notes
 from rag.search.filters import Filters
 from rag.workspace import Workspace

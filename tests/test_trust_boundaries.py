@@ -18,12 +18,12 @@ import pytest
 from rag.answer.ask import Turn, messages_for, search_query
 from rag.answer.context import ContextLimits, build_context
 from rag.config import load_settings
+from rag.embed.embedders import OpenAIEmbedder
 from rag.errors import ConfigError, ConflictError, NoteError, VaultError
 from rag.importers import import_export
-from rag.index.embed import OpenAIEmbedder
-from rag.index.vault import read_note
 from rag.notes import disk
 from rag.notes import files as notes
+from rag.notes.vault import read_note
 from rag.search.retrieve import Hit
 from rag.workspace import Workspace, _embedder_named
 

@@ -8,7 +8,7 @@ import pytest
 
 from rag.config import load_settings
 from rag.errors import NoteError, VaultError
-from rag.index.vault import parse_frontmatter, project_of, read_note, tier_of, walk
+from rag.notes.vault import parse_frontmatter, project_of, read_note, tier_of, walk
 
 
 def paths(settings):

@@ -19,20 +19,20 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 from pydantic import Field
 
+from rag import projects
 from rag.agents.http_auth import BearerGate
 from rag.agents.memory_tools import TOOLS as MEMORY_TOOLS
 from rag.agents.memory_tools import MemoryTools
 from rag.agents.results import AskResult, Projects, Reindexed, Saved, SearchHit, SearchResults, Similar, Status
 from rag.config import Settings
 from rag.errors import RagError, os_error_text
-from rag.index.vault import check_vault
 from rag.knowledge import Knowledge
 from rag.limits import MAX_QUERY_CHARS
 from rag.live import EXIT_WAIT_SECONDS, LiveIndex
 from rag.notes import files as notes
-from rag.notes import projects
 from rag.notes.files import NoteText
-from rag.notes.projects import NoteList, ProjectContext
+from rag.notes.vault import check_vault
+from rag.projects import NoteList, ProjectContext
 from rag.search.filters import Filters
 from rag.search.presentation import block_excerpt
 from rag.search.retrieve import Hit

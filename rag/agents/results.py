@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from rag.answer.ask import Citation
 from rag.answer.grounding import CheckedClaim
-from rag.notes.projects import ProjectInfo
+from rag.projects import ProjectInfo
 from rag.search.similar import Neighbour
 
 

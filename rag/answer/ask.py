@@ -25,9 +25,9 @@ from rag.answer.extractive import Quote, extract
 from rag.answer.grounding import STATUSES, CheckedClaim, check
 from rag.answer.prompts import LANGUAGE_NAMES, language_of, render
 from rag.errors import ChatError
-from rag.index import stemming
 from rag.search.retrieve import SearchResult
 from rag.search.text_vectors import TextVectors
+from rag.text import stemming
 from rag.tokens import count_tokens
 from rag.workspace import Workspace
 

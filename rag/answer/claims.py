@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from rag.index.sentences import TABLE_RULE, segment
+from rag.text.sentences import TABLE_RULE, segment
 
 _CITATION = re.compile(r"\[S(\d+)\]")
 _SPACED_CITATION = re.compile(r"[ \t]*\[S\d+\]")

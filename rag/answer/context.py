@@ -27,7 +27,7 @@ from typing import Callable, Iterable
 
 from rag.config import Settings
 from rag.errors import NoteError
-from rag.index.vault import read_note
+from rag.notes.vault import read_note
 from rag.search.retrieve import Hit
 from rag.tokens import count_tokens as chat_tokens
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from rag.index.sentences import TABLE_RULE, plain, split_sentences
+from rag.text.sentences import TABLE_RULE, plain, split_sentences
 
 SENTENCE, ITEM, LIST, ROW, CODE, CODE_LINE = "sentence", "item", "list", "row", "code", "code line"
 PARAGRAPH, LEAD = "paragraph", "lead"  # a paragraph of two sentences or more; a lead-in and the block after it

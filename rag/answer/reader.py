@@ -29,8 +29,8 @@ from rag.answer.context import FrozenContext, Source
 from rag.answer.question_kinds import QUANTITY
 from rag.answer.quotable import CODE, CODE_LINE, ITEM, LEAD, LIST, PARAGRAPH, ROW, SENTENCE, Unit
 from rag.answer.specifics import content_words, number_contexts, occurs, profile, specifics
-from rag.index import sentences, stemming
 from rag.search.text_vectors import TextVectors
+from rag.text import sentences, stemming
 
 WEIGHTS = Path(__file__).with_name("reader_weights.json")
 SECTION_BASE = 0.8  # a section heading's cosine counts above this (most headings of a vault sit near 0.78)

@@ -13,7 +13,8 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
-from rag.index import stemming
+from rag.text import stemming
+from rag.text.sounds import skeleton as _skeleton
 
 _NUMBER = re.compile(
     r"(?<![^\W\d_])(?:\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?:[.,]\d+)?(?!\d)|\d+(?:[.,]\d+)*)"
@@ -72,64 +73,7 @@ _NUMBER_WORDS = {
 }
 # Words that open a sentence or answer capitalised without being names.
 _NOT_NAMES = frozenset("yes no true false correct incorrect да нет верно неверно".split())
-_TRANSLIT = str.maketrans(
-    {
-        "а": "a",
-        "б": "b",
-        "в": "v",
-        "г": "g",
-        "д": "d",
-        "е": "e",
-        "ё": "e",
-        "ж": "j",
-        "з": "z",
-        "и": "i",
-        "й": "i",
-        "к": "k",
-        "л": "l",
-        "м": "m",
-        "н": "n",
-        "о": "o",
-        "п": "p",
-        "р": "r",
-        "с": "s",
-        "т": "t",
-        "у": "u",
-        "ф": "f",
-        "х": "h",
-        "ц": "c",
-        "ч": "ch",
-        "ш": "sh",
-        "щ": "sh",
-        "ъ": "",
-        "ы": "i",
-        "ь": "",
-        "э": "e",
-        "ю": "u",
-        "я": "a",
-    }
-)
 _PREFIX = 5
-_SOUNDS = tuple(
-    (re.compile(p), sound)
-    for p, sound in (
-        (r"(?<=[aeiou])w", ""),
-        (r"dzh|dj|zh", "j"),
-        (r"kh", "h"),
-        (r"ph", "f"),
-        (r"ck|q|c(?=[aouklr]|$)", "k"),
-        (r"ts|tz|c", "c"),
-        (r"x", "ks"),
-        (r"w", "v"),
-        (r"y", "i"),
-        (r"sch|sh", "s"),
-        (r"th", "t"),
-        (r"(?<=[^aeiouckszt])h", ""),
-    )
-)
-_NOT_LATIN = re.compile(r"[^a-z]")
-_VOWELS = re.compile(r"[aeiou]")
-_DOUBLES = re.compile(r"(.)\1+")
 
 
 @dataclass(frozen=True)
@@ -300,23 +244,6 @@ def _word_keys(word: str) -> set[str]:
     lower = word.lower().replace("ё", "е").strip("'’.-")
     script = "cyrillic" if re.search(r"[а-я]", lower) else "latin"
     return {f"{script}:{s}" for s in {_skeleton(lower), _skeleton(stemming.stem(lower))} if len(s) >= 2}
-
-
-def sound_key(word: str) -> str:
-    """A word's sound in either script as Latin consonants ("Anna", «Анна» → "an"): names matched across scripts."""
-    return _skeleton(word.lower().replace("ё", "е"))
-
-
-@functools.lru_cache(maxsize=65536)
-def _skeleton(word: str) -> str:
-    """Consonants of the word's Latin spelling, sounds merged: "Denver", «Денвера» → "dnvr"."""
-    latin = word.translate(_TRANSLIT)
-    for pattern, sound in _SOUNDS:
-        latin = pattern.sub(sound, latin)
-    latin = _NOT_LATIN.sub("", latin)
-    if not latin:
-        return ""
-    return _DOUBLES.sub(r"\1", latin[0] + _VOWELS.sub("", latin[1:]))
 
 
 def _number_keys(m: re.Match) -> set[str]:

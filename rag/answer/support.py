@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 
 from rag.answer.context import Source
 from rag.answer.specifics import Profile, Specific, content_words, number_contexts, occurs, profile, specifics
-from rag.index import sentences
 from rag.search.text_vectors import TextVectors
+from rag.text import sentences
 
 NUMBER_REACH = 4  # words either side of a number in a passage that say what it counts
 OVERLAP_MIN = 0.6  # share of a claim's content words in one window that says the same thing

@@ -25,8 +25,8 @@ from rag.answer.ask import Answer, ask
 from rag.answer.chat import ChatModel
 from rag.answer.phantoms import phantoms
 from rag.config import load_settings
+from rag.embed.embedders import Embedder
 from rag.errors import ConfigError
-from rag.index.embed import Embedder
 from rag.workspace import Workspace
 
 Progress = Callable[[str, int, int], None]

@@ -23,9 +23,9 @@ from pathlib import Path
 import yaml
 
 from rag.importers.markdown import IndexEntry, parse_time
-from rag.index.vault import MAX_FRONTMATTER_VALUES, within_values
 from rag.limits import NAME_BYTES, cut_to_bytes
 from rag.notes import disk
+from rag.notes.vault import MAX_FRONTMATTER_VALUES, within_values
 
 log = logging.getLogger(__name__)
 

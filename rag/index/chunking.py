@@ -19,11 +19,11 @@ from typing import Callable
 
 from markdown_it import MarkdownIt
 
-from rag.index.vault import parse_frontmatter
+from rag.notes.vault import parse_frontmatter
+from rag.text.sentences import visible_text
 
 SEPARATOR = " › "
 _MD = MarkdownIt("commonmark").enable("table")
-_WIKILINK = re.compile(r"!?\[\[([^\]|#]*)(?:#[^\]|]*)?(?:\|([^\]]*))?\]\]")
 _SENTENCE_END = re.compile(r"(?<=[.!?…;])\s+")
 
 
@@ -59,11 +59,6 @@ class _Piece:
     end_line: int  # 0-based, inclusive
     headings: tuple[str, ...]
     is_heading: bool = False
-
-
-def visible_text(text: str) -> str:
-    """Resolve wikilinks to the text a reader sees: [[a|b]] → b, [[a]] → a, [[a#h]] → a."""
-    return _WIKILINK.sub(lambda m: (m.group(2) or m.group(1)).strip(), text)
 
 
 def note_title(path: str, text: str) -> str:

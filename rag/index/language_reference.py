@@ -10,9 +10,9 @@ from pathlib import Path
 
 import numpy as np
 
-from rag.index.embed import Embedder
-from rag.index.sentences import SCRIPT_CODES, script
+from rag.embed.embedders import Embedder
 from rag.index.store import Store
+from rag.text.sentences import SCRIPT_CODES, script
 
 REFERENCE = Path(__file__).with_name("language_reference.md")
 LANGUAGES = (SCRIPT_CODES["latin"], SCRIPT_CODES["cyrillic"])

@@ -1,5 +1,5 @@
 """The keyword channel of the PostgreSQL index: SQLite FTS5's BM25, computed over `postings` — each chunk's stems
-(rag/index/stemming.py, tokenised as FTS5's unicode61 does) with their occurrences weighted by field. Both backends
+(rag/text/stemming.py, tokenised as FTS5's unicode61 does) with their occurrences weighted by field. Both backends
 rank alike to the last digit (tests/test_postgres.py), which PostgreSQL's own text search (ts_rank, its Snowball
 configurations) would not.
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import collections
 
-from rag.index.stemming import fts_tokens
+from rag.text.stemming import fts_tokens
 
 # FTS5's bm25(): k1, b, and the weight of each field (body, title, aliases, description) as in `schema.BM25_RANK`
 BM25_K1, BM25_B = 1.2, 0.75

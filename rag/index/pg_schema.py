@@ -2,7 +2,7 @@
 and pgvector's HNSW index per embedding model. Used by `pg_store` when it connects.
 
 The tables mirror the SQLite ones (rag/index/schema.py) with two differences: keyword search reads `postings`
-(stem, chunk, weighted count; the stems are ours, rag/index/stemming.py) instead of an FTS5 table, and vectors are
+(stem, chunk, weighted count; the stems are ours, rag/text/stemming.py) instead of an FTS5 table, and vectors are
 pgvector `vector` values. Migrations run inside one transaction under an advisory lock, so two processes starting
 at once do not both migrate.
 """

@@ -27,8 +27,8 @@ from rag.errors import ConfigError, IndexCorrupt, IndexMissing, RagError
 from rag.index import pg_schema
 from rag.index.pg_keywords import PgKeywordIndex, weighted_counts
 from rag.index.pg_vectors import PgVectorTables
-from rag.index.stemming import fts_tokens
 from rag.index.store import _CHUNK_COLUMNS, _FILE_COLUMNS, FileInfo, FileState, NoteFields, StoredChunk, _chunk_row, _file_info, _file_row
+from rag.text.stemming import fts_tokens
 
 log = logging.getLogger(__name__)
 

@@ -17,10 +17,10 @@ from pathlib import Path
 
 from rag.errors import IndexCorrupt, IndexMissing, RagError
 from rag.index import schema
-from rag.index.sentences import script
-from rag.index.stemming import fts_query
 from rag.index.store_memory import MemoryStats
 from rag.index.store_vectors import VectorTables
+from rag.text.sentences import script
+from rag.text.stemming import fts_query
 
 try:
     import fcntl

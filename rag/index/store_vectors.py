@@ -10,7 +10,7 @@ import json
 
 import numpy as np
 
-from rag.index.sentences import SCRIPT_CODES
+from rag.text.sentences import SCRIPT_CODES
 
 
 class VectorTables:

@@ -15,12 +15,13 @@ from dataclasses import asdict, dataclass, field
 from typing import Callable, NamedTuple
 
 from rag.config import Settings
+from rag.embed.embedders import Embedder
 from rag.errors import EmbedderError, NoteError
-from rag.index import language_reference, sentences, stemming
+from rag.index import language_reference
 from rag.index.chunking import SEPARATOR, Chunk, chunk_note, note_title
-from rag.index.embed import Embedder
 from rag.index.store import FileInfo, FileState, NoteFields, Store
-from rag.index.vault import FileStat, parse_frontmatter, project_of, read_note, tier_of, walk
+from rag.notes.vault import FileStat, parse_frontmatter, project_of, read_note, tier_of, walk
+from rag.text import sentences, stemming
 
 log = logging.getLogger(__name__)
 

@@ -22,7 +22,7 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
 from rag.config import Settings
-from rag.index.vault import NOTE_SUFFIXES
+from rag.notes.vault import NOTE_SUFFIXES
 
 log = logging.getLogger(__name__)
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import re
 
-from rag.answer.specifics import sound_key
-from rag.index.sentences import script
-from rag.index.stemming import STOP_WORDS, stem
+from rag.text.sentences import script
+from rag.text.sounds import sound_key
+from rag.text.stemming import STOP_WORDS, stem
 
 _QUOTED = re.compile(r"[«\"“]([^«»\"“”\n]{2,60})[»\"”]|`([^`\n]{2,60})`")
 # A code-like token: letters or digits joined by . _ / : - (nginx.conf, /etc/nginx, server-a, v1.2, user_id)

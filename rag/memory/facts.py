@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 
 import yaml
 
-from rag.index.vault import parse_frontmatter
+from rag.notes.vault import parse_frontmatter
 
 FACTS_FOLDER = "Memory/Facts"
 ARCHIVE_FOLDER = "Memory/Archive"

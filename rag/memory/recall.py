@@ -23,11 +23,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from rag.errors import EmbedderError
-from rag.index import stemming
 from rag.memory import entities as entity_names
 from rag.memory import hrr
 from rag.memory.facts import Fact, parse_time
 from rag.memory.table import FactTable
+from rag.text import stemming
 
 log = logging.getLogger(__name__)
 

@@ -13,12 +13,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from rag.errors import NoteError
-from rag.index import stemming
-from rag.index.vault import read_note
 from rag.memory import entities as entity_names
 from rag.memory import facts as fact_notes
 from rag.memory import hrr
 from rag.memory.facts import Fact
+from rag.notes.vault import read_note
+from rag.text import stemming
 
 
 @dataclass(frozen=True)

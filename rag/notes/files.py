@@ -19,9 +19,9 @@ from pathlib import Path, PurePosixPath
 
 from rag.config import Settings
 from rag.errors import ConflictError, NoteError, VaultError
-from rag.index.vault import NOTE_SUFFIXES, SKIP_DIRS, decode
 from rag.limits import MAX_NAME_BYTES
 from rag.notes import disk
+from rag.notes.vault import NOTE_SUFFIXES, SKIP_DIRS, decode
 
 MAX_READ_CHARS = 40_000  # per read; a longer note is read in line ranges
 MAX_WRITE_CHARS = 2_000_000

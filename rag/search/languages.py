@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from rag.index.language_reference import LANGUAGES
-from rag.index.sentences import SCRIPT_CODES, script
+from rag.text.sentences import SCRIPT_CODES, script
 
 MIN_SCRIPT_ROWS = 20  # fewer texts in a script than this: their mean is more topic than language, left alone
 QUERY_SHIFT = 0.5  # how far a question moves: all the way (1.0) overshoots, measured on both cross-language sets

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from rag.index import stemming
+from rag.text import stemming
 
 LIST_EXCERPT = 280  # characters of a hit in a list of results (app, CLI): one line to recognise it by
 AGENT_EXCERPT = 2_000  # characters an agent gets per hit, enough to use without a second read

@@ -17,13 +17,13 @@ import math
 from dataclasses import dataclass, replace
 
 from rag.config import Settings
+from rag.embed.embedders import Embedder
 from rag.errors import EmbedderError
-from rag.index import sentences, stemming
-from rag.index.embed import Embedder
 from rag.index.store import Store, StoredChunk
 from rag.search.filters import Filters
 from rag.search.text_vectors import query_vector
 from rag.search.vectors import VectorIndex
+from rag.text import sentences, stemming
 
 log = logging.getLogger(__name__)
 # Search shows the hits whose fused score reaches this (z-scores fused: a hit standing out from the candidates by about

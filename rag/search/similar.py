@@ -25,9 +25,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from rag.errors import IndexMissing, NoteError
-from rag.index.stemming import stem, words
 from rag.index.store import Store
 from rag.search.languages import align_scripts
+from rag.text.stemming import stem, words
 
 # Calibrated on real text by bench/duplicate_calibration.py (multilingual-e5-small; see README, "Web app").
 DUPLICATE_THRESHOLD = 0.85  # cosine of a near-duplicate pair, at least

