@@ -22,10 +22,11 @@ import time
 from pathlib import Path
 
 from rag.config import load_settings
+from rag.eval.data import EVAL_DATA  # noqa: E402
 from rag.index.sync import backfill
 from rag.workspace import Workspace
 
-DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "eval-data" / "qa"
+DATA = EVAL_DATA / "qa"
 
 
 def paragraphs(folder: Path) -> list[str]:

@@ -2,7 +2,7 @@
 
     python bench/duplicate_calibration.py [--json] [--articles 48] [--scifact 40] [--work DIR]
 
-Builds three vaults from the real data in ../shared/eval-data/retrieval/ (written to a temporary folder, nothing
+Builds three vaults from the real data in $RAG_EVAL_DATA/retrieval/ (written to a temporary folder, nothing
 is copied into the repo), indexes each with the product's pipeline and default embedder (`LocalEmbedder`), and
 labels every pair of notes in each vault:
 - near-duplicate (positive): a note and an edited copy of it — the same text under another title, a paragraph
@@ -43,12 +43,13 @@ from pathlib import Path
 
 from rag.config import load_settings
 from rag.embed.embedders import LocalEmbedder
+from rag.eval.data import EVAL_DATA  # noqa: E402
 from rag.search import similar
 from rag.text.sentences import split_sentences
 from rag.text.stemming import STOP_WORDS, stem, words
 from rag.workspace import Workspace
 
-DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "eval-data" / "retrieval"
+DATA = EVAL_DATA / "retrieval"
 KINDS = ("title", "added", "truncated", "reordered", "reworded", "pasted-twice", "inside-longer")
 COSINES = [0.80, 0.85, 0.88, 0.90, 0.92, 0.94, 0.95, 0.96, 0.97, 0.975, 0.98, 0.985, 0.99, 0.995]
 OVERLAPS = [0.2, 0.3, 0.5, 0.7]
@@ -333,7 +334,7 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if not DATA.exists():
-        sys.exit(f"No data at {DATA}: this benchmark reads ../shared/eval-data/retrieval (see its README).")
+        sys.exit(f"No data at {DATA}: this benchmark reads $RAG_EVAL_DATA/retrieval (see its README).")
     rng = random.Random(18)
     vaults = [xquad_vault("en", args.articles, rng), xquad_vault("ru", args.articles, rng), scifact_vault(args.scifact, rng)]
     embedder = LocalEmbedder()

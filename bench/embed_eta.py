@@ -14,10 +14,11 @@ import time
 from pathlib import Path
 
 from rag.config import load_settings
+from rag.eval.data import EVAL_DATA  # noqa: E402
 from rag.index.sync import backfill
 from rag.workspace import Workspace
 
-SCIFACT = Path(__file__).resolve().parent.parent.parent / "shared" / "eval-data" / "qa" / "scifact"
+SCIFACT = EVAL_DATA / "qa" / "scifact"
 
 
 def main() -> None:

@@ -1,5 +1,5 @@
 """Time of an extractive answer after retrieval, on a vault of about 1,000 chunks (default: the first 1,000 SciFact
-abstracts of ../shared/eval-data/qa/scifact, copied to a temporary vault; questions are its claims).
+abstracts of $RAG_EVAL_DATA/qa/scifact, copied to a temporary vault; questions are its claims).
 
     python bench/extractive_latency.py [--docs 1000] [--questions 60] [--json]
 
@@ -19,9 +19,10 @@ from pathlib import Path
 
 from rag.answer import ask as answering
 from rag.config import load_settings
+from rag.eval.data import EVAL_DATA  # noqa: E402
 from rag.workspace import Workspace
 
-SCIFACT = Path(__file__).resolve().parent.parent.parent / "shared" / "eval-data" / "qa" / "scifact"
+SCIFACT = EVAL_DATA / "qa" / "scifact"
 
 
 def main() -> None:
@@ -32,7 +33,7 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if not SCIFACT.exists():
-        sys.exit(f"No SciFact QA data at {SCIFACT}: this benchmark reads ../shared/eval-data (see its README).")
+        sys.exit(f"No SciFact QA data at {SCIFACT}: this benchmark reads $RAG_EVAL_DATA (see its README).")
     vault = args.work / "vault"
     if not vault.exists():
         vault.mkdir(parents=True)

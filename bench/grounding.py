@@ -4,7 +4,7 @@ check finds, and what the person would have seen without it (the same replies, c
     bash ../shared/tools/local-llm.sh        # a real small model on 127.0.0.1:8765 (not for CI)
     OPENAI_BASE_URL=http://127.0.0.1:8765/v1 OPENAI_API_KEY=x RAG_CHAT_MODEL=local python bench/grounding.py --json
 
-Asks the first --n questions (default 40) of ../shared/eval-data/qa/xquad in English and in Russian. The model's raw
+Asks the first --n questions (default 40) of $RAG_EVAL_DATA/qa/xquad in English and in Russian. The model's raw
 replies are kept in --replies, keyed by the exact messages sent, so a rerun checks the same replies again without
 asking (and a changed prompt asks afresh). Hand labels (bench/grounding_labels.jsonl: lang, id, claim, label
 "supported" | "unsupported") give the check's own precision and recall; --dump writes every claim with its
@@ -29,13 +29,14 @@ from rag.answer.chat import make_chat_model
 from rag.answer.citations import clean
 from rag.answer.grounding import STATUSES, check
 from rag.config import load_settings
+from rag.eval.data import EVAL_DATA  # noqa: E402
 from rag.eval.qa import QAItem, load_dataset
 from rag.eval.qa import _contains as contains_gold
 from rag.search import text_vectors
 from rag.workspace import Workspace
 
 ROOT = Path(__file__).resolve().parent.parent
-DATA = ROOT.parent / "shared" / "eval-data" / "qa" / "xquad"
+DATA = EVAL_DATA / "qa" / "xquad"
 LABELS = Path(__file__).resolve().parent / "grounding_labels.jsonl"
 
 

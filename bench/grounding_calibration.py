@@ -2,7 +2,7 @@
 
     python bench/grounding_calibration.py [--json] [--n 150]
 
-Pairs with a known answer, from the dev QA data in ../shared/eval-data/qa/ (nothing is copied into the repo):
+Pairs with a known answer, from the dev QA data in $RAG_EVAL_DATA/qa/ (nothing is copied into the repo):
 - scifact: an expert-written claim with its SUPPORT evidence abstract (yes) and the most similar other abstract by
   shared words (no); CONTRADICT claims with their abstract are reported apart (they say the opposite: no);
 - xquad-{en,ru}: the question followed by its answer, with the gold paragraph (yes) and the most similar other
@@ -29,11 +29,12 @@ from rag.answer import support
 from rag.answer.context import Source
 from rag.answer.specifics import content_words
 from rag.embed.embedders import LocalEmbedder
+from rag.eval.data import EVAL_DATA  # noqa: E402
 from rag.index.store import Store
 from rag.search.text_vectors import TextVectors
 from rag.text.sentences import split_sentences
 
-QA = Path(__file__).resolve().parent.parent.parent / "shared" / "eval-data" / "qa"
+QA = EVAL_DATA / "qa"
 THRESHOLDS = [round(0.80 + 0.01 * i, 2) for i in range(14)]
 
 
@@ -167,7 +168,7 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if not QA.exists():
-        sys.exit(f"No QA data at {QA}: this benchmark reads ../shared/eval-data/qa (see its README).")
+        sys.exit(f"No QA data at {QA}: this benchmark reads $RAG_EVAL_DATA/qa (see its README).")
     embedder = LocalEmbedder()
     vectors = TextVectors(embedder, stored=_stored_vectors(args.db_dir, embedder.name))
     sets = {**xquad_pairs(args.n), **scifact_pairs(args.n)}

@@ -4,7 +4,7 @@
     python bench/grounding_labels.py [--labels bench/grounding_labels_fastapi.jsonl] [--json]
 
 Each label row (written by `bench/model_answers.py --dump`, then labelled by hand) holds the model's reply, where
-each source of its context was in the note (the notes' text is read from ../shared/eval-data, never copied here),
+each source of its context was in the note (the notes' text is read from $RAG_EVAL_DATA, never copied here),
 one claim of the reply and its label: "supported" when the sources say it (cited right or not), "unsupported" when
 none does. The labels were written after the check's rules were set, and nothing was tuned on them.
 """

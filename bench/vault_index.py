@@ -1,6 +1,6 @@
 """Index a real vault from scratch, re-index it unchanged, and time hybrid searches (query embedding included).
 
-    python bench/vault_index.py ../shared/eval-data/qa/xquad/vault-ru --questions ../shared/eval-data/qa/xquad/qa.ru.jsonl [--json]
+    python bench/vault_index.py $RAG_EVAL_DATA/qa/xquad/vault-ru --questions $RAG_EVAL_DATA/qa/xquad/qa.ru.jsonl [--json]
 
 Prints index time and chunk counts, the no-change re-index time and how many chunks it embedded (must be 0),
 and the median and p90 latency of 20 searches. The baseline in the same run is the embedder alone on the same

@@ -17,7 +17,8 @@ import yaml
 
 from rag.config import Settings
 from rag.errors import ConflictError, NoteError, VaultError
-from rag.index.store import FileInfo, Store
+from rag.index.storage import IndexStore
+from rag.index.store import FileInfo
 from rag.limits import NAME_BYTES, cut_to_bytes
 from rag.notes.files import Written, confine, create_note, read_text
 from rag.notes.vault import project_of, tier_of, walk
@@ -74,7 +75,7 @@ class ProjectContext:
     chars: int
 
 
-def list_notes(settings: Settings, store: Store, folder: str | None = None, *, limit: int = 500) -> NoteList:
+def list_notes(settings: Settings, store: IndexStore, folder: str | None = None, *, limit: int = 500) -> NoteList:
     """Notes on disk (under `folder`, if given), sorted by path, with tier and project from the index when known."""
     prefix = ""
     if folder and folder.strip("/. "):
@@ -100,7 +101,7 @@ def list_notes(settings: Settings, store: Store, folder: str | None = None, *, l
     return NoteList(tuple(entries), len(stats))
 
 
-def list_projects(settings: Settings, store: Store) -> list[ProjectInfo]:
+def list_projects(settings: Settings, store: IndexStore) -> list[ProjectInfo]:
     """Every project with counts of its notes, decisions and sessions, its overview and its latest change."""
     files = store.files()
     mtimes = {path: state.mtime for path, state in store.file_states().items()}
@@ -122,13 +123,13 @@ def list_projects(settings: Settings, store: Store) -> list[ProjectInfo]:
     return projects
 
 
-def known_projects(settings: Settings, store: Store, *, files: list[FileInfo] | None = None) -> list[str]:
+def known_projects(settings: Settings, store: IndexStore, *, files: list[FileInfo] | None = None) -> list[str]:
     """Project names from the index and from the folders under `projects_folder`, sorted."""
     names = {f.project for f in (store.files() if files is None else files) if f.project}
     return sorted(names | set(_project_folders(settings)), key=str.casefold)
 
 
-def resolve_project(settings: Settings, store: Store, name: str) -> str:
+def resolve_project(settings: Settings, store: IndexStore, name: str) -> str:
     """The canonical name of an existing project (aliases and letter case forgiven), or VaultError listing them."""
     known = known_projects(settings, store)
     match = _match(settings, name, known)
@@ -153,7 +154,7 @@ def _project_folders(settings: Settings) -> list[str]:
 
 
 def project_context(
-    settings: Settings, store: Store, project: str, *, max_chars: int = CONTEXT_MAX_CHARS, recent: int = CONTEXT_RECENT
+    settings: Settings, store: IndexStore, project: str, *, max_chars: int = CONTEXT_MAX_CHARS, recent: int = CONTEXT_RECENT
 ) -> ProjectContext:
     """The notes to start work on a project with, read from disk within `max_chars`: the project's overview, the
     vault's profile notes, the project's other tier-1 notes, then its most recent decisions and sessions."""
@@ -212,17 +213,23 @@ def _recency(path: str, mtimes: dict[str, float]) -> tuple[str, float]:
     return (dated.group(1) if dated else "", mtimes.get(path, 0.0))
 
 
-def commit_decision(settings: Settings, store: Store, title: str, body: str, *, project: str | None = None, now: datetime | None = None) -> Written:
+def commit_decision(
+    settings: Settings, store: IndexStore, title: str, body: str, *, project: str | None = None, now: datetime | None = None
+) -> Written:
     """Record a decision as a new dated note in `<project>/Decisions/` (or `Decisions/` without a project)."""
     return _commit(settings, store, DECISIONS, "decision", title, body, project, now)
 
 
-def commit_session(settings: Settings, store: Store, title: str, body: str, *, project: str | None = None, now: datetime | None = None) -> Written:
+def commit_session(
+    settings: Settings, store: IndexStore, title: str, body: str, *, project: str | None = None, now: datetime | None = None
+) -> Written:
     """Record a work-session summary as a new dated note in `<project>/Sessions/` (or `Sessions/`)."""
     return _commit(settings, store, SESSIONS, "session", title, body, project, now)
 
 
-def _commit(settings: Settings, store: Store, folder: str, kind: str, title: str, body: str, project: str | None, now: datetime | None) -> Written:
+def _commit(
+    settings: Settings, store: IndexStore, folder: str, kind: str, title: str, body: str, project: str | None, now: datetime | None
+) -> Written:
     title = " ".join(title.split())
     if not title:
         raise VaultError("Give the note a title: a few words that say what was decided or done.")

@@ -13,7 +13,7 @@ from pathlib import Path
 from rag.config import Settings, default_index_path, legacy_index_path
 from rag.embed.embedders import Embedder, make_embedder
 from rag.errors import IndexCorrupt, RagError
-from rag.index.storage import open_store
+from rag.index.storage import IndexStore, open_store
 from rag.index.store import Store
 from rag.index.sync import Progress, SyncReport, skipped_notes, sync
 from rag.notes.vault import check_vault
@@ -24,7 +24,13 @@ log = logging.getLogger(__name__)
 
 class Workspace:
     def __init__(
-        self, settings: Settings, store: Store, embedder: Embedder, *, recovered_from: Path | None = None, previous_embedder: Embedder | None = None
+        self,
+        settings: Settings,
+        store: IndexStore,
+        embedder: Embedder,
+        *,
+        recovered_from: Path | None = None,
+        previous_embedder: Embedder | None = None,
     ) -> None:
         self.settings = settings
         self.store = store

@@ -25,3 +25,15 @@ def test_the_postgresql_store_has_every_method_of_the_sqlite_store_with_the_same
 
 def test_both_say_whether_meaning_search_may_use_an_ann_index():
     assert Store.has_ann_index is False and PgStore.has_ann_index is True
+
+
+def test_both_stores_satisfy_the_named_seam_everything_above_the_index_uses():
+    from rag.index.storage import IndexStore
+
+    seam = _public(IndexStore)
+    assert len(seam) >= 35
+    for backend in (Store, PgStore):
+        methods = _public(backend)
+        for name, signature in seam.items():
+            assert name in methods, f"{backend.__name__} lacks {name}"
+            assert list(signature.parameters) == list(methods[name].parameters), (backend.__name__, name)

@@ -35,7 +35,8 @@ from pathlib import Path
 from rag.errors import ImportFormatError, VaultError
 from rag.importers import chatgpt, claude_ai, claude_code
 from rag.importers.markdown import GENERAL, Conversation, IndexEntry, day, render_index, render_note
-from rag.importers.writer import INDEX_NAME, inside_vault, is_untouched, read_text, safe_name, scan_notes, stamp, write_atomic
+from rag.importers.writer import INDEX_NAME, is_untouched, read_text, safe_name, scan_notes, stamp, write_atomic
+from rag.notes.vault import resolves_inside
 
 log = logging.getLogger(__name__)
 
@@ -163,7 +164,7 @@ class _Run:
 
     def write(self, rel: str, text: str, messages: int, previous_messages: int) -> str:
         path = self.vault / rel
-        if not inside_vault(self.vault, path):
+        if not resolves_inside(self.vault, path):
             self.warn(
                 f"Not writing {rel}: a symbolic link on the way leads outside the vault, to {path.resolve()}. "
                 "Imports only write inside the vault; replace the link with a folder."

@@ -25,7 +25,7 @@ import yaml
 from rag.importers.markdown import IndexEntry, parse_time
 from rag.limits import NAME_BYTES, cut_to_bytes
 from rag.notes import disk
-from rag.notes.vault import MAX_FRONTMATTER_VALUES, within_values
+from rag.notes.vault import parse_frontmatter, resolves_inside
 
 log = logging.getLogger(__name__)
 
@@ -76,14 +76,6 @@ def read_text(path: Path) -> str | None:
         return None
 
 
-def inside_vault(vault: Path, path: Path) -> bool:
-    """Does `path` stay inside the vault once symbolic links on the way (and the file itself, if a link) resolve?"""
-    try:
-        return path.resolve().is_relative_to(vault.resolve())
-    except (OSError, RuntimeError):  # a link loop
-        return False
-
-
 def write_atomic(vault: Path, path: Path, text: str) -> None:
     """Write a note whole under the vault's write lock (rag/notes/disk.py): readers never see half a note, a
     rewritten note keeps its permissions, and a process writing notes of the same vault waits its turn."""
@@ -104,22 +96,14 @@ def safe_name(text: str, limit: int = 80) -> str:
 
 
 def read_frontmatter(path: Path) -> dict | None:
-    """The YAML frontmatter of a note as a dict, or None when it has none or it is not YAML."""
-    lines: list[str] = []
+    """The YAML frontmatter of a note as a dict (`rag.notes.vault.parse_frontmatter`: the safe loader, bounded), or
+    None when it has none or it is not YAML."""
     try:
-        with open(path, encoding="utf-8") as handle:
-            if handle.readline().rstrip("\r\n") != "---":
-                return None
-            for line in handle:
-                if line.rstrip("\r\n") == "---":
-                    break
-                lines.append(line)
-            else:
-                return None
-        meta = yaml.load("".join(lines), Loader=_LOADER)  # noqa: S506 - a safe loader
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
         return None
-    return meta if isinstance(meta, dict) and within_values(meta, MAX_FRONTMATTER_VALUES) else None  # aliases: a bomb
+    front = parse_frontmatter(text.replace("\r\n", "\n"))
+    return front.data if front.data and not front.error else None
 
 
 def scan_notes(vault: Path, folder: str, source: str) -> dict[str, ExistingNote]:
@@ -129,7 +113,7 @@ def scan_notes(vault: Path, folder: str, source: str) -> dict[str, ExistingNote]
     if not root.is_dir():
         return found
     for path in sorted(root.rglob("*.md")):
-        if path.name == INDEX_NAME or not path.is_file() or not inside_vault(vault, path):
+        if path.name == INDEX_NAME or not path.is_file() or not resolves_inside(vault, path):
             continue
         meta = read_frontmatter(path)
         if not meta or meta.get("source") != source or not meta.get("conversation_id"):

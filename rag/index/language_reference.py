@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from rag.embed.embedders import Embedder
-from rag.index.store import Store
+from rag.index.storage import IndexStore
 from rag.text.sentences import SCRIPT_CODES, script
 
 REFERENCE = Path(__file__).with_name("language_reference.md")
@@ -30,7 +30,7 @@ def _meta_key(model: str) -> str:
     return f"language_means:{model}"
 
 
-def reference_means(store: Store, model: str) -> dict[int, np.ndarray]:
+def reference_means(store: IndexStore, model: str) -> dict[int, np.ndarray]:
     """Per script code, the mean vector of the reference sentences for `model`; {} until `embed_reference` ran."""
     stored = store.get_meta(_meta_key(model))
     if not stored:
@@ -38,12 +38,12 @@ def reference_means(store: Store, model: str) -> dict[int, np.ndarray]:
     return {int(code): np.asarray(mean, np.float32) for code, mean in json.loads(stored).items()}
 
 
-def reference_pending(store: Store, model: str) -> int:
+def reference_pending(store: IndexStore, model: str) -> int:
     """How many reference texts `embed_reference` would embed for `model` (0 once it ran)."""
     return 0 if store.get_meta(_meta_key(model)) else sum(map(len, reference_texts().values()))
 
 
-def embed_reference(store: Store, embedder: Embedder) -> int:
+def embed_reference(store: IndexStore, embedder: Embedder) -> int:
     """Embed the reference once per model and keep the means in the index; the number of texts embedded (0 when
     they are known). Raises EmbedderError like any embedding."""
     if store.get_meta(_meta_key(embedder.name)):

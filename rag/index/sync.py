@@ -19,7 +19,8 @@ from rag.embed.embedders import Embedder
 from rag.errors import EmbedderError, NoteError
 from rag.index import language_reference
 from rag.index.chunking import SEPARATOR, Chunk, chunk_note, note_title
-from rag.index.store import FileInfo, FileState, NoteFields, Store
+from rag.index.storage import IndexStore
+from rag.index.store import FileInfo, FileState, NoteFields
 from rag.notes.vault import FileStat, parse_frontmatter, project_of, read_note, tier_of, walk
 from rag.text import sentences, stemming
 
@@ -71,7 +72,7 @@ REFERENCE_CLAIM = "language reference"  # claimed like a text: one indexer embed
 KEYWORD_FIELDS_VERSION = 1
 
 
-def sync(settings: Settings, store: Store, embedder: Embedder, *, progress: Progress | None = None, embed: bool = True) -> SyncReport:
+def sync(settings: Settings, store: IndexStore, embedder: Embedder, *, progress: Progress | None = None, embed: bool = True) -> SyncReport:
     """Bring `store` in line with the vault. With `embed=False`, only text is indexed (vectors are left missing)."""
     started = time.perf_counter()
     progress = progress or (lambda stage, done, total: None)
@@ -127,7 +128,7 @@ def _stat_changed(state: FileState | None, stat: FileStat) -> bool:
     return state is None or state.mtime != stat.mtime or state.size != stat.size
 
 
-def skipped_notes(store: Store) -> dict[str, tuple[float, int, str]]:
+def skipped_notes(store: IndexStore) -> dict[str, tuple[float, int, str]]:
     """Notes the last syncs could not index: path → (mtime, size, why), kept in the index until they change."""
     return {path: tuple(entry) for path, entry in json.loads(store.get_meta(SKIPPED_KEY) or "{}").items()}
 
@@ -137,7 +138,7 @@ def _still_skipped(skipped: dict, stat: FileStat) -> bool:
     return entry is not None and entry[0] == stat.mtime and entry[1] == stat.size
 
 
-def _remember_skipped(store: Store, before: dict, now: list, on_disk: list[FileStat], read: list[FileStat]) -> None:
+def _remember_skipped(store: IndexStore, before: dict, now: list, on_disk: list[FileStat], read: list[FileStat]) -> None:
     """Skipped notes still on disk and not read again keep their entry; those read now are skipped or not anew."""
     present, reread = {s.path: s for s in on_disk}, {s.path for s in read}
     kept = {p: e for p, e in before.items() if p in present and p not in reread}
@@ -165,7 +166,7 @@ def _rules(settings: Settings, embedder: Embedder) -> str:
 
 
 def _sync_file(
-    settings: Settings, store: Store, embedder: Embedder, stat: FileStat, old: FileState | None, tally: _Tally, *, redo: bool = False
+    settings: Settings, store: IndexStore, embedder: Embedder, stat: FileStat, old: FileState | None, tally: _Tally, *, redo: bool = False
 ) -> None:
     try:
         note = read_note(settings.vault, stat.path, outside=settings.outside_folders, max_bytes=settings.max_note_bytes)
@@ -223,7 +224,7 @@ def _keyword_text(chunk: Chunk, title: str | None) -> str:
     return chunk.index_text
 
 
-def _keep_sentence_rows_current(settings: Settings, store: Store) -> None:
+def _keep_sentence_rows_current(settings: Settings, store: IndexStore) -> None:
     """Sentence rows and scripts follow the setting and the splitter's version: an index made before them, or by
     another version, is re-derived here from the stored chunk texts (vectors of unchanged sentences are reused)."""
     wanted = sentences.VERSION if settings.sentence_vectors else f"off-{sentences.VERSION}"
@@ -247,7 +248,7 @@ class Backfilled(NamedTuple):
     reference: int = 0  # language reference texts embedded (once per model, see rag/search/languages.py)
 
 
-def backfill(store: Store, embedder: Embedder, *, batch_size: int, progress: Progress | None = None) -> Backfilled:
+def backfill(store: IndexStore, embedder: Embedder, *, batch_size: int, progress: Progress | None = None) -> Backfilled:
     """Embed every chunk text, then every sentence, that has no vector for this model, in bounded batches. Chunks
     come first: they make a note findable by meaning, sentences then sharpen the ranking. Last, once per model,
     the language reference (rag/search/languages.py, a hundred short sentences).

@@ -149,11 +149,13 @@ def _temp_file(full: Path, data: bytes, *, mode: int | None = None) -> str:
     return tmp
 
 
-def replace(full: Path, data: bytes) -> None:
-    """Write `full` whole (a note only we write, like an imported conversation): via a temp file renamed over it, so
-    readers never see half a note; it keeps its permissions. Take `locked` around it."""
+def replace(full: Path, data: bytes, *, new_mode: int | None = None) -> None:
+    """Write `full` whole (a note only we write, like an imported conversation; the app's saved conversations): via a
+    temp file renamed over it, so readers never see half of it; it keeps its permissions, a new file gets `new_mode`
+    (else the umask's). Around a note, take `locked`."""
     full.parent.mkdir(parents=True, exist_ok=True)
-    tmp = _temp_file(full, data, mode=_mode_of(full))
+    mode = _mode_of(full)
+    tmp = _temp_file(full, data, mode=new_mode if mode is None else mode)
     try:
         os.replace(tmp, full)
     finally:

@@ -146,6 +146,15 @@ def _sweep_leftover(entry: os.DirEntry) -> None:
         pass  # gone already, or not ours to remove
 
 
+def resolves_inside(vault: Path, path: Path, outside: tuple[str, ...] = ()) -> bool:
+    """Does `path` stay inside the vault (or a folder the user listed in `outside`) once symbolic links on the way,
+    and the file itself if a link, resolve? The one test of confinement: the walk, reads, writes and imports use it."""
+    try:
+        return _inside(os.path.realpath(path), allowed_roots(vault, outside))
+    except (OSError, RuntimeError, ValueError):  # a link loop, an unreadable path
+        return False
+
+
 def allowed_roots(vault: Path, outside: tuple[str, ...] = ()) -> tuple[str, ...]:
     """The real paths a note may live under: the vault and the outside folders the user listed."""
     return tuple(os.path.realpath(str(p)) for p in (vault, *(Path(o).expanduser() for o in outside)))

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rag.index.store import FileInfo, Store
+from rag.index.storage import IndexStore
+from rag.index.store import FileInfo
 from rag.search.filters import Filters, tag_key
 from rag.search.retrieve import Hit, Retriever, relevant
 
@@ -42,7 +43,7 @@ class NoteResults:
     hidden: int = 0  # notes found only by passages under the relevance floor
 
 
-def filter_choices(store: Store) -> FilterChoices:
+def filter_choices(store: IndexStore) -> FilterChoices:
     """Every folder, tag, project and tier present in the index, sorted, for the filter widgets."""
     files = store.files()
     folders = sorted({"/".join(f.path.split("/")[:depth]) for f in files for depth in range(1, f.path.count("/") + 1)})

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rag.index.store import FileInfo, Store
+from rag.index.storage import IndexStore
+from rag.index.store import FileInfo
 
 
 @dataclass(frozen=True)
@@ -32,7 +33,7 @@ class Filters:
             return False
         return not self.tiers or info.tier in self.tiers
 
-    def rows(self, store: Store) -> list[int] | None:
+    def rows(self, store: IndexStore) -> list[int] | None:
         """The chunk rowids of the notes this filter admits (sorted); None when it admits everything."""
         if not self.active:
             return None

@@ -19,7 +19,8 @@ from dataclasses import dataclass, replace
 from rag.config import Settings
 from rag.embed.embedders import Embedder
 from rag.errors import EmbedderError
-from rag.index.store import Store, StoredChunk
+from rag.index.storage import IndexStore
+from rag.index.store import StoredChunk
 from rag.search.filters import Filters
 from rag.search.text_vectors import query_vector
 from rag.search.vectors import VectorIndex
@@ -132,7 +133,7 @@ def keyword_weight(terms: list[str], total: int, frequencies: dict[str, int]) ->
 class Retriever:
     """Searches one store. Holds the cached vector matrix, so keep one per store and reuse it."""
 
-    def __init__(self, settings: Settings, store: Store, embedder: Embedder) -> None:
+    def __init__(self, settings: Settings, store: IndexStore, embedder: Embedder) -> None:
         self.settings = settings
         self.store = store
         self.embedder = embedder

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from rag.errors import IndexMissing, NoteError
-from rag.index.store import Store
+from rag.index.storage import IndexStore
 from rag.search.languages import align_scripts
 from rag.text.stemming import stem, words
 
@@ -109,7 +109,7 @@ def closeness(score: float, overlap: float, typical: float) -> str:
     return CLOSENESS[-1]
 
 
-def indexed_model(store: Store) -> str:
+def indexed_model(store: IndexStore) -> str:
     """The embedding model of the last indexing run (its vectors are the ones in the index)."""
     model = store.get_meta("embed_model")
     if not model:
@@ -117,7 +117,7 @@ def indexed_model(store: Store) -> str:
     return model
 
 
-def note_vectors(store: Store, model: str) -> NoteVectors:
+def note_vectors(store: IndexStore, model: str) -> NoteVectors:
     """The mean of each note's normalised chunk vectors for `model` (languages aligned as in search), normalised
     again, with the vault's pair cosines."""
     rowids, matrix, scripts = store.vectors(model)
@@ -154,7 +154,7 @@ def pair_cosines(matrix: np.ndarray, *, sample: int = PAIR_SAMPLE, seed: int = 0
     return np.sort(out)
 
 
-def similar_notes(store: Store, model: str, path: str, limit: int = 8, *, vectors: NoteVectors | None = None) -> list[Neighbour]:
+def similar_notes(store: IndexStore, model: str, path: str, limit: int = 8, *, vectors: NoteVectors | None = None) -> list[Neighbour]:
     """The `limit` notes nearest to `path`, best first (the note itself excluded). Pass `vectors` to reuse them."""
     vectors = note_vectors(store, model) if vectors is None else vectors
     row = vectors.row(path)
@@ -178,7 +178,7 @@ def similar_notes(store: Store, model: str, path: str, limit: int = 8, *, vector
 
 
 def duplicate_pairs(
-    store: Store,
+    store: IndexStore,
     model: str,
     threshold: float = DUPLICATE_THRESHOLD,
     *,
@@ -223,7 +223,7 @@ def _candidates(m: np.ndarray, threshold: float):
 class _Shingles:
     """Word runs of notes, read from the index on first use (one call's worth; 8 bytes a run)."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: IndexStore) -> None:
         self.store = store
         self._runs: dict[str, np.ndarray] = {}
 
@@ -236,7 +236,7 @@ class _Shingles:
         return text_overlap(self.of(a), self.of(b))
 
 
-def note_text(store: Store, path: str) -> str:
+def note_text(store: IndexStore, path: str) -> str:
     """The indexed text of a note: its chunks joined in order (the body; frontmatter is not indexed)."""
     return "\n".join(c.text for c in store.chunks_of(path))
 
@@ -269,7 +269,7 @@ def _stem(word: str) -> str:
     return stem(word)  # a vault repeats its words: most lookups are cache hits
 
 
-def _not_indexed(store: Store, path: str) -> str:
+def _not_indexed(store: IndexStore, path: str) -> str:
     if store.file_info(path) is None:
         return f"{path} is not in the index. Give a vault-relative path such as Notes/a.md, or run `python -m rag index`."
     return f"{path} has no vectors yet. Run `python -m rag index` to finish embedding it."

@@ -23,7 +23,7 @@ import numpy as np
 
 from rag.index.language_reference import reference_means
 from rag.index.rwlock import RWLock
-from rag.index.store import Store
+from rag.index.storage import IndexStore
 from rag.search.languages import offsets_from_means, query_shifts, remove_offsets, script_offsets, shift_query, shifts_for_counts
 from rag.text.sentences import SCRIPT_CODES, script
 
@@ -110,7 +110,7 @@ def _rows_of(ids: np.ndarray, rowids: list[int]) -> tuple[np.ndarray, np.ndarray
 class VectorIndex:
     """The vectors of one model in one store, cached in memory. `sentence_weight` 0 ignores sentence vectors."""
 
-    def __init__(self, store: Store, model: str, *, sentence_weight: float = 0.0, exact_below: int | None = None, ef_search: int = 200) -> None:
+    def __init__(self, store: IndexStore, model: str, *, sentence_weight: float = 0.0, exact_below: int | None = None, ef_search: int = 200) -> None:
         self._store = store
         self._model = model
         self._weight = sentence_weight

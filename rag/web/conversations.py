@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
-import tempfile
 import threading
 import time
 import types
@@ -22,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rag.answer.ask import Answer
+from rag.notes import disk
 
 FILE_NAME = "conversations.json"
 KEEP = 30  # conversations kept per vault; the oldest beyond go
@@ -96,14 +95,7 @@ class ConversationFile:
     def _write(self, conversations: list[Conversation]) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         data = {"format": FORMAT, "conversations": [dataclasses.asdict(c) for c in conversations]}
-        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".conversations-", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump(data, f, ensure_ascii=False)
-            os.replace(tmp, self.path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        disk.replace(self.path, json.dumps(data, ensure_ascii=False).encode("utf-8"), new_mode=0o600)  # questions are private
 
 
 def _build(kind, value):
