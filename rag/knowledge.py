@@ -6,18 +6,21 @@ Every read first lets the live index check the vault: waiting for the check (`re
 CLI, whose callers expect a note saved a second ago) or only asking the indexer to look (the app, whose pages must
 never wait). The chat model is made and closed here, once per answer. Note vectors (for similar notes and
 duplicates) are computed once per change of the index and shared by every view of the same index. Status is the live
-index's cached counts.
+index's cached counts. Every write made here (notes, commits, agent memory) is re-indexed here, by `changed`.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass
 
 from rag import projects as project_notes
 from rag.answer.ask import Answer, Turn, ask
 from rag.answer.chat import make_chat_model
 from rag.config import Settings
+from rag.errors import RagError
 from rag.index.store import FileInfo
 from rag.limits import check_query
 from rag.live import LiveIndex, Progress
@@ -37,6 +40,15 @@ from rag.search.similar import (
     similar_notes,
 )
 from rag.workspace import Workspace
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class SavedNote(notes.Written):
+    """A note written through `Knowledge`: what was written, and whether the index already holds it."""
+
+    indexed: bool = False  # if False, the background indexer adds it within seconds
 
 
 class _NoteVectorCache:
@@ -193,11 +205,11 @@ class Knowledge:
     def read(self, path: str, *, start_line: int | None = None, end_line: int | None = None) -> notes.NoteText:
         return notes.read_text(self.settings, path, start_line=start_line, end_line=end_line)
 
-    def write(self, path: str, content: str, *, expected_sha256: str | None = None, tool: str = "write") -> notes.Written:
-        return notes.write_note(self.settings, path, content, expected_sha256=expected_sha256, tool=tool)
+    def write(self, path: str, content: str, *, expected_sha256: str | None = None, tool: str = "write") -> SavedNote:
+        return self._saved(notes.write_note(self.settings, path, content, expected_sha256=expected_sha256, tool=tool))
 
-    def append(self, path: str, text: str, *, expected_sha256: str | None = None, tool: str = "append") -> notes.Written:
-        return notes.append_note(self.settings, path, text, expected_sha256=expected_sha256, tool=tool)
+    def append(self, path: str, text: str, *, expected_sha256: str | None = None, tool: str = "append") -> SavedNote:
+        return self._saved(notes.append_note(self.settings, path, text, expected_sha256=expected_sha256, tool=tool))
 
     def resolve_project(self, name: str) -> str:
         return project_notes.resolve_project(self.settings, self._ws().store, name)
@@ -211,11 +223,20 @@ class Knowledge:
     def list_notes(self, folder: str | None = None, *, limit: int = 500) -> project_notes.NoteList:
         return project_notes.list_notes(self.settings, self._ws().store, folder, limit=limit)
 
-    def commit(self, kind: str, title: str, body: str, *, project: str | None = None) -> notes.Written:
+    def commit(self, kind: str, title: str, body: str, *, project: str | None = None) -> SavedNote:
         """A dated decision ("decision") or work-session ("session") note."""
         record = project_notes.commit_decision if kind == "decision" else project_notes.commit_session
-        return record(self.settings, self.live.workspace().store, title, body, project=project)
+        return self._saved(record(self.settings, self.live.workspace().store, title, body, project=project))
 
     def changed(self) -> bool:
-        """After a write: re-index now; True if the index holds the change."""
-        return self.live.changed()
+        """After a write (every write of this class and of `memory` calls it): re-index now; True if the index holds
+        the change. The write stands whatever happens here: an index that cannot take it now is logged and gives False
+        (the background indexer catches up)."""
+        try:
+            return self.live.changed()
+        except RagError as exc:
+            log.warning("A note was written but could not be re-indexed now: %s", exc)
+            return False
+
+    def _saved(self, written: notes.Written) -> SavedNote:
+        return SavedNote(**asdict(written), indexed=self.changed())

@@ -16,13 +16,14 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from rag import projects
 from rag.cli import cli
 from rag.config import load_settings
 from rag.errors import ConfigError, QueryError, VaultError
 from rag.knowledge import Knowledge
 from rag.limits import MAX_QUERY_CHARS
 from rag.live import LiveIndex
-from rag.notes import disk, projects
+from rag.notes import disk
 from rag.notes import files as notes
 from rag.workspace import Workspace
 

@@ -8,25 +8,20 @@ message that names the fix); anything else is a bug, logged with its traceback. 
 
 from __future__ import annotations
 
-import functools
-import logging
 from contextlib import asynccontextmanager
 from datetime import datetime
 from typing import Annotated, Literal
 
 from mcp.server import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
-from mcp_types import ToolAnnotations
 from pydantic import Field
 
 from rag import projects
 from rag.agents.http_auth import BearerGate
-from rag.agents.memory_tools import TOOLS as MEMORY_TOOLS
 from rag.agents.memory_tools import MemoryTools
 from rag.agents.results import AskResult, Projects, Reindexed, Saved, SearchHit, SearchResults, Similar, Status
+from rag.agents.tools import ADD, INDEX, READ, WRITE, declared, register, tool
 from rag.config import Settings
-from rag.errors import RagError, os_error_text
-from rag.knowledge import Knowledge
+from rag.knowledge import Knowledge, SavedNote
 from rag.limits import MAX_QUERY_CHARS
 from rag.live import EXIT_WAIT_SECONDS, LiveIndex
 from rag.notes import files as notes
@@ -37,8 +32,6 @@ from rag.search.filters import Filters
 from rag.search.presentation import block_excerpt
 from rag.search.retrieve import Hit
 
-log = logging.getLogger(__name__)
-
 INSTRUCTIONS = (
     "Tools over the user's Markdown notes (an Obsidian vault, Russian and English). Search the notes before answering "
     "questions about the user's past work, decisions, projects or preferences, and cite the note paths you used. "
@@ -46,39 +39,19 @@ INSTRUCTIONS = (
     "merge. Record decisions and session summaries with knowledge_commit. Remember durable facts about the user "
     "(preferences, people, configurations, decisions) with memory_remember and recall them with memory_recall."
 )
-READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
-WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False)
-ADD = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
-INDEX = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
-
 NotePath = Annotated[str, Field(description="Vault-relative path with forward slashes, e.g. 'Projects/Alpha/Overview.md'.")]
 Sha = Annotated[str | None, Field(description="The sha256 that knowledge_read returned for this note.")]
 
 
-def _tool_errors(method):
-    """RagError → ToolError, so the model sees the message (which names the fix) as a tool error; so is an error of
-    the file system (a name too long, a full disk), in one line instead of a bare "Error executing tool"."""
-
-    @functools.wraps(method)
-    def wrapper(*args, **kwargs):
-        try:
-            return method(*args, **kwargs)
-        except RagError as exc:
-            raise ToolError(str(exc)) from exc
-        except OSError as exc:
-            raise ToolError(os_error_text(exc)) from exc
-
-    return wrapper
-
-
 class VaultTools:
-    """The tools, bound to one vault's `Knowledge`. Each method is one MCP tool; its docstring is what the model reads."""
+    """The tools, bound to one vault's `Knowledge`. Each `@tool` method is one MCP tool (rag/agents/tools.py); its
+    docstring is what the model reads. Writes are re-indexed by `Knowledge` (`Knowledge.changed`)."""
 
     def __init__(self, knowledge: Knowledge) -> None:
         self.knowledge = knowledge
         self.settings: Settings = knowledge.settings
 
-    @_tool_errors
+    @tool(READ)
     def knowledge_search(
         self,
         query: Annotated[str, Field(min_length=1, max_length=MAX_QUERY_CHARS, description="Words or a question, in any language.")],
@@ -99,7 +72,7 @@ class VaultTools:
         notice = " ".join(n for n in (self._indexing_notice(), result.notice) if n) or None
         return SearchResults(tuple(_search_hit(h) for h in hits[:limit]), result.channels, notice, result.hidden)
 
-    @_tool_errors
+    @tool(READ)
     def knowledge_ask(self, question: Annotated[str, Field(min_length=1, max_length=MAX_QUERY_CHARS)]) -> AskResult:
         """Answer a question from the notes, with citations checked against the passages used. Without a configured
         chat model the answer quotes the best sentences (extractive). `not_found` means the notes hold no answer:
@@ -108,7 +81,7 @@ class VaultTools:
         answer = self.knowledge.ask(question)
         return AskResult(answer.text, answer.mode, answer.not_found, answer.citations, answer.notice, answer.claims, answer.grounding())
 
-    @_tool_errors
+    @tool(READ)
     def knowledge_read(
         self, path: NotePath, start_line: Annotated[int | None, Field(ge=1)] = None, end_line: Annotated[int | None, Field(ge=1)] = None
     ) -> NoteText:
@@ -117,20 +90,20 @@ class VaultTools:
         back cut at whole lines with truncated=true: read on from end_line + 1."""
         return self.knowledge.read(path, start_line=start_line, end_line=end_line)
 
-    @_tool_errors
+    @tool(WRITE)
     def knowledge_write(self, path: NotePath, content: str, expected_sha256: Sha = None) -> Saved:
         """Create a new note (.md), or replace an existing one. Replacing needs expected_sha256 from your last
         knowledge_read; if the note changed since, nothing is written and you get a conflict error: read it again and
         merge. The write is atomic and the note is re-indexed. Prefer knowledge_append to add to a note."""
         return self._saved(self.knowledge.write(path, content, expected_sha256=expected_sha256, tool="knowledge_write"))
 
-    @_tool_errors
+    @tool(ADD)
     def knowledge_append(self, path: NotePath, text: str, expected_sha256: Sha = None) -> Saved:
         """Append text to the end of an existing note (on a new line). With expected_sha256, only if the note has not
         changed since you read it (otherwise a conflict error). Atomic; the note is re-indexed."""
         return self._saved(self.knowledge.append(path, text, expected_sha256=expected_sha256, tool="knowledge_append"))
 
-    @_tool_errors
+    @tool(ADD)
     def knowledge_commit(
         self,
         title: Annotated[str, Field(description="A few words: what was decided or done.")],
@@ -143,14 +116,14 @@ class VaultTools:
         'YYYY-MM-DD Title.md'. Never overwrites: a taken name gets a number. Use it at the end of meaningful work."""
         return self._saved(self.knowledge.commit(kind, title, body, project=project))
 
-    @_tool_errors
+    @tool(READ)
     def project_context(self, project: str, max_chars: Annotated[int, Field(ge=1000, le=100_000)] = projects.CONTEXT_MAX_CHARS) -> ProjectContext:
         """The starting context for work on a project, in one bounded call: the project's overview, the user's
         profile notes, the project's other curated notes, then its most recent decisions and sessions, each with its
         path and sha256, within max_chars. Paths that did not fit are listed in `omitted`: read them if needed."""
         return self.knowledge.project_context(project, max_chars=max_chars)
 
-    @_tool_errors
+    @tool(READ)
     def knowledge_status(self) -> Status:
         """What is indexed (notes, chunks, vectors present and missing, model, last sync) and what the background
         indexer is doing. Search works while it reads or embeds; results then may be incomplete."""
@@ -170,13 +143,13 @@ class VaultTools:
             ix.error,
         )
 
-    @_tool_errors
+    @tool(READ)
     def knowledge_projects(self) -> Projects:
         """The user's projects with counts of notes, decisions and sessions, the overview note and the latest change.
         Use a name from here with project_context, knowledge_search(project=…) and knowledge_commit."""
         return Projects(tuple(self.knowledge.list_projects()))
 
-    @_tool_errors
+    @tool(INDEX)
     def knowledge_reindex(self, full: bool = False) -> Reindexed:
         """Bring the index in line with the notes now (normally automatic: it is checked before reads at most every
         10 s). full=true re-reads every note (unchanged text is not embedded again; searches find less until it ends).
@@ -193,7 +166,7 @@ class VaultTools:
             tuple(f"{p}: {why}" for p, why in r.skipped),
         )
 
-    @_tool_errors
+    @tool(READ)
     def similar_notes(self, path: NotePath, limit: Annotated[int, Field(ge=1, le=50)] = 8) -> Similar:
         """Notes closest in meaning to the given note (by the mean of their passage vectors), best first. Each has
         its cosine (`score`), `closeness` in plain words (near-duplicate, very similar, related, loosely related,
@@ -203,7 +176,7 @@ class VaultTools:
         rel, _ = notes.confine(self.settings, path)
         return Similar(rel, tuple(self.knowledge.similar(rel, limit)))
 
-    @_tool_errors
+    @tool(READ)
     def list_notes(
         self,
         folder: Annotated[str | None, Field(description="e.g. 'Projects/Alpha'; omit for the whole vault.")] = None,
@@ -213,13 +186,9 @@ class VaultTools:
         `total` says how many there are when the list is cut at `limit`."""
         return self.knowledge.list_notes(folder, limit=limit)
 
-    def _saved(self, written: notes.Written) -> Saved:
-        try:
-            indexed = self.knowledge.changed()
-        except RagError as exc:  # the note is written; only the index lags behind
-            log.warning("Wrote %s but could not re-index it: %s", written.path, exc)
-            indexed = False
-        return Saved(written.path, written.sha256, written.created, written.bytes, indexed)
+    @staticmethod
+    def _saved(saved: SavedNote) -> Saved:
+        return Saved(saved.path, saved.sha256, saved.created, saved.bytes, saved.indexed)
 
     def _indexing_notice(self) -> str | None:
         ix = self.knowledge.progress()
@@ -235,20 +204,8 @@ def _search_hit(hit: Hit) -> SearchHit:
     return SearchHit(c.path, c.heading_path, c.start_line, c.end_line, round(hit.score, 4), block_excerpt(c.text), c.project, c.tier)
 
 
-TOOLS = {  # name → annotations, in the order agents see them
-    "knowledge_search": READ,
-    "knowledge_ask": READ,
-    "knowledge_read": READ,
-    "knowledge_write": WRITE,
-    "knowledge_append": ADD,
-    "knowledge_commit": ADD,
-    "project_context": READ,
-    "knowledge_status": READ,
-    "knowledge_projects": READ,
-    "knowledge_reindex": INDEX,
-    "similar_notes": READ,
-    "list_notes": READ,
-}
+TOOLS = declared(VaultTools)  # name → annotations, in the order agents see them
+MEMORY_TOOLS = declared(MemoryTools)  # listed after TOOLS
 
 
 def build_server(knowledge: Knowledge) -> MCPServer:
@@ -260,11 +217,7 @@ def build_server(knowledge: Knowledge) -> MCPServer:
         yield None
 
     server = MCPServer("ask-your-vault", instructions=INSTRUCTIONS, log_level="WARNING", lifespan=lifespan)
-    for tools, table in ((VaultTools(knowledge), TOOLS), (MemoryTools(knowledge), MEMORY_TOOLS)):
-        for name, hints in table.items():
-            method = _tool_errors(getattr(tools, name))  # (VaultTools' methods carry it already; twice is harmless)
-            description = " ".join(method.__doc__.split())  # one paragraph, without the source's indentation
-            server.add_tool(method, name=name, description=description, annotations=hints, structured_output=True)
+    register(server, VaultTools(knowledge), MemoryTools(knowledge))  # the order agents see: TOOLS, then MEMORY_TOOLS
     return server
 
 

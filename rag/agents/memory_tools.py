@@ -5,28 +5,26 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from mcp_types import ToolAnnotations
 from pydantic import Field
 
 from rag.agents.results import Archived, MemoryFact, MemoryHit, MemoryResults, RelatedEntities, RelatedEntity
+from rag.agents.tools import ADD, READ, WRITE, tool
 from rag.knowledge import Knowledge
 from rag.limits import MAX_QUERY_CHARS
 from rag.memory import Fact, Recalled
-
-READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
-ADD = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
-WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False)
 
 FactId = Annotated[str, Field(min_length=1, description="A fact's id, e.g. 'f-3a9c0e12b4d1' (from memory_recall or memory_remember).")]
 Entity = Annotated[str, Field(min_length=1, description="A name, tool, place or code token, in any script: 'nginx', 'Anna' / 'Анна'.")]
 
 
 class MemoryTools:
-    """Each method is one MCP tool; its docstring is what the model reads. Wrapped by the server's error adapter."""
+    """The agent-memory tools, bound to one vault's `Knowledge`: each `@tool` method is one MCP tool (rag/agents/tools.py);
+    its docstring is what the model reads. Writes are re-indexed by `Knowledge` (`Knowledge.changed`)."""
 
     def __init__(self, knowledge: Knowledge) -> None:
         self.knowledge = knowledge
 
+    @tool(ADD)
     def memory_remember(
         self,
         content: Annotated[str, Field(min_length=1, description="One fact, stated on its own: who/what, and the detail.")],
@@ -40,6 +38,7 @@ class MemoryTools:
         pass the old fact's id as `supersedes`."""
         return _fact(self.knowledge.memory.remember(content, category=category, tags=tags or (), entities=entities, supersedes=supersedes))
 
+    @tool(READ)
     def memory_recall(
         self,
         query: Annotated[str, Field(min_length=1, max_length=MAX_QUERY_CHARS, description="What to recall, in words or a question, any language.")],
@@ -51,20 +50,24 @@ class MemoryTools:
         found each. Prefer a fact over one it lists as `superseded_by`. Tell the user when nothing relevant is found."""
         return MemoryResults(tuple(_hit(r) for r in self.knowledge.memory.recall(query, limit, category=category)))
 
+    @tool(WRITE)
     def memory_feedback(self, id: FactId, helpful: bool) -> MemoryFact:
         """Say whether a recalled fact was helpful (true) or wrong or useless (false): trust moves 10 % of the way to 1,
         or 20 % of the way to 0, and is written to the fact's note."""
         return _fact(self.knowledge.memory.feedback(id, helpful))
 
+    @tool(READ)
     def memory_probe(self, entity: Entity, limit: Annotated[int, Field(ge=1, le=100)] = 20) -> MemoryResults:
         """Every fact bound to an entity ("everything about nginx"), most strongly bound first."""
         return MemoryResults(tuple(_hit(r) for r in self.knowledge.memory.probe(entity, limit)))
 
+    @tool(READ)
     def memory_related(self, entity: Entity, limit: Annotated[int, Field(ge=1, le=50)] = 10) -> RelatedEntities:
         """Entities that appear with this one in remembered facts, strongest first, with the linking facts' ids."""
         found = self.knowledge.memory.related(entity, limit)
         return RelatedEntities(entity, tuple(RelatedEntity(name, score, facts) for name, score, facts in found))
 
+    @tool(READ)
     def memory_reason(
         self,
         entities: Annotated[list[str], Field(min_length=1, description="Two or more entities, e.g. ['nginx', 'server-a'].")],
@@ -73,11 +76,13 @@ class MemoryTools:
         """Facts that several entities share: each fact scored by its weakest binding to any of them."""
         return MemoryResults(tuple(_hit(r) for r in self.knowledge.memory.reason(entities, limit)))
 
+    @tool(WRITE)
     def memory_forget(self, id: FactId) -> Archived:
         """Archive a fact that is wrong or no longer wanted: its note moves to Memory/Archive/ (kept, not deleted),
         and recall no longer returns it."""
         return Archived(id, self.knowledge.memory.forget(id))
 
+    @tool(WRITE)
     def memory_update(
         self,
         id: FactId,
@@ -88,18 +93,6 @@ class MemoryTools:
         recall it again and merge). To record that something changed over time, prefer memory_remember with
         `supersedes`."""
         return _fact(self.knowledge.memory.update(id, content, expected_sha256))
-
-
-TOOLS = {
-    "memory_remember": ADD,
-    "memory_recall": READ,
-    "memory_feedback": WRITE,
-    "memory_probe": READ,
-    "memory_related": READ,
-    "memory_reason": READ,
-    "memory_forget": WRITE,
-    "memory_update": WRITE,
-}
 
 
 def _fact(f: Fact) -> MemoryFact:

@@ -21,7 +21,7 @@ from rag.config import Settings
 from rag.errors import ConflictError, NoteError, VaultError
 from rag.limits import MAX_NAME_BYTES
 from rag.notes import disk
-from rag.notes.vault import NOTE_SUFFIXES, SKIP_DIRS, decode
+from rag.notes.vault import NOTE_SUFFIXES, SKIP_DIRS, decode, resolves_inside
 
 MAX_READ_CHARS = 40_000  # per read; a longer note is read in line ranges
 MAX_WRITE_CHARS = 2_000_000
@@ -94,11 +94,10 @@ def _refuse_outside(settings: Settings, path: str, full: Path, *, outside: tuple
         real = full.resolve()
         vault = settings.vault.resolve()
         index = settings.db_path.parent.resolve()
-        listed = [Path(o).expanduser().resolve() for o in outside]
     except (OSError, RuntimeError) as exc:  # a symlink loop
         raise VaultError(f"{path!r} cannot be resolved ({exc}). Check the symbolic links on the way.") from exc
-    if not real.is_relative_to(vault):
-        if any(real.is_relative_to(folder) for folder in listed):
+    if not resolves_inside(vault, full):
+        if resolves_inside(vault, full, outside):
             return  # a folder the user listed in outside_folders: readable, never written
         raise VaultError(f"{path!r} resolves outside the vault (through a symbolic link). Only notes inside the vault can be used.")
     if index != vault and index.is_relative_to(vault) and real.is_relative_to(index):
