@@ -27,7 +27,8 @@ import psutil
 
 from rag.config import load_settings
 from rag.index.chunking import Chunk
-from rag.index.store import FileInfo, FileState, Store
+from rag.index.records import FileInfo, FileState
+from rag.index.store import Store
 from rag.text import stemming
 
 WORDS = (

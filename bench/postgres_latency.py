@@ -78,7 +78,8 @@ from rag.devtools.pg_server import database_uri  # noqa: E402
 from rag.index import pg_schema  # noqa: E402
 from rag.index.chunking import Chunk  # noqa: E402
 from rag.index.pg_store import PgStore  # noqa: E402
-from rag.index.store import FileInfo, FileState, Store, _chunk_row, _file_row  # noqa: E402
+from rag.index.records import FileInfo, FileState, chunk_row, file_row  # noqa: E402
+from rag.index.store import Store  # noqa: E402
 from rag.search.vectors import ANN_CANDIDATES, VectorIndex  # noqa: E402
 from rag.text import stemming  # noqa: E402
 
@@ -170,11 +171,11 @@ def load_pg(url: str, n: int, mix: Mixture) -> dict:
         for f in range(file_count(n)):
             rel, chunks = file_chunks(f, n)
             state, info = _file_rows(rel)
-            rows = [(*_chunk_row(c, rel, i), len(stemming.fts_tokens(stemming.index_text(c.index_text)))) for i, c in enumerate(chunks)]
+            rows = [(*chunk_row(c, rel, i), len(stemming.fts_tokens(stemming.index_text(c.index_text)))) for i, c in enumerate(chunks)]
             vectors = mix.points(f, len(chunks))
             with conn.transaction(), conn.cursor() as cur:
                 with cur.copy(f"COPY files ({FILE_COLUMNS}) FROM STDIN") as copy:
-                    copy.write_row(_file_row(state, info))
+                    copy.write_row(file_row(state, info))
                 with cur.copy(f"COPY chunks ({CHUNK_COLUMNS}) FROM STDIN") as copy:
                     for row in rows:
                         copy.write_row(row)

@@ -32,7 +32,8 @@ import numpy as np
 
 from rag.config import load_settings
 from rag.index.chunking import Chunk
-from rag.index.store import FileInfo, FileState, Store
+from rag.index.records import FileInfo, FileState
+from rag.index.store import Store
 from rag.search.retrieve import Retriever
 from rag.search.vectors import VectorIndex
 from rag.text import stemming

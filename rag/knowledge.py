@@ -21,7 +21,7 @@ from rag.answer.ask import Answer, Turn, ask
 from rag.answer.chat import make_chat_model
 from rag.config import Settings
 from rag.errors import RagError
-from rag.index.store import FileInfo
+from rag.index.records import FileInfo
 from rag.limits import check_query
 from rag.live import LiveIndex, Progress
 from rag.memory import AgentMemory, FactCache

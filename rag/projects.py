@@ -17,8 +17,8 @@ import yaml
 
 from rag.config import Settings
 from rag.errors import ConflictError, NoteError, VaultError
+from rag.index.records import FileInfo
 from rag.index.storage import IndexStore
-from rag.index.store import FileInfo
 from rag.limits import NAME_BYTES, cut_to_bytes
 from rag.notes.files import Written, confine, create_note, read_text
 from rag.notes.vault import project_of, tier_of, walk

@@ -17,7 +17,7 @@ from rag.cli import cli
 from rag.config import load_settings
 from rag.errors import IndexCorrupt, IndexForeign, IndexMissing, RagError
 from rag.index.pg_store import PgStore
-from rag.index.store import FileInfo, FileState
+from rag.index.records import FileInfo, FileState
 from rag.workspace import Workspace
 
 from .fakes import FakeEmbedder

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from rag.index.language_reference import reference_texts
-from rag.index.store import FileInfo, FileState, Store
+from rag.index.records import FileInfo, FileState
+from rag.index.store import Store
 from rag.search.vectors import VectorIndex
 from rag.text import sentences
 from rag.workspace import Workspace

@@ -1,8 +1,9 @@
 """The index on a PostgreSQL server with pgvector (`RAG_DB=postgresql://…`): the same tables and methods as the SQLite
 `Store`, for shared and large vaults — several app instances, agents and indexers at once.
 
-With `pg_schema` (tables, migrations), `pg_keywords` and `pg_vectors` (the two channels, mixed in), the only modules that import
-psycopg. Differences from SQLite, each for concurrency or scale:
+Split as the SQLite store is: this core, `pg_keywords` (BM25), `pg_vectors` (the vector tables and HNSW) and
+`pg_memory` (agent memory's counts), mixed in; with `pg_schema` (tables, migrations), the only modules that import
+psycopg. Their records are `records`, shared with SQLite. Differences from SQLite, each for concurrency or scale:
 - connections come from a pool, so threads read in parallel; writes are row-level transactions (a note's rows, under
   an advisory lock on its path), not one writer at a time;
 - embedding claims its texts one by one (`embedding_claim`), so two indexers share the work and never embed a text
@@ -17,7 +18,6 @@ import collections
 import contextlib
 import hashlib
 import logging
-import time
 
 import psycopg
 from psycopg.conninfo import conninfo_to_dict
@@ -26,8 +26,9 @@ from psycopg_pool import ConnectionPool
 from rag.errors import ConfigError, IndexCorrupt, IndexMissing, RagError
 from rag.index import pg_schema
 from rag.index.pg_keywords import PgKeywordIndex, weighted_counts
+from rag.index.pg_memory import PgMemoryStats
 from rag.index.pg_vectors import PgVectorTables
-from rag.index.store import _CHUNK_COLUMNS, _FILE_COLUMNS, FileInfo, FileState, NoteFields, StoredChunk, _chunk_row, _file_info, _file_row
+from rag.index.records import CHUNK_COLUMNS, FILE_COLUMNS, FileInfo, FileState, NoteFields, StoredChunk, chunk_row, file_info, file_row
 from rag.text.stemming import fts_tokens
 
 log = logging.getLogger(__name__)
@@ -35,7 +36,7 @@ log = logging.getLogger(__name__)
 POOL_SIZE = 8  # connections per process: the app's threads and the indexer read and write in parallel
 
 
-class PgStore(PgKeywordIndex, PgVectorTables):
+class PgStore(PgKeywordIndex, PgVectorTables, PgMemoryStats):
     """Owns a pool of connections to one database. Safe to share between threads."""
 
     has_ann_index = True  # pgvector's HNSW index per model (see `pg_vectors.nearest`)
@@ -143,7 +144,7 @@ class PgStore(PgKeywordIndex, PgVectorTables):
             db.execute(
                 "INSERT INTO files(path, sha256, mtime, size, title, tags, aliases, tier, project, frontmatter_error, indexed_at, description)"
                 " VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
-                _file_row(state, info),
+                file_row(state, info),
             )
             postings, sentence_rows = [], []
             for ordinal, (chunk, stem_text) in enumerate(zip(chunks, stems)):
@@ -151,7 +152,7 @@ class PgStore(PgKeywordIndex, PgVectorTables):
                 rowid = db.execute(
                     "INSERT INTO chunks(id, path, ordinal, heading_path, start_line, end_line, start_char, end_char, text,"
                     " sha256, tokens, index_text, vector_key, script, terms) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s) RETURNING rowid",
-                    (*_chunk_row(chunk, state.path, ordinal), length),
+                    (*chunk_row(chunk, state.path, ordinal), length),
                 ).fetchone()[0]
                 postings.extend((term, rowid, freq) for term, freq in weighted.items())
                 if sentences:
@@ -184,19 +185,19 @@ class PgStore(PgKeywordIndex, PgVectorTables):
             db.execute("DELETE FROM files WHERE path = ANY(%s)", (list(paths),))
 
     def chunks_by_rowid(self, rowids: list[int]) -> dict[int, StoredChunk]:
-        rows = self._read(f"SELECT {_CHUNK_COLUMNS} FROM chunks c JOIN files f ON f.path = c.path WHERE c.rowid = ANY(%s)", (list(rowids),))
+        rows = self._read(f"SELECT {CHUNK_COLUMNS} FROM chunks c JOIN files f ON f.path = c.path WHERE c.rowid = ANY(%s)", (list(rowids),))
         return {r[0]: StoredChunk(*r) for r in rows}
 
     def chunks_of(self, path: str) -> list[StoredChunk]:
-        rows = self._read(f"SELECT {_CHUNK_COLUMNS} FROM chunks c JOIN files f ON f.path = c.path WHERE c.path = %s ORDER BY c.ordinal", (path,))
+        rows = self._read(f"SELECT {CHUNK_COLUMNS} FROM chunks c JOIN files f ON f.path = c.path WHERE c.path = %s ORDER BY c.ordinal", (path,))
         return [StoredChunk(*r) for r in rows]
 
     def file_info(self, path: str) -> FileInfo | None:
-        rows = self._read(f"SELECT {_FILE_COLUMNS} FROM files WHERE path = %s", (path,))
-        return _file_info(rows[0]) if rows else None
+        rows = self._read(f"SELECT {FILE_COLUMNS} FROM files WHERE path = %s", (path,))
+        return file_info(rows[0]) if rows else None
 
     def files(self) -> list[FileInfo]:
-        return [_file_info(r) for r in self._read(f'SELECT {_FILE_COLUMNS} FROM files ORDER BY path COLLATE "C"')]
+        return [file_info(r) for r in self._read(f'SELECT {FILE_COLUMNS} FROM files ORDER BY path COLLATE "C"')]
 
     # --- status -----------------------------------------------------------------------------------------------
 
@@ -219,25 +220,6 @@ class PgStore(PgKeywordIndex, PgVectorTables):
 
     def script_shares(self) -> dict[str, int]:
         return {s: int(n) for s, n in self._read("SELECT script, SUM(length(text)) FROM chunks WHERE script IS NOT NULL GROUP BY script")}
-
-    # --- agent memory's counts --------------------------------------------------------------------------------
-
-    def count_recalls(self, fact_ids: list[str]) -> None:
-        if not fact_ids:
-            return
-        now = time.time()
-        with self.transaction(searchable=False) as db:
-            db.cursor().executemany(
-                "INSERT INTO memory_stats(fact_id, recalled, last_recalled) VALUES (%s, 1, %s)"
-                " ON CONFLICT (fact_id) DO UPDATE SET recalled = memory_stats.recalled + 1, last_recalled = excluded.last_recalled",
-                [(fact_id, now) for fact_id in sorted(set(fact_ids))],  # sorted: concurrent recalls lock rows in one order
-            )
-
-    def recall_counts(self, fact_ids: list[str]) -> dict[str, tuple[int, float | None]]:
-        if not fact_ids:
-            return {}
-        rows = self._read("SELECT fact_id, recalled, last_recalled FROM memory_stats WHERE fact_id = ANY(%s)", (list(fact_ids),))
-        return {r[0]: (r[1], r[2]) for r in rows}
 
 
 def display_url(url: str) -> str:

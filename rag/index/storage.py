@@ -17,7 +17,8 @@ import numpy as np
 
 from rag.config import Settings
 from rag.errors import ConfigError
-from rag.index.store import FileInfo, FileState, NoteFields, Store, StoredChunk
+from rag.index.records import FileInfo, FileState, NoteFields, StoredChunk
+from rag.index.store import Store
 
 
 class IndexStore(Protocol):

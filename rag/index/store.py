@@ -1,26 +1,25 @@
 """The index: one SQLite file (WAL) with files, chunks, an FTS5 table of stems, sentences, vectors and meta.
 
-With `schema` (its tables and migrations) and `store_vectors` (the vector tables, mixed in), the only modules that
-touch sqlite3. The index is disposable: everything in it can be rebuilt from the vault.
+Split as the PostgreSQL store is: this core (files, chunks, sentences, meta, transactions), `store_keywords` (FTS5's
+ranking), `store_vectors` (the vector tables) and `store_memory` (agent memory's counts), mixed in; with `schema`
+(its tables and migrations), the only modules that touch sqlite3. Their records are `records`. The index is disposable: everything in it can be rebuilt from the vault.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import sqlite3
 import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 from rag.errors import IndexCorrupt, IndexMissing, RagError
 from rag.index import schema
+from rag.index.records import CHUNK_COLUMNS, FILE_COLUMNS, FileInfo, FileState, NoteFields, StoredChunk, chunk_row, file_info, file_row
+from rag.index.store_keywords import KeywordIndex
 from rag.index.store_memory import MemoryStats
 from rag.index.store_vectors import VectorTables
-from rag.text.sentences import script
-from rag.text.stemming import fts_query
 
 try:
     import fcntl
@@ -30,52 +29,7 @@ except ImportError:  # Windows: no embedding lock; SQLite's own locking still ke
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
-class FileState:
-    path: str
-    sha256: str
-    mtime: float
-    size: int
-
-
-@dataclass(frozen=True)
-class FileInfo:
-    path: str
-    sha256: str
-    title: str | None
-    tags: tuple[str, ...]
-    aliases: tuple[str, ...]
-    tier: int
-    project: str | None
-    frontmatter_error: str | None = None
-    description: str | None = None  # frontmatter `description`
-
-
-# A note's (title, aliases, description) stems: FTS5 columns of each of its chunks, weighted by `schema.BM25_RANK`.
-NoteFields = tuple[str, str, str]
-
-
-@dataclass(frozen=True)
-class StoredChunk:
-    rowid: int
-    id: str
-    path: str
-    heading_path: str
-    start_line: int
-    end_line: int
-    start_char: int
-    end_char: int
-    text: str
-    sha256: str
-    tier: int
-    project: str | None
-
-
-ROWS_IN_QUERY = 200  # a filtered keyword search over more chunks than this filters the ranked matches instead
-_CHUNK_COLUMNS = "c.rowid, c.id, c.path, c.heading_path, c.start_line, c.end_line, c.start_char, c.end_char, c.text, c.sha256, f.tier, f.project"
-
-
-class Store(VectorTables, MemoryStats):
+class Store(KeywordIndex, VectorTables, MemoryStats):
     """Owns one SQLite connection. Safe to share between threads (one lock serialises use of the connection)."""
 
     has_ann_index = False  # meaning search always scans the vectors in memory
@@ -201,13 +155,13 @@ class Store(VectorTables, MemoryStats):
             db.execute(
                 "INSERT INTO files(path, sha256, mtime, size, title, tags, aliases, tier, project, frontmatter_error, indexed_at, description)"
                 " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-                _file_row(state, info),
+                file_row(state, info),
             )
             for ordinal, (chunk, stem_text) in enumerate(zip(chunks, stems)):
                 cur = db.execute(
                     "INSERT INTO chunks(id, path, ordinal, heading_path, start_line, end_line, start_char, end_char, text,"
                     " sha256, tokens, index_text, vector_key, script) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                    _chunk_row(chunk, state.path, ordinal),
+                    chunk_row(chunk, state.path, ordinal),
                 )
                 db.execute(
                     "INSERT INTO chunks_fts(rowid, stems, title, aliases, description) VALUES (?,?,?,?,?)", (cur.lastrowid, stem_text, *fields)
@@ -247,57 +201,22 @@ class Store(VectorTables, MemoryStats):
                 db.execute("DELETE FROM files WHERE path = ?", (path,))
 
     def chunks_by_rowid(self, rowids: list[int]) -> dict[int, StoredChunk]:
-        rows = self._read_in(f"SELECT {_CHUNK_COLUMNS} FROM chunks c JOIN files f ON f.path = c.path WHERE c.rowid IN ({{marks}})", rowids)
+        rows = self._read_in(f"SELECT {CHUNK_COLUMNS} FROM chunks c JOIN files f ON f.path = c.path WHERE c.rowid IN ({{marks}})", rowids)
         return {r[0]: StoredChunk(*r) for r in rows}
 
     def chunks_of(self, path: str) -> list[StoredChunk]:
-        rows = self._read(f"SELECT {_CHUNK_COLUMNS} FROM chunks c JOIN files f ON f.path = c.path WHERE c.path = ? ORDER BY c.ordinal", (path,))
+        rows = self._read(f"SELECT {CHUNK_COLUMNS} FROM chunks c JOIN files f ON f.path = c.path WHERE c.path = ? ORDER BY c.ordinal", (path,))
         return [StoredChunk(*r) for r in rows]
 
     def file_info(self, path: str) -> FileInfo | None:
-        rows = self._read(f"SELECT {_FILE_COLUMNS} FROM files WHERE path = ?", (path,))
-        return _file_info(rows[0]) if rows else None
+        rows = self._read(f"SELECT {FILE_COLUMNS} FROM files WHERE path = ?", (path,))
+        return file_info(rows[0]) if rows else None
 
     def files(self) -> list[FileInfo]:
-        rows = self._read(f"SELECT {_FILE_COLUMNS} FROM files ORDER BY path")
-        return [_file_info(r) for r in rows]
+        rows = self._read(f"SELECT {FILE_COLUMNS} FROM files ORDER BY path")
+        return [file_info(r) for r in rows]
 
     # --- keyword channel --------------------------------------------------------------------------------------
-
-    def bm25(self, terms: list[str], limit: int, *, rows: list[int] | None = None) -> list[tuple[int, float]]:
-        """(chunk rowid, bm25 score) of the chunks matching any of the stemmed `terms`, best first; FTS5's bm25() is
-        negative, lower is better, so it is negated. Its column weights (body, title, aliases, description) are
-        `schema.BM25_RANK`. With `rows`, only those chunks are ranked (a filtered search: the WHERE runs inside the FTS
-        query)."""
-        match = fts_query(terms)
-        if match is None or rows == []:
-            return []
-        sql = "SELECT rowid, rank FROM chunks_fts WHERE chunks_fts MATCH ? AND rank MATCH ?"
-        if rows is None:
-            found = self._read(f"{sql} ORDER BY rank LIMIT ?", (match, schema.BM25_RANK, limit))
-        elif len(rows) <= ROWS_IN_QUERY:
-            found = self._read(
-                f"{sql} AND rowid IN (SELECT value FROM json_each(?)) ORDER BY rank LIMIT ?", (match, schema.BM25_RANK, json.dumps(rows), limit)
-            )
-        else:  # FTS5 runs the MATCH once per rowid of an IN list: for many rows, rank every match and keep the wanted
-            wanted = set(rows)
-            found = [r for r in self._read(f"{sql} ORDER BY rank", (match, schema.BM25_RANK)) if r[0] in wanted][:limit]
-        return [(r[0], -r[1]) for r in found]
-
-    def chunk_rowids(self, paths: list[str]) -> list[int]:
-        """The rowids of every chunk of these notes, sorted."""
-        if not paths:
-            return []
-        found = self._read("SELECT rowid FROM chunks WHERE path IN (SELECT value FROM json_each(?)) ORDER BY rowid", (json.dumps(paths),))
-        return [r[0] for r in found]
-
-    def document_frequencies(self, terms: list[str]) -> tuple[int, dict[str, int]]:
-        """(number of chunks, {term: chunks containing it}) for the given stems; absent terms are left out."""
-        total = self._read("SELECT COUNT(*) FROM chunks")[0][0]
-        if not terms:
-            return total, {}
-        marks = ",".join("?" * len(terms))
-        return total, dict(self._read(f"SELECT term, doc FROM chunks_vocab WHERE term IN ({marks})", terms))
 
     # --- status -----------------------------------------------------------------------------------------------
 
@@ -325,13 +244,6 @@ class Store(VectorTables, MemoryStats):
         }
 
 
-_FILE_COLUMNS = "path, sha256, title, tags, aliases, tier, project, frontmatter_error, description"
-
-
-def _file_info(r) -> FileInfo:
-    return FileInfo(r[0], r[1], r[2], tuple(json.loads(r[3])), tuple(json.loads(r[4])), r[5], r[6], r[7], r[8])
-
-
 def _insert_sentences(db: sqlite3.Connection, chunk: int, sentences: list) -> None:
     db.executemany("INSERT INTO sentences(chunk, text, line, vector_key, script) VALUES (?,?,?,?,?)", [(chunk, *row) for row in sentences])
 
@@ -353,29 +265,3 @@ def _translate(path: Path):
         if type(exc) is sqlite3.DatabaseError:  # "file is not a database", "database disk image is malformed"
             raise IndexCorrupt(f"The index {path} is damaged ({exc}). Run `python -m rag index` to move it aside and rebuild it.") from exc
         raise
-
-
-def _file_row(state: FileState, info: FileInfo) -> tuple:
-    tags, aliases = json.dumps(info.tags, ensure_ascii=False), json.dumps(info.aliases, ensure_ascii=False)
-    s, i = state, info
-    return (s.path, s.sha256, s.mtime, s.size, i.title, tags, aliases, i.tier, i.project, i.frontmatter_error, time.time(), i.description)
-
-
-def _chunk_row(chunk, path: str, ordinal: int) -> tuple:
-    c = chunk
-    return (
-        c.id,
-        path,
-        ordinal,
-        c.heading_path,
-        c.start_line,
-        c.end_line,
-        c.start_char,
-        c.end_char,
-        c.text,
-        c.sha256,
-        c.tokens,
-        c.index_text,
-        c.vector_key,
-        script(c.text),
-    )

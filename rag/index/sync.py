@@ -19,8 +19,8 @@ from rag.embed.embedders import Embedder
 from rag.errors import EmbedderError, NoteError
 from rag.index import language_reference
 from rag.index.chunking import SEPARATOR, Chunk, chunk_note, note_title
+from rag.index.records import FileInfo, FileState, NoteFields
 from rag.index.storage import IndexStore
-from rag.index.store import FileInfo, FileState, NoteFields
 from rag.notes.vault import FileStat, parse_frontmatter, project_of, read_note, tier_of, walk
 from rag.text import sentences, stemming
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rag.index.records import FileInfo
 from rag.index.storage import IndexStore
-from rag.index.store import FileInfo
 from rag.search.filters import Filters, tag_key
 from rag.search.retrieve import Hit, Retriever, relevant
 

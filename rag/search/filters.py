@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rag.index.records import FileInfo
 from rag.index.storage import IndexStore
-from rag.index.store import FileInfo
 
 
 @dataclass(frozen=True)

@@ -19,8 +19,8 @@ from dataclasses import dataclass, replace
 from rag.config import Settings
 from rag.embed.embedders import Embedder
 from rag.errors import EmbedderError
+from rag.index.records import StoredChunk
 from rag.index.storage import IndexStore
-from rag.index.store import StoredChunk
 from rag.search.filters import Filters
 from rag.search.text_vectors import query_vector
 from rag.search.vectors import VectorIndex

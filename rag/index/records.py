@@ -1,0 +1,86 @@
+"""What the index keeps of a note, whichever backend holds it: the file's state and what was read from it, its stored
+chunks, and their rows as both backends write them. Pure; the SQLite store (`store`) and the PostgreSQL one
+(`pg_store`) share it."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+
+from rag.text.sentences import script
+
+
+@dataclass(frozen=True)
+class FileState:
+    path: str
+    sha256: str
+    mtime: float
+    size: int
+
+
+@dataclass(frozen=True)
+class FileInfo:
+    path: str
+    sha256: str
+    title: str | None
+    tags: tuple[str, ...]
+    aliases: tuple[str, ...]
+    tier: int
+    project: str | None
+    frontmatter_error: str | None = None
+    description: str | None = None  # frontmatter `description`
+
+
+# A note's (title, aliases, description) stems: FTS5 columns of each of its chunks, weighted by `schema.BM25_RANK`.
+NoteFields = tuple[str, str, str]
+
+
+@dataclass(frozen=True)
+class StoredChunk:
+    rowid: int
+    id: str
+    path: str
+    heading_path: str
+    start_line: int
+    end_line: int
+    start_char: int
+    end_char: int
+    text: str
+    sha256: str
+    tier: int
+    project: str | None
+
+
+CHUNK_COLUMNS = "c.rowid, c.id, c.path, c.heading_path, c.start_line, c.end_line, c.start_char, c.end_char, c.text, c.sha256, f.tier, f.project"
+FILE_COLUMNS = "path, sha256, title, tags, aliases, tier, project, frontmatter_error, description"
+
+
+def file_info(r) -> FileInfo:
+    return FileInfo(r[0], r[1], r[2], tuple(json.loads(r[3])), tuple(json.loads(r[4])), r[5], r[6], r[7], r[8])
+
+
+def file_row(state: FileState, info: FileInfo) -> tuple:
+    tags, aliases = json.dumps(info.tags, ensure_ascii=False), json.dumps(info.aliases, ensure_ascii=False)
+    s, i = state, info
+    return (s.path, s.sha256, s.mtime, s.size, i.title, tags, aliases, i.tier, i.project, i.frontmatter_error, time.time(), i.description)
+
+
+def chunk_row(chunk, path: str, ordinal: int) -> tuple:
+    c = chunk
+    return (
+        c.id,
+        path,
+        ordinal,
+        c.heading_path,
+        c.start_line,
+        c.end_line,
+        c.start_char,
+        c.end_char,
+        c.text,
+        c.sha256,
+        c.tokens,
+        c.index_text,
+        c.vector_key,
+        script(c.text),
+    )

@@ -1,0 +1,53 @@
+"""The keyword channel of the SQLite index: FTS5's bm25() over the stems of each chunk (rag/text/stemming.py), with
+the note's title, aliases and description as weighted columns (`schema.BM25_RANK`).
+
+Mixed into `store.Store`, which owns the connection; `pg_keywords` is the same channel on PostgreSQL.
+"""
+
+from __future__ import annotations
+
+import json
+
+from rag.index import schema
+from rag.text.stemming import fts_query
+
+ROWS_IN_QUERY = 200  # a filtered keyword search over more chunks than this filters the ranked matches instead
+
+
+class KeywordIndex:
+    """FTS5 ranking (methods of `Store`)."""
+
+    def bm25(self, terms: list[str], limit: int, *, rows: list[int] | None = None) -> list[tuple[int, float]]:
+        """(chunk rowid, bm25 score) of the chunks matching any of the stemmed `terms`, best first; FTS5's bm25() is
+        negative, lower is better, so it is negated. Its column weights (body, title, aliases, description) are
+        `schema.BM25_RANK`. With `rows`, only those chunks are ranked (a filtered search: the WHERE runs inside the FTS
+        query)."""
+        match = fts_query(terms)
+        if match is None or rows == []:
+            return []
+        sql = "SELECT rowid, rank FROM chunks_fts WHERE chunks_fts MATCH ? AND rank MATCH ?"
+        if rows is None:
+            found = self._read(f"{sql} ORDER BY rank LIMIT ?", (match, schema.BM25_RANK, limit))
+        elif len(rows) <= ROWS_IN_QUERY:
+            found = self._read(
+                f"{sql} AND rowid IN (SELECT value FROM json_each(?)) ORDER BY rank LIMIT ?", (match, schema.BM25_RANK, json.dumps(rows), limit)
+            )
+        else:  # FTS5 runs the MATCH once per rowid of an IN list: for many rows, rank every match and keep the wanted
+            wanted = set(rows)
+            found = [r for r in self._read(f"{sql} ORDER BY rank", (match, schema.BM25_RANK)) if r[0] in wanted][:limit]
+        return [(r[0], -r[1]) for r in found]
+
+    def chunk_rowids(self, paths: list[str]) -> list[int]:
+        """The rowids of every chunk of these notes, sorted."""
+        if not paths:
+            return []
+        found = self._read("SELECT rowid FROM chunks WHERE path IN (SELECT value FROM json_each(?)) ORDER BY rowid", (json.dumps(paths),))
+        return [r[0] for r in found]
+
+    def document_frequencies(self, terms: list[str]) -> tuple[int, dict[str, int]]:
+        """(number of chunks, {term: chunks containing it}) for the given stems; absent terms are left out."""
+        total = self._read("SELECT COUNT(*) FROM chunks")[0][0]
+        if not terms:
+            return total, {}
+        marks = ",".join("?" * len(terms))
+        return total, dict(self._read(f"SELECT term, doc FROM chunks_vocab WHERE term IN ({marks})", terms))
