@@ -25,6 +25,7 @@ from psycopg_pool import ConnectionPool
 
 from rag.errors import ConfigError, IndexCorrupt, IndexMissing, RagError
 from rag.index import pg_schema
+from rag.index.common import CommonReads
 from rag.index.pg_keywords import PgKeywordIndex, weighted_counts
 from rag.index.pg_memory import PgMemoryStats
 from rag.index.pg_vectors import PgVectorTables
@@ -36,7 +37,7 @@ log = logging.getLogger(__name__)
 POOL_SIZE = 8  # connections per process: the app's threads and the indexer read and write in parallel
 
 
-class PgStore(PgKeywordIndex, PgVectorTables, PgMemoryStats):
+class PgStore(CommonReads, PgKeywordIndex, PgVectorTables, PgMemoryStats):
     """Owns a pool of connections to one database. Safe to share between threads."""
 
     has_ann_index = True  # pgvector's HNSW index per model (see `pg_vectors.nearest`)
@@ -117,13 +118,7 @@ class PgStore(PgKeywordIndex, PgVectorTables, PgMemoryStats):
         with self.transaction(searchable=searchable) as db:
             db.execute("INSERT INTO meta(key, value) VALUES (%s, %s) ON CONFLICT (key) DO UPDATE SET value = excluded.value", (key, value))
 
-    def generation(self) -> int:
-        return int(self.get_meta("generation", "0"))
-
     # --- files and chunks -------------------------------------------------------------------------------------
-
-    def file_states(self) -> dict[str, FileState]:
-        return {r[0]: FileState(*r) for r in self._read("SELECT path, sha256, mtime, size FROM files")}
 
     def replace_file(
         self,
@@ -164,9 +159,6 @@ class PgStore(PgKeywordIndex, PgVectorTables, PgMemoryStats):
         """After every note was rewritten: refresh the planner's statistics (PostgreSQL's autovacuum cleans up)."""
         with self._pool.connection() as conn, _translate(self.url):
             conn.execute("ANALYZE postings")
-
-    def chunk_texts(self) -> list[tuple[int, str, int]]:
-        return self._read("SELECT rowid, text, start_line FROM chunks ORDER BY rowid")
 
     def replace_sentences(self, rows: list[tuple[int, str | None, list]]) -> None:
         with self.transaction() as db:
@@ -217,9 +209,6 @@ class PgStore(PgKeywordIndex, PgVectorTables, PgMemoryStats):
             "sentences": sentences,
             "sentence_vectors_missing": sentences - sentence_vectors,
         }
-
-    def script_shares(self) -> dict[str, int]:
-        return {s: int(n) for s, n in self._read("SELECT script, SUM(length(text)) FROM chunks WHERE script IS NOT NULL GROUP BY script")}
 
 
 def display_url(url: str) -> str:

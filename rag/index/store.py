@@ -16,6 +16,7 @@ from pathlib import Path
 
 from rag.errors import IndexCorrupt, IndexMissing, RagError
 from rag.index import schema
+from rag.index.common import CommonReads
 from rag.index.records import CHUNK_COLUMNS, FILE_COLUMNS, FileInfo, FileState, NoteFields, StoredChunk, chunk_row, file_info, file_row
 from rag.index.store_keywords import KeywordIndex
 from rag.index.store_memory import MemoryStats
@@ -29,7 +30,7 @@ except ImportError:  # Windows: no embedding lock; SQLite's own locking still ke
 log = logging.getLogger(__name__)
 
 
-class Store(KeywordIndex, VectorTables, MemoryStats):
+class Store(CommonReads, KeywordIndex, VectorTables, MemoryStats):
     """Owns one SQLite connection. Safe to share between threads (one lock serialises use of the connection)."""
 
     has_ann_index = False  # meaning search always scans the vectors in memory
@@ -127,15 +128,7 @@ class Store(KeywordIndex, VectorTables, MemoryStats):
         with self.transaction(searchable=searchable) as db:
             db.execute("INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", (key, value))
 
-    def generation(self) -> int:
-        """Bumped by every write; caches (the vector matrix) compare it to know they are stale."""
-        return int(self.get_meta("generation", "0"))
-
     # --- files and chunks -------------------------------------------------------------------------------------
-
-    def file_states(self) -> dict[str, FileState]:
-        rows = self._read("SELECT path, sha256, mtime, size FROM files")
-        return {r[0]: FileState(*r) for r in rows}
 
     def replace_file(
         self,
@@ -173,10 +166,6 @@ class Store(KeywordIndex, VectorTables, MemoryStats):
         """Merge the FTS index into one segment: after every note was rewritten, its deleted rows slow queries down."""
         with self.transaction(searchable=False) as db:
             db.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('optimize')")
-
-    def chunk_texts(self) -> list[tuple[int, str, int]]:
-        """(rowid, text, start line) of every chunk, for re-deriving sentence rows."""
-        return self._read("SELECT rowid, text, start_line FROM chunks ORDER BY rowid")
 
     def replace_sentences(self, rows: list[tuple[int, str | None, list]]) -> None:
         """Set the script and sentence rows of the given chunks: [(chunk rowid, script, [(text, line, vector_key,
@@ -235,12 +224,6 @@ class Store(KeywordIndex, VectorTables, MemoryStats):
             "vectors_missing": chunks - with_vectors,
             "sentences": sentences,
             "sentence_vectors_missing": sentences - sentence_vectors,
-        }
-
-    def script_shares(self) -> dict[str, int]:
-        """Characters of chunk text per script ("latin", "cyrillic"): what most of the vault is written in."""
-        return {
-            script: chars for script, chars in self._read("SELECT script, SUM(length(text)) FROM chunks WHERE script IS NOT NULL GROUP BY script")
         }
 
 
