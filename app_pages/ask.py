@@ -275,7 +275,7 @@ def _open_citation(ctx: common.AppContext, a: Answer, source_id: str) -> None:
     s = a.context.get(source_id)
     if s is None:
         return
-    quoted = [q.line for q in a.quotes if q.source_id == source_id]
+    quoted = [q.answering_line or q.line for q in a.quotes if q.source_id == source_id]  # the line that answers, marked
     common.passage_dialog(
         ctx.settings.vault,
         outside=ctx.settings.outside_folders,

@@ -330,3 +330,4 @@ def test_a_how_much_question_is_answered_by_the_row_with_its_header_and_the_tota
     found = extract("How much were the flights to Baikal?", FrozenContext((costs,), (), "```", 0), vectors=TextVectors(fake_embedder))
     # the note's own lines, whole: the table from its header down to the total, the flights row in it
     assert found.quotes[0].text == costs.text and (found.quotes[0].line, found.quotes[0].end_line) == (10, 14)
+    assert found.quotes[0].answering_line == 12  # the flights row is the line the passage view marks

@@ -44,6 +44,7 @@ class Quote:
     end_line: int
     label: str  # "Note › Section": which note and part it is from
     score: float
+    answering_line: int | None = None  # the line that answers, when the quote shows more around it (a table to its total)
 
 
 @dataclass(frozen=True)
@@ -106,8 +107,15 @@ def _quote(reading: Reading, best: int, asked: tuple[str, ...]) -> Quote:
         unit = _with_total(unit, chosen.source) if QUANTITY in asked else unit
     else:
         unit = _grown(reading, best)
+    answering = chosen.unit.start_line if chosen.unit.kind == ROW else None  # a row's own line, below its header
     return Quote(
-        chosen.source.id, defang(unit.text), unit.start_line, unit.end_line, _label(chosen.source, unit), round(float(reading.scores[best]), 4)
+        chosen.source.id,
+        defang(unit.text),
+        unit.start_line,
+        unit.end_line,
+        _label(chosen.source, unit),
+        round(float(reading.scores[best]), 4),
+        answering,
     )
 
 
