@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from rag.config import load_settings
-from rag.eval.data import EVAL_DATA  # noqa: E402
+from rag.eval.data import EVAL_DATA
 from rag.index.sync import backfill
 from rag.workspace import Workspace
 

@@ -43,7 +43,7 @@ from pathlib import Path
 
 from rag.config import load_settings
 from rag.embed.embedders import LocalEmbedder
-from rag.eval.data import EVAL_DATA  # noqa: E402
+from rag.eval.data import EVAL_DATA
 from rag.search import similar
 from rag.text.sentences import split_sentences
 from rag.text.stemming import STOP_WORDS, stem, words

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from rag.answer import ask as answering
 from rag.config import load_settings
-from rag.eval.data import EVAL_DATA  # noqa: E402
+from rag.eval.data import EVAL_DATA
 from rag.workspace import Workspace
 
 SCIFACT = EVAL_DATA / "qa" / "scifact"

@@ -29,7 +29,7 @@ from rag.answer.chat import make_chat_model
 from rag.answer.citations import clean
 from rag.answer.grounding import STATUSES, check
 from rag.config import load_settings
-from rag.eval.data import EVAL_DATA  # noqa: E402
+from rag.eval.data import EVAL_DATA
 from rag.eval.qa import QAItem, load_dataset
 from rag.eval.qa import _contains as contains_gold
 from rag.search import text_vectors

@@ -29,7 +29,7 @@ from rag.answer import support
 from rag.answer.context import Source
 from rag.answer.specifics import content_words
 from rag.embed.embedders import LocalEmbedder
-from rag.eval.data import EVAL_DATA  # noqa: E402
+from rag.eval.data import EVAL_DATA
 from rag.index.store import Store
 from rag.search.text_vectors import TextVectors
 from rag.text.sentences import split_sentences

@@ -24,7 +24,7 @@ import numpy as np
 
 from rag.config import load_settings
 from rag.embed.embedders import LocalEmbedder
-from rag.eval.data import EVAL_DATA  # noqa: E402
+from rag.eval.data import EVAL_DATA
 from rag.index.store import Store
 from rag.index.sync import sync
 

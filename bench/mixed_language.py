@@ -23,7 +23,7 @@ from pathlib import Path
 from rag.config import load_settings
 from rag.errors import RagError
 from rag.eval import retrieval as evaluate
-from rag.eval.data import EVAL_DATA  # noqa: E402
+from rag.eval.data import EVAL_DATA
 from rag.search import languages
 from rag.workspace import Workspace
 

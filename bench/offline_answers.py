@@ -27,7 +27,7 @@ from pathlib import Path
 
 from rag.answer import ask as answering
 from rag.config import DEMO_VAULT, load_settings
-from rag.eval.data import EVAL_DATA  # noqa: E402
+from rag.eval.data import EVAL_DATA
 from rag.workspace import Workspace
 
 HERE = Path(__file__).resolve().parent / "offline_qa"

@@ -27,7 +27,7 @@ import numpy as np
 from rag.config import load_settings
 from rag.embed.embedders import LocalEmbedder
 from rag.eval import retrieval as evaluate
-from rag.eval.data import EVAL_DATA  # noqa: E402
+from rag.eval.data import EVAL_DATA
 from rag.index.language_reference import _meta_key
 from rag.search.text_vectors import query_vector
 from rag.workspace import Workspace

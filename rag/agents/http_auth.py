@@ -14,18 +14,18 @@ import os
 import secrets
 from pathlib import Path
 
-from rag.config import CONFIG_FOLDER
+from rag.config import user_config_path
 from rag.errors import ConfigError
 
 TOKEN_NAME = "mcp-token"
 
 
 def token_path(env=os.environ) -> Path:
-    """Where the token lives: $XDG_CONFIG_HOME or ~/.config, then ask-your-vault/mcp-token."""
-    base = env.get("XDG_CONFIG_HOME") or (str(Path(env["HOME"]) / ".config") if env.get("HOME") else None)
-    if not base:
+    """Where the token lives: beside the user's rag.toml ($XDG_CONFIG_HOME or ~/.config, then ask-your-vault/)."""
+    config = user_config_path(env)
+    if config is None:
         raise ConfigError("Cannot tell where to keep the MCP token: neither HOME nor XDG_CONFIG_HOME is set.")
-    return Path(base).expanduser() / CONFIG_FOLDER / TOKEN_NAME
+    return config.with_name(TOKEN_NAME)
 
 
 def load_or_create_token(path: Path) -> str:

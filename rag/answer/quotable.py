@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from rag.text.sentences import TABLE_RULE, plain, split_sentences
+from rag.text.sentences import TABLE_RULE, plain, row_text, split_sentences
 
 SENTENCE, ITEM, LIST, ROW, CODE, CODE_LINE = "sentence", "item", "list", "row", "code", "code line"
 PARAGRAPH, LEAD = "paragraph", "lead"  # a paragraph of two sentences or more; a lead-in and the block after it
@@ -226,10 +226,7 @@ def _rows(block: _Block, index: int) -> list[Unit]:
     for (number, raw), row in body:
         if TABLE_RULE.fullmatch(raw.strip()):
             continue
-        if header:
-            scoring = "; ".join(f"{h}: {c}" if h else c for h, c in zip(header, row) if c)
-        else:
-            scoring = " | ".join(c for c in row if c)
+        scoring = row_text(header, row)
         if scoring:
             out.append(Unit("\n".join(head_lines + [raw]), plain(scoring), number, number, block.section, ROW, index, 0))
     return out

@@ -8,10 +8,4 @@ import os
 from pathlib import Path
 
 _BESIDE = Path(__file__).resolve().parents[2].parent / "shared" / "eval-data"
-
-
-def eval_data() -> Path:
-    return Path(os.environ["RAG_EVAL_DATA"]).expanduser() if os.environ.get("RAG_EVAL_DATA") else _BESIDE
-
-
-EVAL_DATA = eval_data()
+EVAL_DATA = Path(os.environ["RAG_EVAL_DATA"]).expanduser() if os.environ.get("RAG_EVAL_DATA") else _BESIDE

@@ -20,8 +20,6 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
 from rag.importers.markdown import IndexEntry, parse_time
 from rag.limits import NAME_BYTES, cut_to_bytes
 from rag.notes import disk
@@ -33,7 +31,6 @@ STAMP_KEY = "import_sha256"
 INDEX_NAME = "INDEX.md"
 _STAMP_LINE = re.compile(rf"^{STAMP_KEY}: ([0-9a-f]{{64}})\n", re.MULTILINE)
 _UNSAFE = re.compile(r'[\x00-\x1f\x7f/\\:*?"<>|#^\[\]]+')
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)), *(f"lpt{i}" for i in range(1, 10))}
 
 

@@ -33,7 +33,7 @@ LOCK_WAIT_SECONDS = 10.0  # how long a write waits for another process's write t
 VAULT_FOLDER = ".ask-your-vault"  # in the vault (hidden: never indexed, off limits to agents' writes)
 LOCK_NAME, LOG_NAME = "writes.lock", "writes.log"
 LEFTOVER_SECONDS = 600  # a temp file this old is a killed writer's: a live write holds one for milliseconds
-_LEFTOVER = re.compile(r"^\.(?:rag-[0-9a-f]{16}|.+\.[a-z0-9_]{8})\.(?:tmp|old)$")  # ours, and those of versions before 0.9
+LEFTOVER_NAME = re.compile(r"^\.(?:rag-[0-9a-f]{16}|.+\.[a-z0-9_]{8})\.(?:tmp|old)$")  # ours, and those of versions before 0.9
 
 
 def vault_folder(vault: Path) -> Path:
@@ -91,7 +91,7 @@ def logged(settings: Settings, tool: str, path: str, old_sha: str | None, new_sh
 
 def is_leftover(name: str, mtime: float, now: float | None = None) -> bool:
     """A temp or set-aside file of ours that a killed process left (and that no live write still holds)."""
-    return bool(_LEFTOVER.match(name)) and (now or time.time()) - mtime > LEFTOVER_SECONDS
+    return bool(LEFTOVER_NAME.match(name)) and (now or time.time()) - mtime > LEFTOVER_SECONDS
 
 
 def swap(rel: str, full: Path, data: bytes, expected: str) -> None:

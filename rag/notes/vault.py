@@ -138,6 +138,8 @@ def _visit(entry: os.DirEntry, prefix: str, skip: str | None, ignore: tuple[str,
 
 def _sweep_leftover(entry: os.DirEntry) -> None:
     """A temp or set-aside file a killed writer of ours left beside a note (rag/notes/disk.py): removed."""
+    if not disk.LEFTOVER_NAME.match(entry.name):  # most dot entries (.obsidian, .git) are not: no stat for them
+        return
     try:
         if entry.is_file(follow_symlinks=False) and disk.is_leftover(entry.name, entry.stat(follow_symlinks=False).st_mtime):
             os.unlink(entry.path)

@@ -19,6 +19,13 @@ import sentencex
 _WIKILINK = re.compile(r"!?\[\[([^\]|#]*)(?:#[^\]|]*)?(?:\|([^\]]*))?\]\]")
 
 
+def row_text(header: list[str], cells: list[str]) -> str:
+    """A table row as it reads: "Item: Flights; Sum: 46 800" under a header, its cells joined by " | " without one."""
+    if header:
+        return "; ".join(f"{h}: {c}" if h else c for h, c in zip(header, cells) if c)
+    return " | ".join(c for c in cells if c)
+
+
 def visible_text(text: str) -> str:
     """Resolve wikilinks to the text a reader sees: [[a|b]] → b, [[a]] → a, [[a#h]] → a."""
     return _WIKILINK.sub(lambda m: (m.group(2) or m.group(1)).strip(), text)
@@ -202,10 +209,7 @@ def _table_rows(rows: list[tuple[str, int]]) -> list[tuple[str, list[tuple[int, 
     for row_cells, (row, number) in zip(cells, rows):
         if TABLE_RULE.fullmatch(row):
             continue
-        if header:
-            text = "; ".join(f"{h}: {c}" if h else c for h, c in zip(header, row_cells) if c)
-        else:
-            text = " | ".join(c for c in row_cells if c)
+        text = row_text(header, row_cells)
         if text:
             out.append((text, [(0, number)]))
     return out

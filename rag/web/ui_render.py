@@ -15,6 +15,7 @@ from urllib.parse import quote
 
 from rag.errors import NoteError
 from rag.notes.vault import read_note
+from rag.printable import printable
 from rag.web import untrusted
 
 CITE_PREFIX = "cite-"  # citation links are `#cite-<turn>-<source id>`; the app catches clicks on them
@@ -149,7 +150,7 @@ def passage_html(p: Passage) -> str:
     for line in p.lines:
         cls = "quoted" if line.quoted else "cited" if line.cited else "context"
         rows.append(
-            f'<div class="rag-line rag-{cls}"><span class="rag-no">{line.number}</span><span class="rag-text">{escape(untrusted.plain(line.text)) or "&nbsp;"}</span></div>'
+            f'<div class="rag-line rag-{cls}"><span class="rag-no">{line.number}</span><span class="rag-text">{escape(printable(line.text)) or "&nbsp;"}</span></div>'
         )
     return f'<div class="rag-passage">{"".join(rows)}</div>'
 

@@ -40,13 +40,8 @@ def text(value: object) -> str:
     return _PUNCTUATION.sub(r"\\\1", _one_line(str(value)))
 
 
-def plain(value: object) -> str:
-    """`value` with control characters dropped (for places that never read Markdown: HTML escaping)."""
-    return printable(value)
-
-
 def _one_line(value: str) -> str:
-    return re.sub(r"\s*[\r\n]+\s*", " ", plain(value))
+    return re.sub(r"\s*[\r\n]+\s*", " ", printable(value))
 
 
 def is_live_link(href: str) -> bool:
@@ -93,7 +88,7 @@ _MD = _parser()
 def markdown_html(source: str, *, replace: dict[str, str] | None = None) -> str:
     """Markdown from a note or a model as cleaned HTML for `st.html`. `replace`: markers the caller put into the
     source (private-use characters, e.g. around a claim to highlight) and the HTML each becomes after rendering."""
-    html = _MD.render(plain(source), {})
+    html = _MD.render(printable(source), {})
     for marker, tag in (replace or {}).items():
         html = html.replace(marker, tag)
     return nh3.clean(html, tags=_TAGS, attributes=_ATTRIBUTES, url_schemes={"obsidian"}, link_rel=None, strip_comments=True)
