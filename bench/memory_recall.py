@@ -1,22 +1,25 @@
-"""Agent memory recall: quality on our own dev set, latency at 1k and 10k facts, and the MCP server's memory.
+"""Agent memory recall: quality on the dev sets, latency at 1k and 10k facts, and the MCP server's memory.
 
     python bench/memory_recall.py [--json] [--scale 1000,10000] [--skip-scale | --skip-dev] [--half-life DAYS]
-                                  [--dev bench/memory_dev2]
+                                  [--dev bench/memory_dev2] [--grid] [--rewrite]
 
 Quality (bench/memory_dev/: 94 hand-written facts, 84 questions, 14 of each of six kinds; or `--dev
-bench/memory_dev2`: 171 facts and 176 queries written without reading the recall code, most of them paraphrases). The facts are imported
-into a fresh temporary vault through `Knowledge.memory.import_file` (ids kept) and indexed with the real local
-embedder. Their `created` dates are moved by (today − 2025-09-01), so every fact has the same age on every run
-and recency weighs the same whenever the bench runs. Every question is recalled with each channel alone (a weights
-dict naming one channel), the reference weights (fts .3, jaccard .2, hrr .2, semantic .3) and a tuned fusion: a
-grid of weights in steps of 0.1 summing to 1 (286 points), chosen by mean (Recall@5 + MRR@10) / 2 on the tuning
-half (of each kind, the first half of the ids in SHA-256 order) and reported on the held-out half as well as on
-all. Recall@5 = relevant facts in the top 5 / min(5, number relevant), so a perfect ranking scores 1 even when an
-entity has 11 facts; MRR@10 = 1 / rank of the first relevant fact in the top 10 (0 if none). For `superseded`
-questions only the newer fact is relevant; `newer_first` is the share of them where the fact it replaced ranks
-below it (or is not returned). For the entity kinds, HRR's own questions — `memory.probe(entity)` and
-`memory.reason(entities)`, relevant = every fact bound to them — are set against FTS alone on the question and
-FTS alone on the entity names: what HRR adds. `--half-life 36500` all but turns recency off.
+bench/memory_dev2`: 171 facts and 176 queries written without reading the recall code, most of them paraphrases;
+report both). The facts are imported into a fresh temporary vault through `Knowledge.memory.import_file` (ids kept)
+and indexed with the real local embedder. Their `created` dates are moved by (today − 2025-09-01), so every fact
+has the same age on every run and recency weighs the same whenever the bench runs. Every question is recalled with
+each channel alone (a weights dict naming one channel: its coverage and precision@1 too), the reference design's
+weights (fts .3, jaccard .2, hrr .2, semantic .3), the default fusion (`recall.TUNED_WEIGHTS`) and the default
+without each of its channels in turn. `--grid`: also every split of ten tenths over the four score channels (286
+points), chosen by mean (Recall@5 + MRR@10) / 2 on the tuning half (of each kind, the first half of the ids in
+SHA-256 order) and reported on the held-out half as well as on all. Recall@5 = relevant facts in the top 5 / min(5,
+number relevant), so a perfect ranking scores 1 even when an entity has 11 facts; MRR@10 = 1 / rank of the first
+relevant fact in the top 10 (0 if none). For `superseded` questions only the newer fact is relevant;
+`newer_first` is the share of them where the fact it replaced ranks below it (or is not returned). For the entity
+kinds, HRR's own questions — `memory.probe(entity)` and `memory.reason(entities)`, relevant = every fact bound to
+them — are set against FTS alone on the question and FTS alone on the entity names: what HRR adds. `--half-life
+36500` all but turns recency off. `--rewrite`: recall with `memory_rewrite` on, through the chat model of the
+environment (one model call per question, cached).
 
 Scale (`--scale`): N synthetic facts (EN and RU templates, entities from a pool, 5 % superseding an older one)
 are imported into a fresh vault and indexed (every fact embedded by the real model: minutes at 10k), then 50
@@ -32,6 +35,7 @@ import contextlib
 import hashlib
 import itertools
 import json
+import os
 import random
 import statistics
 import sys
@@ -43,11 +47,13 @@ from pathlib import Path
 from rag.config import load_settings
 from rag.knowledge import Knowledge
 from rag.live import LiveIndex
+from rag.memory.recall import TUNED_WEIGHTS
 from rag.progress import ProgressBars
 
 ROOT = Path(__file__).resolve().parent.parent
 DEV = ROOT / "bench" / "memory_dev"
-CHANNELS = ("fts", "jaccard", "hrr", "semantic")
+CHANNELS = ("fts", "jaccard", "hrr", "semantic", "exact", "entities")
+GRID_CHANNELS = ("fts", "jaccard", "hrr", "semantic")  # the reference design's four, for --grid
 REFERENCE = {"fts": 0.3, "jaccard": 0.2, "hrr": 0.2, "semantic": 0.3}
 KINDS = ("paraphrase", "keyword", "cross_language", "entity", "multi_entity", "superseded")
 LIMIT = 10
@@ -138,7 +144,7 @@ def shifted(source: Path, target: Path) -> None:
 # --- the dev set ------------------------------------------------------------------------------------------------
 
 
-def rankings(knowledge: Knowledge, queries: list[dict], weights: dict[str, float]) -> dict[str, list[str]]:
+def rankings(knowledge: Knowledge, queries: list[dict], weights: dict[str, float] | None) -> dict[str, list[str]]:
     return {q["id"]: [r.fact.id for r in knowledge.memory.recall(q["text"], LIMIT, weights=weights)] for q in queries}
 
 
@@ -151,11 +157,11 @@ def objective(queries: list[dict], ranked: dict[str, list[str]]) -> float:
 
 
 def grid() -> list[dict[str, float]]:
-    """Every split of ten tenths over the four channels (286 points)."""
+    """Every split of ten tenths over the reference design's four channels (286 points)."""
     points = []
-    for parts in itertools.product(range(GRID_STEPS + 1), repeat=len(CHANNELS)):
+    for parts in itertools.product(range(GRID_STEPS + 1), repeat=len(GRID_CHANNELS)):
         if sum(parts) == GRID_STEPS:
-            points.append({c: p / GRID_STEPS for c, p in zip(CHANNELS, parts) if p})
+            points.append({c: p / GRID_STEPS for c, p in zip(GRID_CHANNELS, parts) if p})
     return points
 
 
@@ -164,7 +170,7 @@ def tune(knowledge: Knowledge, queries: list[dict]) -> tuple[dict[str, float], f
     best, best_key, points = None, None, grid()
     for n, weights in enumerate(points, 1):
         value = objective(queries, rankings(knowledge, queries, weights))
-        distance = sum(abs(weights.get(c, 0.0) - REFERENCE[c]) for c in CHANNELS)
+        distance = sum(abs(weights.get(c, 0.0) - REFERENCE[c]) for c in GRID_CHANNELS)
         if best_key is None or (value, -distance) > best_key:
             best, best_key = weights, (value, -distance)
         if n % 50 == 0:
@@ -212,7 +218,7 @@ def fresh_vault(prefix: str, overrides: dict):
             yield knowledge, folder
 
 
-def dev_set(overrides: dict, dev: Path = DEV) -> dict:
+def dev_set(overrides: dict, dev: Path = DEV, *, grid_search: bool = False) -> dict:
     facts, queries = read_jsonl(dev / "facts.jsonl"), read_jsonl(dev / "queries.jsonl")
     tuning_ids = tuning_half(queries)
     tuning = [q for q in queries if q["id"] in tuning_ids]
@@ -220,9 +226,13 @@ def dev_set(overrides: dict, dev: Path = DEV) -> dict:
         shifted(dev / "facts.jsonl", folder / "facts.jsonl")
         loaded = load_facts(knowledge, folder / "facts.jsonl")
         log(f"dev set: {loaded['imported']} facts imported in {loaded['import_s']} s, indexed in {loaded['index_s']} s")
-        log(f"tuning {len(grid())} weightings on {len(tuning)} questions")
-        tuned, tuned_objective = tune(knowledge, tuning)
-        configs = {f"{c} alone": {c: 1.0} for c in CHANNELS} | {"reference": REFERENCE, "tuned": tuned}
+        configs: dict[str, dict | None] = {f"{c} alone": {c: 1.0} for c in CHANNELS} | {"reference": REFERENCE, "default": None}
+        configs |= {f"default-{c}": {k: w for k, w in TUNED_WEIGHTS.items() if k != c} for c in TUNED_WEIGHTS}
+        tuned, tuned_objective = None, None
+        if grid_search:
+            log(f"tuning {len(grid())} weightings of {', '.join(GRID_CHANNELS)} on {len(tuning)} questions")
+            tuned, tuned_objective = tune(knowledge, tuning)
+            configs["grid best"] = tuned
         ranked_by = {name: rankings(knowledge, queries, weights) for name, weights in configs.items()}
         entities = entity_questions(knowledge, queries, ranked_by["fts alone"])
     replaced = {f["id"]: f["supersedes"] for f in facts if f.get("supersedes")}
@@ -230,15 +240,34 @@ def dev_set(overrides: dict, dev: Path = DEV) -> dict:
         "facts": len(facts),
         "queries": len(queries),
         "split": {"tuning": len(tuning), "held_out": len(queries) - len(tuning)},
+        "default_weights": dict(TUNED_WEIGHTS),
         "tuned_weights": tuned,
         "tuned_objective_on_tuning_half": tuned_objective,
         "configs": {name: evaluation(queries, tuning_ids, configs[name], ranked_by[name], replaced) for name in configs},
+        "channel_precision": {c: precision(queries, ranked_by[f"{c} alone"]) for c in CHANNELS},
         "entity_questions": entities,
-        "misses": misses(queries, ranked_by["reference"]),
+        "misses": misses(queries, ranked_by["default"]),
     }
 
 
-def evaluation(queries: list[dict], tuning_ids: set[str], weights: dict[str, float], ranked: dict[str, list[str]], replaced: dict[str, str]) -> dict:
+def precision(queries: list[dict], ranked: dict[str, list[str]]) -> dict:
+    """A channel alone: on how many questions it finds anything (coverage), and how often its first fact is a relevant
+    one when it does (precision@1), overall and per kind."""
+    out = {}
+    for kind in (*KINDS, "overall"):
+        picked = [q for q in queries if kind in ("overall", q["kind"])]
+        found = [q for q in picked if ranked[q["id"]]]
+        if picked:
+            out[kind] = {
+                "coverage": round(len(found) / len(picked), 3),
+                "precision@1": round(statistics.fmean(ranked[q["id"]][0] in q["relevant"] for q in found), 3) if found else None,
+            }
+    return out
+
+
+def evaluation(
+    queries: list[dict], tuning_ids: set[str], weights: dict[str, float] | None, ranked: dict[str, list[str]], replaced: dict[str, str]
+) -> dict:
     held_out = [q for q in queries if q["id"] not in tuning_ids]
     return {
         "weights": weights,
@@ -429,11 +458,11 @@ async def mcp_memory(folder: Path, facts: int) -> dict:
 
 def table(configs: dict, part: str, metric: str) -> str:
     names = list(configs)
-    rows = [f"{metric} ({part})".ljust(16) + "".join(n.rjust(15) for n in names)]
+    rows = [f"{metric} ({part})".ljust(18) + "".join(n.rjust(17) for n in names)]
     for kind in (*KINDS, "overall"):
         cells = [configs[n][part].get(kind, {}).get(metric) for n in names]
         count = next((configs[n][part][kind]["n"] for n in names if kind in configs[n][part]), 0)
-        rows.append(f"{kind} ({count})".ljust(16) + "".join(("-" if c is None else f"{c:.3f}").rjust(15) for c in cells))
+        rows.append(f"{kind} ({count})".ljust(18) + "".join(("-" if c is None else f"{c:.3f}").rjust(17) for c in cells))
     return "\n".join(rows)
 
 
@@ -444,7 +473,7 @@ def report(results: dict) -> str:
         lines.append(
             f"Dev set: {dev['facts']} facts, {dev['queries']} questions (tuning half {dev['split']['tuning']}, held out {dev['split']['held_out']})"
         )
-        lines.append(f"Tuned weights: {dev['tuned_weights']}")
+        lines.append(f"Default weights: {dev['default_weights']}; grid best: {dev['tuned_weights']}")
         for part in ("all", "held_out"):
             for metric in ("recall@5", "mrr@10"):
                 lines += ["", table(dev["configs"], part, metric)]
@@ -452,10 +481,14 @@ def report(results: dict) -> str:
             "\nnewer fact above the one it replaced (superseded questions): "
             + ", ".join(f"{n} {c['newer_first']}" for n, c in dev["configs"].items())
         )
+        lines.append("\nEach channel alone: coverage / precision@1 (overall; paraphrase; cross-language; keyword; entity)")
+        for c, by in dev["channel_precision"].items():
+            cells = [by[k] for k in ("overall", "paraphrase", "cross_language", "keyword", "entity") if k in by]
+            lines.append(f"  {c}: " + "; ".join(f"{m['coverage']:.2f} / {m['precision@1'] if m['precision@1'] is not None else '-'}" for m in cells))
         lines.append("\nEntity questions (recall@5 / mrr@10):")
         for kind, by in dev["entity_questions"].items():
             lines.append(f"  {kind}: " + "; ".join(f"{how} {m['recall@5']:.3f} / {m['mrr@10']:.3f}" for how, m in by.items()))
-        lines.append(f"\nReference fusion: {len(dev['misses'])} questions without a relevant fact first")
+        lines.append(f"\nDefault fusion: {len(dev['misses'])} questions without a relevant fact first")
     for row in results.get("scale", []):
         lines.append(
             f"\n{row['facts']} facts: import {row['import_s']} s, index {row['index_s']} s, first recall {row['first_recall_ms']} ms, "
@@ -475,13 +508,29 @@ def main() -> None:
     parser.add_argument(
         "--dev", type=Path, default=DEV, help="The dev set's folder (facts.jsonl, queries.jsonl): bench/memory_dev or bench/memory_dev2."
     )
+    parser.add_argument("--grid", action="store_true", help="Also search the 286 weightings of the four score channels (~10 min).")
+    parser.add_argument(
+        "--rewrite",
+        action="store_true",
+        help="Recall with memory_rewrite on, through the chat model in RAG_CHAT_MODEL / OPENAI_BASE_URL / OPENAI_API_KEY.",
+    )
     parser.add_argument("--half-life", type=float, default=None, help="memory_half_life_days (default: the settings' default).")
     parser.add_argument("--decay-floor", type=float, default=None, help="memory_decay_floor (default: the settings' default).")
     args = parser.parse_args()
     overrides = {k: v for k, v in (("memory_half_life_days", args.half_life), ("memory_decay_floor", args.decay_floor)) if v is not None}
-    results: dict = {"settings": overrides}
+    if args.rewrite:
+        if not os.environ.get("RAG_CHAT_MODEL"):
+            raise SystemExit("--rewrite needs a chat model: set RAG_CHAT_MODEL (and OPENAI_BASE_URL for a local server).")
+        overrides |= {
+            "memory_rewrite": True,
+            "chat_model": os.environ["RAG_CHAT_MODEL"],
+            "openai_base_url": os.environ.get("OPENAI_BASE_URL"),
+            "openai_api_key": os.environ.get("OPENAI_API_KEY"),
+            "request_timeout": 600.0,
+        }
+    results: dict = {"settings": {k: v for k, v in overrides.items() if k != "openai_api_key"}}
     if not args.skip_dev:
-        results["dev"] = dev_set(overrides, args.dev)
+        results["dev"] = dev_set(overrides, args.dev, grid_search=args.grid)
     if not args.skip_scale:
         import anyio
 

@@ -86,6 +86,8 @@ class Knowledge:
         self._vectors = _vectors or _NoteVectorCache()
         self._scripts = _scripts if _scripts is not None else {}  # the script shares at a store generation, shared
         self._facts = _facts or FactCache()  # agent memory's facts of the current index generation, shared
+        if _facts is None:  # the first view of this index: the indexer brings the fact table up to date after each pass
+            live.after_indexing(lambda ws, progress: self._facts.table(ws, ws.settings.memory_hrr_dim, progress=progress))
 
     def for_settings(self, settings: Settings) -> Knowledge:
         """The same index with another session's answer settings (chat model, context limits)."""
@@ -113,8 +115,12 @@ class Knowledge:
         return self.live.workspace().recovered_from
 
     def index(self, *, progress=None):
-        """Bring the index in line with the vault now, vectors included, waiting for it (the `rag index` command)."""
-        return self.live.workspace().sync(progress=progress)
+        """Bring the index in line with the vault now, vectors included, waiting for it (the `rag index` command);
+        agent memory's fact table too, so the first recall after a large import does not embed every fact."""
+        ws = self.live.workspace()
+        report = ws.sync(progress=progress)
+        self._facts.table(ws, ws.settings.memory_hrr_dim, progress=progress)
+        return report
 
     def reindex(self, *, full: bool = False):
         return self.live.reindex(full=full)

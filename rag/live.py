@@ -97,6 +97,7 @@ class LiveIndex:
         self._checked = float("-inf")
         self._progress = Progress()
         self._listeners: list[Callable[[Progress], None]] = []
+        self._after_pass: list[Callable] = []  # work that follows the index (agent memory's table)
         self._embed_error: str | None = None
         self._retry_in: float | None = None  # seconds until the indexer retries a failed embedder
         self._watcher: Watcher | None = None
@@ -163,6 +164,11 @@ class LiveIndex:
             later = f" Retrying in {retry:.0f} s." if retry else ""
             return replace(progress, error=f"{self._embed_error}{later}")
         return progress
+
+    def after_indexing(self, job: Callable) -> None:
+        """Run `job(workspace, progress)` in the indexer thread after each pass (a pass that changed nothing too: a job
+        keyed by the index generation returns at once then); `progress(stage, done, total)` shows as "embedding"."""
+        self._after_pass.append(job)
 
     def subscribe(self, listener: Callable[[Progress], None]) -> Callable[[], None]:
         """Call `listener(progress)` on every change (from the indexer thread); returns the function that stops it."""
@@ -248,6 +254,7 @@ class LiveIndex:
             self._wake.clear()
             self._sync_text(wait=None)
             self._backfill(ws)
+            self._run_after_pass(ws)
             self._set(replace(self._progress, state="idle", done=0, total=0, error=None))
             if self._embed_error is None:
                 retry = RETRY_FIRST
@@ -312,6 +319,20 @@ class LiveIndex:
         for path, reason in report.skipped:
             log.info("skipped %s: %s", path, reason)
         return report
+
+    def _run_after_pass(self, ws: Workspace) -> None:
+        def progress(stage: str, done: int, total: int) -> None:
+            if self._stop.is_set():
+                raise _Stopped("The server is shutting down.")
+            self._set(replace(self._progress, state="embedding", done=done, total=total))
+
+        for job in list(self._after_pass):
+            try:
+                job(ws, progress)
+            except _Stopped:
+                return
+            except RagError as exc:  # the job's reader does the same work on demand and reports the error there
+                log.warning("After indexing: %s", exc)
 
     def _backfill(self, ws: Workspace) -> None:
         """Embed chunk and sentence texts that have no vector yet, a few at a time, until none is missing or we are stopped."""

@@ -162,6 +162,7 @@ def downgrade_to_schema_4(path) -> None:
     db.executescript(
         """
         DROP TABLE IF EXISTS memory_stats;
+        DROP TABLE IF EXISTS memory_facts;
         CREATE VIRTUAL TABLE old_fts USING fts5(stems, tokenize = 'unicode61 remove_diacritics 2');
         INSERT INTO old_fts(rowid, stems) SELECT rowid, stems FROM chunks_fts;
         DROP TABLE chunks_vocab;

@@ -46,8 +46,8 @@ class MemoryTools:
         category: str | None = None,
     ) -> MemoryResults:
         """Recall remembered facts by meaning (across Russian and English and paraphrase), exact terms and entities,
-        best first; score = relevance × trust × recency, and `channels` says which of fts, jaccard, hrr, semantic
-        found each. Prefer a fact over one it lists as `superseded_by`. Tell the user when nothing relevant is found."""
+        best first; score = relevance × trust × recency, and `channels` says which of semantic, exact (identifiers),
+        entities, hrr, fts, jaccard found each. Prefer a fact over one it lists as `superseded_by`. Tell the user when nothing relevant is found."""
         return MemoryResults(tuple(_hit(r) for r in self.knowledge.memory.recall(query, limit, category=category)))
 
     @tool(WRITE)

@@ -110,7 +110,7 @@ class MemoryHit:
     content: str
     path: str
     score: float  # relevance × trust × decay
-    channels: dict[str, float]  # fts, jaccard, hrr, semantic: each channel's score 0–1 (0: it did not find this fact)
+    channels: dict[str, float]  # fts, jaccard, hrr, semantic, exact, entities: each 0–1 (0: it did not find this fact)
     found_by: tuple[str, ...]
     trust: float
     decay: float  # ½ per half-life since the fact was created

@@ -1,4 +1,4 @@
-"""Agent memory's counts in the PostgreSQL index: how often each fact was recalled and when last (`memory_stats`).
+"""Agent memory in the PostgreSQL index: recall counts (`memory_stats`) and the fact table as last read (`memory_facts`).
 
 Mixed into `pg_store.PgStore`, which owns the pool; `store_memory` is the same on SQLite.
 """
@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import time
 
+from rag.index.records import FactRow
+
 
 class PgMemoryStats:
-    """The `memory_stats` table (methods of `PgStore`)."""
+    """The `memory_stats` and `memory_facts` tables (methods of `PgStore`)."""
 
     def count_recalls(self, fact_ids: list[str]) -> None:
         if not fact_ids:
@@ -27,3 +29,21 @@ class PgMemoryStats:
             return {}
         rows = self._read("SELECT fact_id, recalled, last_recalled FROM memory_stats WHERE fact_id = ANY(%s)", (list(fact_ids),))
         return {r[0]: (r[1], r[2]) for r in rows}
+
+    def fact_rows(self) -> list[FactRow]:
+        rows = self._read("SELECT path, sha256, record, hrr, model, meaning FROM memory_facts")
+        return [FactRow(p, s, r, bytes(h), m, None if v is None else bytes(v)) for p, s, r, h, m, v in rows]
+
+    def save_fact_rows(self, rows: list[FactRow], *, drop: list[str] = ()) -> None:
+        if not rows and not drop:
+            return
+        with self.transaction(searchable=False) as db:
+            cursor = db.cursor()
+            if drop:
+                cursor.execute("DELETE FROM memory_facts WHERE path = ANY(%s)", (list(drop),))
+            cursor.executemany(
+                "INSERT INTO memory_facts(path, sha256, record, hrr, model, meaning) VALUES (%s, %s, %s, %s, %s, %s)"
+                " ON CONFLICT (path) DO UPDATE SET sha256 = excluded.sha256, record = excluded.record, hrr = excluded.hrr,"
+                " model = excluded.model, meaning = excluded.meaning",
+                [(r.path, r.sha256, r.record, r.hrr, r.model, r.meaning) for r in sorted(rows, key=lambda r: r.path)],
+            )

@@ -17,7 +17,7 @@ from rag.errors import IndexCorrupt, IndexForeign
 
 MARK = "ask-your-vault"  # meta `application`: this database holds our index
 MIGRATION_LOCK = 0x52414756  # advisory lock key while migrating ("RAGV", as SQLite's application_id)
-OUR_TABLES = ("meta", "files", "chunks", "postings", "sentences", "embeddings", "memory_stats")
+OUR_TABLES = ("meta", "files", "chunks", "postings", "sentences", "embeddings", "memory_stats", "memory_facts")
 MIGRATIONS = [
     """
     CREATE EXTENSION IF NOT EXISTS vector;
@@ -57,6 +57,13 @@ MIGRATIONS = [
     );
     CREATE TABLE memory_stats (fact_id TEXT PRIMARY KEY, recalled INTEGER NOT NULL DEFAULT 0, last_recalled DOUBLE PRECISION);
     INSERT INTO meta(key, value) VALUES ('generation', '0'), ('application', 'ask-your-vault');
+    """,
+    # 2: agent memory's fact table (as SQLite's migration 7): one row per fact note as last read.
+    """
+    CREATE TABLE memory_facts (
+        path TEXT PRIMARY KEY, sha256 TEXT NOT NULL, record TEXT NOT NULL, hrr BYTEA NOT NULL,
+        model TEXT, meaning BYTEA
+    );
     """,
 ]
 

@@ -37,6 +37,19 @@ NoteFields = tuple[str, str, str]
 
 
 @dataclass(frozen=True)
+class FactRow:
+    """Agent memory's fact table as the index keeps it: one fact note as last read (`rag/memory/table.py` writes the
+    record and reads it back; the index only stores it)."""
+
+    path: str
+    sha256: str  # of the note the record was read from: a changed note is read again
+    record: str  # JSON: the fact, its stems and entity keys
+    hrr: bytes  # uint8 phases
+    model: str | None = None  # the embedder of `meaning` (None: not embedded yet)
+    meaning: bytes | None = None  # float32
+
+
+@dataclass(frozen=True)
 class StoredChunk:
     rowid: int
     id: str

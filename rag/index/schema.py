@@ -66,6 +66,14 @@ MIGRATIONS = [
     """
     CREATE TABLE memory_stats (fact_id TEXT PRIMARY KEY, recalled INTEGER NOT NULL DEFAULT 0, last_recalled REAL);
     """,
+    # 7: agent memory's fact table, kept so a process does not re-read, re-stem and re-embed every fact note: one row
+    # per fact note as last read (its sha256), with its HRR and meaning vectors (rag/memory/table.py).
+    """
+    CREATE TABLE memory_facts (
+        path TEXT PRIMARY KEY, sha256 TEXT NOT NULL, record TEXT NOT NULL, hrr BLOB NOT NULL,
+        model TEXT, meaning BLOB
+    );
+    """,
 ]
 
 # The ranking of `chunks_fts`: bm25() with a weight per column (stems, title, aliases, description). FTS5 adds a

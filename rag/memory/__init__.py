@@ -6,10 +6,11 @@ index generation), `recall` (ranking), `writes` (changes, all as note writes).
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from pathlib import Path
 
-from rag.errors import VaultError
+from rag.errors import ConfigError, VaultError
 from rag.limits import check_query
 from rag.memory import recall as ranking
 from rag.memory import writes
@@ -18,6 +19,8 @@ from rag.memory.recall import Recalled
 from rag.memory.table import FactCache, FactTable
 
 __all__ = ["AgentMemory", "Fact", "FactCache", "Recalled"]
+
+log = logging.getLogger(__name__)
 
 
 class AgentMemory:
@@ -39,7 +42,16 @@ class AgentMemory:
         check_query(query, what="query")
         ws = self._workspace()
         table = self._cache.table(ws, ws.settings.memory_hrr_dim)
-        found = ranking.recall(table, ws.retriever, query, limit=limit, category=category, weights=weights, **self._decay(ws.settings))
+        found = ranking.recall(
+            table,
+            ws.retriever,
+            query,
+            limit=limit,
+            category=category,
+            weights=weights,
+            rewrites=_rewrites(ws.settings, query),
+            **self._decay(ws.settings),
+        )
         ws.store.count_recalls([r.fact.id for r in found])
         return found
 
@@ -110,3 +122,21 @@ class AgentMemory:
     @staticmethod
     def _decay(settings) -> dict:
         return {"half_life_days": settings.memory_half_life_days, "decay_floor": settings.memory_decay_floor}
+
+
+def _rewrites(settings, query: str) -> tuple[str, ...]:
+    """The question in the facts' words, when `memory_rewrite` is on and a chat model is configured; else ()."""
+    if not (settings.memory_rewrite and settings.chat_model):
+        return ()
+    from rag.answer.chat import make_chat_model  # the chat client is loaded only when asked for
+    from rag.memory.rewrite import cached_rewrites
+
+    try:
+        chat = make_chat_model(settings)
+    except ConfigError as exc:
+        log.warning("Memory recall without the question's rewrites: %s", exc)
+        return ()
+    try:
+        return cached_rewrites(chat, query)
+    finally:
+        chat.close()

@@ -16,6 +16,8 @@ _QUOTED = re.compile(r"[«\"“]([^«»\"“”\n]{2,60})[»\"”]|`([^`\n]{2,60
 # A code-like token: letters or digits joined by . _ / : - (nginx.conf, /etc/nginx, server-a, v1.2, user_id)
 _CODE = re.compile(r"(?<![\w/])(?:/?[\w]+(?:[._/:\-][\w]+)+/?|[a-z]+[A-Z]\w*|[A-Z]{2,}\w*|\w*\d\w*[A-Za-zА-Яа-я]\w*)(?![\w/])")
 _WORD = re.compile(r"[A-Za-zА-Яа-яЁё][\w\-]*")
+_TOKEN = re.compile(r"\w[\w.\-/:@]*\w")
+_JOINED = re.compile(r"[._/@-]")
 _SENTENCE_END = re.compile(r"[.!?…]\s*$|^\s*$|[:;]\s*$")
 _LATIN_ONLY = re.compile(r"^[A-Za-z][A-Za-z\-]*$")
 # Capitalised only because they open a sentence (beyond the stop words).
@@ -56,6 +58,12 @@ def extract(text: str) -> list[str]:
     for name in found:
         seen.setdefault(key(name), name)
     return list(seen.values())
+
+
+def identifiers(text: str) -> frozenset[str]:
+    """The tokens a question can hinge on as written (folded): any with a digit (a port, an address, a version, a
+    model number, a date) and any of 4+ characters joined by . _ / @ or - (a path, a host, a handle, a bucket)."""
+    return frozenset(t.casefold() for t in _TOKEN.findall(text) if any(c.isdigit() for c in t) or (len(t) >= 4 and _JOINED.search(t)))
 
 
 def _close(run: list[str], at_start: bool, found: list[str]) -> None:

@@ -1,17 +1,23 @@
-"""Recall: the facts for a query, ranked by four channels × trust × recency; and the entity questions HRR answers
-(probe: the facts bound to X; reason: what X, Y … share; related: the entities structurally near X).
+"""Recall: the facts for a query, ranked by meaning first, confirmed by names and words, × trust × recency; and the
+entity questions HRR answers (probe: the facts bound to X; reason: what X, Y … share; related: the entities
+structurally near X).
 
 Channels, each a score in [0, 1] per fact:
-- fts: keyword stems (the index's FTS5, RU/EN stems, OR semantics), divided by the query's best;
-- jaccard: shared content stems / all content stems of query and fact;
+- semantic: the question's vector against each fact's own meaning vector (rag/memory/meaning.py), from its floor (an
+  unrelated pair) to 1 — a scan of every fact, so it alone can carry a question in other words or another language;
 - hrr: the fact's holographic vector against the query's (content stems and the entities it names);
-- semantic: the embedder's cosine, from its floor (an unrelated pair) to 1.
-relevance = Σ weight × score (TUNED_WEIGHTS, tuned from the reference design's REFERENCE_WEIGHTS on our dev set; without
-the embedder or HRR, the reference design's WITHOUT_SEMANTIC / WITHOUT_HRR); score = relevance × trust × decay,
-decay = ½^(age / half-life) from `created`, lifted onto [floor, 1].
-A fact superseded by another is ranked below it. Candidates come from FTS, the semantic scan (which alone carries a
-query whose words no fact has — a Russian question over English facts) and the facts bound to the entities the
-query names.
+- exact: the share of the query's identifiers (ports, addresses, paths, versions: `entities.identifiers`) the fact
+  contains as written;
+- entities: the share of the entities the query names that the fact is bound to;
+- fts: keyword stems (the index's FTS5, RU/EN stems, OR semantics), divided by the query's best;
+- jaccard: shared content stems / all content stems of query and fact.
+relevance = Σ weight × score (TUNED_WEIGHTS). The meaning channel leads; exact and entities add a fixed share on
+top, so a name or a port confirms a meaning match or settles a tie, but a fact that only shares a name with the
+question does not outrank the one that answers it. FTS and Jaccard still bring candidates and are reported, at
+weight 0: on both dev sets every weight on them cost paraphrase and cross-language questions more than it gained
+(bench/memory_recall.py; docs/benchmarks.md). Without an embedder (or before the facts have vectors), the words
+carry it: WITHOUT_SEMANTIC. score = relevance × trust × decay, decay = ½^(age / half-life) from `created`, lifted
+onto [floor, 1]. A fact superseded by another ranks right below it.
 """
 
 from __future__ import annotations
@@ -27,22 +33,25 @@ from rag.memory import entities as entity_names
 from rag.memory import hrr
 from rag.memory.facts import Fact, parse_time
 from rag.memory.table import FactTable
+from rag.search.text_vectors import query_vector
 from rag.text import stemming
 
 log = logging.getLogger(__name__)
 
-CHANNELS = ("fts", "jaccard", "hrr", "semantic")
-REFERENCE_WEIGHTS = {"fts": 0.3, "jaccard": 0.2, "hrr": 0.2, "semantic": 0.3}
-# Tuned on half of our dev set (bench/memory_recall.py, a 0.1 grid): Recall@5 / MRR@10 on the other half 0.952 / 0.913
-# against the reference weights' 0.948 / 0.835. FTS still brings candidates; its words count through Jaccard.
-TUNED_WEIGHTS = {"jaccard": 0.1, "hrr": 0.2, "semantic": 0.7}
-WITHOUT_SEMANTIC = {"fts": 0.45, "jaccard": 0.30, "hrr": 0.25}  # no embedder
-WITHOUT_HRR = {"fts": 0.40, "jaccard": 0.20, "semantic": 0.40}  # no HRR
+CHANNELS = ("fts", "jaccard", "hrr", "semantic", "exact", "entities")
+REFERENCE_WEIGHTS = {"fts": 0.3, "jaccard": 0.2, "hrr": 0.2, "semantic": 0.3}  # the reference design's four channels
+# Chosen on both dev sets together (bench/memory_dev: 94 facts, bench/memory_dev2: 171 facts written without reading
+# this code), a grid over the four score channels and bonuses of 0, .05, .1, .2 for exact and entities: MRR@10 0.83 /
+# 0.94 where the reference weights give 0.61 / 0.84 (docs/benchmarks.md has every kind).
+TUNED_WEIGHTS = {"semantic": 0.9, "hrr": 0.1, "exact": 0.1, "entities": 0.1}
+WITHOUT_SEMANTIC = {"fts": 0.45, "jaccard": 0.30, "hrr": 0.25, "exact": 0.1, "entities": 0.1}  # no meaning vectors
+WITHOUT_HRR = {"semantic": 1.0, "exact": 0.1, "entities": 0.1}
 CANDIDATES = 100  # per channel
-SEMANTIC_FLOOR = 0.75  # e5-small cosine of an unrelated query and fact; 1 stays 1
+SEMANTIC_FLOOR = 0.75  # e5-small cosine of an unrelated question and fact; 1 stays 1
 HRR_FULL = 0.5  # an HRR similarity this high counts as a full match (a fact's vector bundles content and entities)
 PROBE_MIN = 0.12  # an entity's HRR probe above this: the fact is bound to it (unrelated facts: ~0 ± 1/√dim)
-SUPERSEDED_SHARE = 0.5  # a superseded fact keeps at most this share of its successor's score
+SUPERSEDED_SHARE = 0.5  # a superseded fact whose successor was not found keeps this share of its score
+BELOW = 0.999  # a superseded fact found with its successor: just below it
 
 
 @dataclass(frozen=True)
@@ -74,16 +83,17 @@ class Recalled:
 
 
 def weights_for(available: set[str], weights: dict[str, float] | None = None) -> dict[str, float]:
-    """The fusion weights over the channels that can run: the given ones, else TUNED_WEIGHTS when every channel
-    runs, else the reference design's shares for a missing embedder or HRR (pro rata for other combinations)."""
-    if weights is None and available >= set(CHANNELS):
-        return dict(TUNED_WEIGHTS)
-    if weights is None and available == set(WITHOUT_SEMANTIC):
-        return dict(WITHOUT_SEMANTIC)
-    if weights is None and available == set(WITHOUT_HRR):
-        return dict(WITHOUT_HRR)
-    chosen = dict(weights or REFERENCE_WEIGHTS)
-    kept = {c: w for c, w in chosen.items() if c in available and w > 0}
+    """The fusion weights over the channels that can run: the given ones over those that run, summing to 1; else
+    TUNED_WEIGHTS when the meaning and HRR channels run, WITHOUT_SEMANTIC / WITHOUT_HRR when one of them does not."""
+    if weights is None:
+        if "semantic" not in available:
+            chosen = WITHOUT_SEMANTIC
+        elif "hrr" not in available:
+            chosen = WITHOUT_HRR
+        else:
+            chosen = TUNED_WEIGHTS
+        return {c: w for c, w in chosen.items() if c in available}
+    kept = {c: w for c, w in weights.items() if c in available and w > 0}
     total = sum(kept.values())
     return {c: w / total for c, w in kept.items()} if total else {}
 
@@ -108,37 +118,43 @@ def recall(
     half_life_days: float = 180.0,
     decay_floor: float = 0.0,
     use_hrr: bool = True,
+    rewrites: tuple[str, ...] = (),
 ) -> list[Recalled]:
+    """`rewrites`: the question in other words (a chat model's, `rag.memory.rewrite`); the meaning channel takes a
+    fact's best match over the question and them."""
     if not len(table):
         return []
     allowed = None if category is None else {i for i, e in enumerate(table.entries) if e.fact.category == category}
-    rows = table.chunk_rows(allowed)
     scores: dict[str, dict[int, float]] = {c: {} for c in CHANNELS}
-    available = {"fts", "jaccard"} | ({"hrr"} if use_hrr else set())
-    wanted = weights_for(available | {"semantic"}, weights)
-    for rowid, value in retriever.keyword_ranking(query, CANDIDATES, rows=rows):
+    available = {"fts", "jaccard", "exact", "entities"} | ({"hrr"} if use_hrr else set())
+    for rowid, value in retriever.keyword_ranking(query, CANDIDATES, rows=table.chunk_rows(allowed)):
         i = table.rows[rowid]
         scores["fts"][i] = max(scores["fts"].get(i, 0.0), value)
     top = max(scores["fts"].values(), default=0.0)
     scores["fts"] = {i: v / top for i, v in scores["fts"].items()} if top > 0 else {}
-    if wanted.get("semantic", 0) > 0 or not scores["fts"]:  # FTS empty (another language): the semantic scan carries it
-        try:
-            for rowid, value in retriever.dense_ranking(query, CANDIDATES, rows=rows):
-                i = table.rows[rowid]
-                scaled = max(0.0, (float(value) - SEMANTIC_FLOOR) / (1.0 - SEMANTIC_FLOOR))
-                scores["semantic"][i] = max(scores["semantic"].get(i, 0.0), scaled)
+    wanted = weights_for(available | {"semantic"}, weights)
+    if wanted.get("semantic", 0) > 0 or not scores["fts"]:  # no keyword match (another language): meaning carries it
+        meaning = _meaning(table, retriever, (query, *rewrites), allowed)
+        if meaning is not None:
+            scores["semantic"] = meaning
             available.add("semantic")
-        except EmbedderError as exc:
-            log.warning("Memory recall without the semantic channel: %s", exc)
-    query_keys = [entity_names.key(n) for n in entity_names.extract(query)]
+    query_keys = list(dict.fromkeys(entity_names.key(n) for n in entity_names.extract(query)))
     query_stems = frozenset(stemming.query_terms(query))
     probe = _query_probe(query_stems, query_keys, table.matrix.shape[1]) if "hrr" in available else None
-    candidates = set(scores["fts"]) | set(scores["semantic"]) | _bound_to(table, query_keys, allowed, probe)
+    wanted_ids = entity_names.identifiers(query)
+    exact = {i for token in wanted_ids for i in table.by_identifier.get(token, ()) if allowed is None or i in allowed}
+    candidates = set(scores["fts"]) | set(scores["semantic"]) | exact | _bound_to(table, query_keys, allowed, probe)
     for i in candidates:
         entry = table.entries[i]
         union = query_stems | entry.stems
         if union:
             scores["jaccard"][i] = len(query_stems & entry.stems) / len(union)
+        if wanted_ids and i in exact:
+            scores["exact"][i] = len(wanted_ids & entry.identifiers) / len(wanted_ids)
+        if query_keys:
+            shared = len(set(query_keys) & set(entry.entity_keys))
+            if shared:
+                scores["entities"][i] = shared / len(query_keys)
     if probe is not None and candidates:
         order = np.fromiter(candidates, np.int64, len(candidates))
         sims = np.clip(hrr.similarities(table.matrix[order], probe) / HRR_FULL, 0.0, 1.0)
@@ -156,6 +172,29 @@ def recall(
         found = tuple(c for c in CHANNELS if channel[c] > 0)
         results[fact.id] = Recalled(fact, relevance * fact.trust * d, relevance, channel, fact.trust, d, table.superseded_by.get(fact.id), found)
     return sorted(_demote_superseded(results).values(), key=lambda r: -r.score)[:limit]
+
+
+def _meaning(table: FactTable, retriever, texts: tuple[str, ...], allowed: set[int] | None) -> dict[int, float] | None:
+    """The meaning channel's CANDIDATES best facts (index → score), or None when it cannot run (no vectors yet, the
+    embedder is down)."""
+    if table.meanings is None:
+        return None
+    try:
+        queries = np.stack([query_vector(retriever.embedder, t) for t in texts])
+    except EmbedderError as exc:
+        log.warning("Memory recall without the semantic channel: %s", exc)
+        return None
+    if queries.shape[1] != table.meanings.shape[1]:
+        return None
+    sims = (table.meanings @ queries.T).max(axis=1)
+    if allowed is not None:
+        mask = np.full(len(sims), -1.0, np.float32)
+        picked = np.fromiter(allowed, np.int64, len(allowed))
+        mask[picked] = sims[picked]
+        sims = mask
+    top = np.argsort(-sims)[:CANDIDATES] if len(sims) <= CANDIDATES else np.argpartition(-sims, CANDIDATES)[:CANDIDATES]
+    scaled = np.clip((sims[top] - SEMANTIC_FLOOR) / (1.0 - SEMANTIC_FLOOR), 0.0, 1.0)
+    return {int(i): float(v) for i, v in zip(top, scaled) if v > 0}
 
 
 def _bound_to(table: FactTable, keys: list[str], allowed: set[int] | None, probe: np.ndarray | None) -> set[int]:
@@ -178,14 +217,14 @@ def _query_probe(stems: frozenset[str], keys: list[str], dim: int) -> np.ndarray
 
 
 def _demote_superseded(results: dict[str, Recalled]) -> dict[str, Recalled]:
-    """A superseded fact ranks below its successor: at most SUPERSEDED_SHARE of the successor's score when both are
-    found, else SUPERSEDED_SHARE of its own."""
+    """A superseded fact ranks right below its successor when both are found (a question about the old state still
+    finds it, second), else keeps SUPERSEDED_SHARE of its own score."""
     out = dict(results)
     for fact_id, r in results.items():
         if r.superseded_by is None:
             continue
         newer = results.get(r.superseded_by)
-        cap = (newer.score if newer is not None else r.score) * SUPERSEDED_SHARE
+        cap = newer.score * BELOW if newer is not None else r.score * SUPERSEDED_SHARE
         out[fact_id] = Recalled(r.fact, min(r.score, cap), r.relevance, r.channels, r.trust, r.decay, r.superseded_by, r.found_by)
     return out
 

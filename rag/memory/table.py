@@ -1,24 +1,35 @@
-"""The facts of one index generation, ready to rank: each fact with its stems, entity keys, chunk rows and HRR
-vector, read from the fact notes the index knows (`Memory/Facts/…`).
+"""The facts of one index generation, ready to rank: each fact with its stems, entity keys, chunk rows, HRR vector
+and meaning vector, read from the fact notes the index knows (`Memory/Facts/…`).
 
-Rebuilt when the index changes, reusing every fact whose note did not (keyed by its sha256), so one new fact
-costs one parse and one HRR encoding, not a reload of all of them.
+Rebuilt when the index changes, reusing every fact whose note did not (keyed by its sha256), so one new fact costs
+one parse, one HRR encoding and one embedding. What was built is kept in the index (`memory_facts`), so another
+process — the next MCP server, the app after a restart — reads the table instead of re-reading and re-embedding every
+fact note (10k facts: ~12 s to parse and encode, minutes to embed).
 """
 
 from __future__ import annotations
 
+import json
+import logging
 import threading
-from dataclasses import dataclass, field
+import time
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from rag.errors import NoteError
+from rag.errors import EmbedderError, NoteError
+from rag.index.records import FactRow
 from rag.memory import entities as entity_names
 from rag.memory import facts as fact_notes
 from rag.memory import hrr
 from rag.memory.facts import Fact
+from rag.memory.meaning import fact_vectors
 from rag.notes.vault import read_note
 from rag.text import stemming
+
+log = logging.getLogger(__name__)
+
+EMBED_RETRY_SECONDS = 60.0  # facts left without a meaning vector (the embedder was down) are tried again after this
 
 
 @dataclass(frozen=True)
@@ -28,6 +39,9 @@ class Entry:
     entity_keys: tuple[str, ...]  # `entities.key` of its entities (given, else extracted)
     entity_names: tuple[str, ...]  # as written, same order
     vector: np.ndarray  # HRR, uint8 phases
+    meaning: np.ndarray | None = None  # float32 (rag/memory/meaning.py); None until embedded
+    model: str | None = None  # the embedder of `meaning`
+    identifiers: frozenset[str] = frozenset()  # `entities.identifiers` of its content
 
 
 @dataclass(frozen=True, eq=False)
@@ -39,6 +53,8 @@ class FactTable:
     superseded_by: dict[str, str]  # older fact id → the id of the fact that supersedes it
     names: dict[str, str] = field(default_factory=dict)  # entity key → a name as written
     by_entity: dict[str, tuple[int, ...]] = field(default_factory=dict)  # entity key → entries bound to it
+    by_identifier: dict[str, tuple[int, ...]] = field(default_factory=dict)  # identifier → entries containing it
+    meanings: np.ndarray | None = None  # meaning vectors, one row per entry (zeros where missing); None: none at all
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -55,56 +71,168 @@ def entry_for(fact: Fact, dim: int) -> Entry:
     given = fact.entities or tuple(entity_names.extract(fact.content))
     keys = tuple(dict.fromkeys(entity_names.key(n) for n in given))
     stems = frozenset(stemming.query_terms(fact.content))
-    return Entry(fact, stems, keys, tuple(given), hrr.encode_fact(sorted(stems), keys, dim))
+    vector = hrr.encode_fact(sorted(stems), keys, dim)
+    return Entry(fact, stems, keys, tuple(given), vector, identifiers=entity_names.identifiers(fact.content))
+
+
+def to_row(entry: Entry) -> FactRow:
+    fact = entry.fact.to_json()
+    del fact["path"], fact["sha256"]  # the row's own columns
+    record = {"fact": fact, "stems": sorted(entry.stems), "keys": list(entry.entity_keys), "names": list(entry.entity_names)}
+    meaning = None if entry.meaning is None else entry.meaning.astype(np.float32).tobytes()
+    return FactRow(entry.fact.path, entry.fact.sha256, json.dumps(record, ensure_ascii=False), entry.vector.tobytes(), entry.model, meaning)
+
+
+def from_row(row: FactRow, dim: int) -> Entry | None:
+    """The entry a stored row holds, or None when it cannot be used (another HRR dimension, an unreadable record)."""
+    if len(row.hrr) != dim:
+        return None
+    try:
+        record = json.loads(row.record)
+        data = record["fact"]
+        fact = Fact(
+            **{k: data[k] for k in ("id", "content", "category", "trust", "helpful", "unhelpful", "created", "updated", "supersedes")},
+            tags=tuple(data["tags"]),
+            entities=tuple(data["entities"]),
+            path=row.path,
+            sha256=row.sha256,
+        )
+        meaning = None if row.meaning is None else np.frombuffer(row.meaning, np.float32)
+        vector = np.frombuffer(row.hrr, np.uint8)
+        model = row.model if meaning is not None else None
+        ids = entity_names.identifiers(fact.content)
+        return Entry(fact, frozenset(record["stems"]), tuple(record["keys"]), tuple(record["names"]), vector, meaning, model, ids)
+    except (ValueError, KeyError, TypeError):
+        return None
 
 
 class FactCache:
-    """One vault's fact table, rebuilt when the index's generation changes (shared by every view of the index)."""
+    """One vault's fact table, rebuilt when the index's generation or the embedder changes (shared by every view of
+    the index), and kept in the index for the next process."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._generation: int | None = None
+        self._lock = threading.Lock()  # guards the fields below; held only to read or swap them
+        self._building = threading.Lock()  # one rebuild at a time
+        self._key: tuple | None = None  # (generation, embedder name)
         self._table: FactTable | None = None
-        self._entries: dict[str, tuple[str, Entry]] = {}  # path → (sha256, entry)
+        self._entries: dict[str, Entry] = {}  # path → entry (its fact's sha256 says which note it was read from)
+        self._stored: set[str] | None = None  # the paths the index holds rows for, as far as this cache knows
+        self._retry_at = 0.0  # when to try embedding facts that have no meaning vector yet
 
-    def table(self, ws, dim: int) -> FactTable:
-        generation = ws.store.generation()
+    def table(self, ws, dim: int, *, progress=None) -> FactTable:
+        """`progress(stage, done, total)`, if given, hears of the facts being embedded (a bulk import: minutes).
+        While one thread rebuilds, the others get the table it replaces (a recall does not wait minutes for a bulk
+        import's embeddings); only the very first build is waited for."""
+        embedder = ws.retriever.embedder
+        key = (ws.store.generation(), getattr(embedder, "name", None))
         with self._lock:
-            if self._table is None or generation != self._generation:
-                self._table, self._generation = self._build(ws, dim), generation
-            return self._table
+            table = self._table
+            unembedded = table is not None and any(e.meaning is None for e in table.entries)
+            if table is not None and key == self._key and not (unembedded and time.monotonic() >= self._retry_at):
+                return table
+        if not self._building.acquire(blocking=table is None):
+            return table
+        try:
+            with self._lock:
+                if self._table is not None and self._key == key and self._table is not table:
+                    return self._table  # built by the thread this one waited for
+            built = self._build(ws, dim, embedder, progress)
+            with self._lock:
+                self._table, self._key = built, key
+            return built
+        finally:
+            self._building.release()
 
-    def _build(self, ws, dim: int) -> FactTable:
+    def _build(self, ws, dim: int, embedder, progress=None) -> FactTable:
         prefix = fact_notes.FACTS_FOLDER + "/"
         states = {p: s.sha256 for p, s in ws.store.file_states().items() if p.startswith(prefix)}
-        kept: dict[str, tuple[str, Entry]] = {}
-        for path, sha in sorted(states.items()):
-            old = self._entries.get(path)
-            if old is not None and old[0] == sha and old[1].vector.shape[0] == dim:
-                kept[path] = old
-                continue
-            entry = _read_entry(ws, path, dim)
-            if entry is not None:
-                kept[path] = (sha, entry)
+        model = getattr(embedder, "name", None)
+
+        def current(entry: Entry | None, path: str) -> bool:
+            return entry is not None and entry.fact.sha256 == states[path] and entry.vector.shape[0] == dim
+
+        kept = {p: e for p, e in self._entries.items() if p in states and current(e, p)}
+        if self._stored is None or len(kept) < len(states):  # another process may have stored what this one lacks
+            self._stored = set()
+            for row in ws.store.fact_rows():
+                self._stored.add(row.path)
+                if row.path in states and row.path not in kept:
+                    entry = from_row(row, dim)
+                    if current(entry, row.path):
+                        kept[row.path] = entry
+        changed = set()
+        for path in sorted(states):
+            if path not in kept:
+                entry = _read_entry(ws, path, dim)
+                if entry is not None:
+                    kept[path] = entry
+                    changed.add(path)
+        changed |= self._embed(kept, embedder, model, progress)
         self._entries = kept
-        entries = tuple(e for _, e in kept.values())
-        by_path = {e.fact.path: i for i, e in enumerate(entries)}
-        rows = {}
-        chunks = ws.store.chunks_by_rowid(ws.store.chunk_rowids(list(by_path)))
-        for rowid, chunk in chunks.items():
-            if chunk.path in by_path:
-                rows[rowid] = by_path[chunk.path]
-        by_id: dict[str, int] = {}
+        gone = sorted(self._stored - set(states))
+        if changed or gone:
+            ws.store.save_fact_rows([to_row(kept[p]) for p in sorted(changed)], drop=gone)
+            self._stored = (self._stored - set(gone)) | changed
+        return _assemble(ws, tuple(kept[p] for p in sorted(kept)), dim)
+
+    def _embed(self, entries: dict[str, Entry], embedder, model: str | None, progress=None) -> set[str]:
+        """Give every entry whose meaning vector is missing or from another model one; the paths that got one."""
+        missing = sorted(p for p, e in entries.items() if e.meaning is None or e.model != model)
+        if not missing or model is None:
+            self._retry_at = float("inf") if missing else 0.0  # an embedder without a name cannot key its vectors
+            return set()
+        try:
+            vectors = fact_vectors(embedder, [entries[p].fact for p in missing], progress)
+        except EmbedderError as exc:
+            log.warning("Agent memory: %d facts have no meaning vector yet (%s); recall ranks them by their words.", len(missing), exc)
+            for p in missing:
+                entries[p] = replace(entries[p], meaning=None, model=None)
+            self._retry_at = time.monotonic() + EMBED_RETRY_SECONDS
+            return set()
+        for p, vector in zip(missing, vectors):
+            entries[p] = replace(entries[p], meaning=vector, model=model)
+        return set(missing)
+
+
+def _assemble(ws, entries: tuple[Entry, ...], dim: int) -> FactTable:
+    by_path = {e.fact.path: i for i, e in enumerate(entries)}
+    rows = {}
+    chunks = ws.store.chunks_by_rowid(ws.store.chunk_rowids(list(by_path)))
+    for rowid, chunk in chunks.items():
+        if chunk.path in by_path:
+            rows[rowid] = by_path[chunk.path]
+    by_id: dict[str, int] = {}
+    for i, e in enumerate(entries):
+        by_id.setdefault(e.fact.id, i)  # a copied note with the same id: the first path wins
+    superseded = {e.fact.supersedes: e.fact.id for e in entries if e.fact.supersedes}
+    names = {k: n for e in entries for k, n in zip(e.entity_keys, e.entity_names)}
+    bound: dict[str, list[int]] = {}
+    holding: dict[str, list[int]] = {}
+    for i, e in enumerate(entries):
+        for k in e.entity_keys:
+            bound.setdefault(k, []).append(i)
+        for token in e.identifiers:
+            holding.setdefault(token, []).append(i)
+    matrix = np.stack([e.vector for e in entries]) if entries else np.zeros((0, dim), np.uint8)
+    widths = {e.meaning.shape[0] for e in entries if e.meaning is not None}
+    meanings = None
+    if len(widths) == 1:
+        width = widths.pop()
+        meanings = np.zeros((len(entries), width), np.float32)
         for i, e in enumerate(entries):
-            by_id.setdefault(e.fact.id, i)  # a copied note with the same id: the first path wins
-        superseded = {e.fact.supersedes: e.fact.id for e in entries if e.fact.supersedes}
-        names = {k: n for e in entries for k, n in zip(e.entity_keys, e.entity_names)}
-        bound: dict[str, list[int]] = {}
-        for i, e in enumerate(entries):
-            for k in e.entity_keys:
-                bound.setdefault(k, []).append(i)
-        matrix = np.stack([e.vector for e in entries]) if entries else np.zeros((0, dim), np.uint8)
-        return FactTable(entries, matrix, rows, by_id, superseded, names, {k: tuple(v) for k, v in bound.items()})
+            if e.meaning is not None:
+                meanings[i] = e.meaning
+    return FactTable(
+        entries,
+        matrix,
+        rows,
+        by_id,
+        superseded,
+        names,
+        {k: tuple(v) for k, v in bound.items()},
+        {t: tuple(v) for t, v in holding.items()},
+        meanings,
+    )
 
 
 def _read_entry(ws, path: str, dim: int) -> Entry | None:
