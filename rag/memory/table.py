@@ -25,7 +25,9 @@ from rag.memory import hrr
 from rag.memory.facts import Fact
 from rag.memory.meaning import fact_vectors
 from rag.notes.vault import read_note
+from rag.search import languages
 from rag.text import stemming
+from rag.text.sentences import SCRIPT_CODES, script
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +57,9 @@ class FactTable:
     by_entity: dict[str, tuple[int, ...]] = field(default_factory=dict)  # entity key → entries bound to it
     by_identifier: dict[str, tuple[int, ...]] = field(default_factory=dict)  # identifier → entries containing it
     meanings: np.ndarray | None = None  # meaning vectors, one row per entry (zeros where missing); None: none at all
+    scripts: np.ndarray | None = None  # each entry's script code (rag.text.sentences.SCRIPT_CODES)
+    offsets: dict[int, np.ndarray] = field(default_factory=dict)  # per script, its offset from the facts' centre
+    aligned: np.ndarray | None = None  # `meanings` with each row's script offset removed (compared across scripts)
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -215,13 +220,19 @@ def _assemble(ws, entries: tuple[Entry, ...], dim: int) -> FactTable:
             holding.setdefault(token, []).append(i)
     matrix = np.stack([e.vector for e in entries]) if entries else np.zeros((0, dim), np.uint8)
     widths = {e.meaning.shape[0] for e in entries if e.meaning is not None}
-    meanings = None
+    meanings, aligned, offsets = None, None, {}
+    scripts = np.array([SCRIPT_CODES.get(script(e.fact.content) or "", 0) for e in entries], np.int8)
     if len(widths) == 1:
         width = widths.pop()
         meanings = np.zeros((len(entries), width), np.float32)
         for i, e in enumerate(entries):
             if e.meaning is not None:
                 meanings[i] = e.meaning
+        offsets = languages.script_offsets(meanings, scripts)
+        if offsets:
+            aligned = meanings.copy()
+            for code, offset in offsets.items():
+                aligned[scripts == code] -= offset
     return FactTable(
         entries,
         matrix,
@@ -232,6 +243,9 @@ def _assemble(ws, entries: tuple[Entry, ...], dim: int) -> FactTable:
         {k: tuple(v) for k, v in bound.items()},
         {t: tuple(v) for t, v in holding.items()},
         meanings,
+        scripts,
+        offsets,
+        aligned,
     )
 
 
