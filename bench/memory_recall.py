@@ -23,7 +23,8 @@ environment (one model call per question, cached).
 
 Scale (`--scale`): N synthetic facts (EN and RU templates, entities from a pool, 5 % superseding an older one)
 are imported into a fresh vault and indexed (every fact embedded by the real model: minutes at 10k), then 50
-recalls of distinct questions are timed, each embedding its question (none is in the query cache). The MCP
+recalls of distinct questions are timed, each embedding its question (none is in the query cache), and the first
+recall of a second process over the same index (the fact table read from the index, not rebuilt). The MCP
 server's memory: `python -m rag mcp` on the largest vault, spoken to over stdio by the SDK's client, a few
 `memory_recall` calls, then VmRSS and VmHWM from /proc/<pid>/status. Targets: p50 ≤ 50 ms, RSS ≤ 300 MB.
 """
@@ -392,10 +393,13 @@ def scale(n: int, folder: Path, overrides: dict) -> dict:
         questions = synthetic_queries(50, rng)
         recalls = [timed(lambda q=q: knowledge.memory.recall(q, LIMIT)) for q in questions]
         probes = [timed(lambda p=p: knowledge.memory.probe(p[0], LIMIT)) for p in PEOPLE + [(t,) for t in TOOLS]]
+    with opened(folder / "vault", folder / "index.db", overrides) as knowledge:  # the next process: the table from the index
+        next_process = timed(lambda: knowledge.memory.recall("warm-up: nginx port on srv-001", LIMIT))
     log(f"scale {n}: recall p50 {percentile(recalls, 0.5)} ms, p95 {percentile(recalls, 0.95)} ms")
     return loaded | {
         "facts": n,
         "first_recall_ms": round(first, 1),
+        "next_process_first_recall_ms": round(next_process, 1),
         "recall_p50_ms": percentile(recalls, 0.5),
         "recall_p95_ms": percentile(recalls, 0.95),
         "recall_max_ms": round(max(recalls), 1),
@@ -491,7 +495,8 @@ def report(results: dict) -> str:
         lines.append(f"\nDefault fusion: {len(dev['misses'])} questions without a relevant fact first")
     for row in results.get("scale", []):
         lines.append(
-            f"\n{row['facts']} facts: import {row['import_s']} s, index {row['index_s']} s, first recall {row['first_recall_ms']} ms, "
+            f"\n{row['facts']} facts: import {row['import_s']} s, index {row['index_s']} s, first recall {row['first_recall_ms']} ms "
+            f"(in the next process {row['next_process_first_recall_ms']} ms), "
             f"recall p50 {row['recall_p50_ms']} ms p95 {row['recall_p95_ms']} ms, probe p50 {row['probe_p50_ms']} ms"
         )
     if "mcp" in results:

@@ -44,6 +44,11 @@ class PgKeywordIndex:
             return []
         return [r[0] for r in self._read("SELECT rowid FROM chunks WHERE path = ANY(%s) ORDER BY rowid", (list(paths),))]
 
+    def chunk_paths(self, paths: list[str]) -> dict[int, str]:
+        if not paths:
+            return {}
+        return dict(self._read("SELECT rowid, path FROM chunks WHERE path = ANY(%s)", (list(paths),)))
+
     def document_frequencies(self, terms: list[str]) -> tuple[int, dict[str, int]]:
         total = self._read("SELECT COUNT(*) FROM chunks")[0][0]
         if not terms:

@@ -44,6 +44,12 @@ class KeywordIndex:
         found = self._read("SELECT rowid FROM chunks WHERE path IN (SELECT value FROM json_each(?)) ORDER BY rowid", (json.dumps(paths),))
         return [r[0] for r in found]
 
+    def chunk_paths(self, paths: list[str]) -> dict[int, str]:
+        """rowid → path of every chunk of these notes."""
+        if not paths:
+            return {}
+        return dict(self._read("SELECT rowid, path FROM chunks WHERE path IN (SELECT value FROM json_each(?))", (json.dumps(paths),)))
+
     def document_frequencies(self, terms: list[str]) -> tuple[int, dict[str, int]]:
         """(number of chunks, {term: chunks containing it}) for the given stems; absent terms are left out."""
         total = self._read("SELECT COUNT(*) FROM chunks")[0][0]

@@ -18,6 +18,7 @@ _CODE = re.compile(r"(?<![\w/])(?:/?[\w]+(?:[._/:\-][\w]+)+/?|[a-z]+[A-Z]\w*|[A-
 _WORD = re.compile(r"[A-Za-zА-Яа-яЁё][\w\-]*")
 _TOKEN = re.compile(r"\w[\w.\-/:@]*\w")
 _JOINED = re.compile(r"[._/@-]")
+_DIGIT = re.compile(r"\d")
 _SENTENCE_END = re.compile(r"[.!?…]\s*$|^\s*$|[:;]\s*$")
 _LATIN_ONLY = re.compile(r"^[A-Za-z][A-Za-z\-]*$")
 # Capitalised only because they open a sentence (beyond the stop words).

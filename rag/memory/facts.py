@@ -7,6 +7,7 @@ writing is `rag.memory.memory`'s, through the hash-guarded note writes of `rag.n
 
 from __future__ import annotations
 
+import functools
 import re
 import secrets
 from dataclasses import dataclass, replace
@@ -67,6 +68,7 @@ def now_iso() -> str:
     return datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
+@functools.lru_cache(maxsize=65_536)  # recall asks for every candidate's `created`, again on every recall
 def parse_time(value: str) -> float | None:
     """Seconds since the epoch of an ISO date or datetime ("2025-03-01", "2025-03-01T10:00:00Z"); None if unreadable."""
     try:

@@ -10,11 +10,12 @@ Channels, each a score in [0, 1] per fact:
   contains as written;
 - entities: the share of the entities the query names that the fact is bound to;
 - fts: keyword stems (the index's FTS5, RU/EN stems, OR semantics), divided by the query's best;
-- jaccard: shared content stems / all content stems of query and fact.
+- jaccard: shared content stems / all content stems of query and fact (candidates: the facts sharing a stem).
 relevance = Σ weight × score (TUNED_WEIGHTS). The meaning channel leads; exact and entities add a fixed share on
 top, so a name or a port confirms a meaning match or settles a tie, but a fact that only shares a name with the
-question does not outrank the one that answers it. FTS and Jaccard still bring candidates and are reported, at
-weight 0: on both dev sets every weight on them cost paraphrase and cross-language questions more than it gained
+question does not outrank the one that answers it. Jaccard weighs just enough (0.02) that a fact with the question's
+words is returned when meaning rates everything low; FTS runs only when it weighs (no meaning, or asked for): on both
+dev sets every larger weight on the word channels cost paraphrase and cross-language questions more than it gained
 (bench/memory_recall.py; docs/benchmarks.md). Without an embedder (or before the facts have vectors), the words
 carry it: WITHOUT_SEMANTIC. score = relevance × trust × decay, decay = ½^(age / half-life) from `created`, lifted
 onto [floor, 1]. A fact superseded by another ranks right below it.
@@ -45,7 +46,7 @@ REFERENCE_WEIGHTS = {"fts": 0.3, "jaccard": 0.2, "hrr": 0.2, "semantic": 0.3}  #
 # Chosen on both dev sets together (bench/memory_dev: 94 facts, bench/memory_dev2: 171 facts written without reading
 # this code), a grid over the four score channels and bonuses of 0, .05, .1, .2 for exact and entities: MRR@10 0.83 /
 # 0.94 where the reference weights give 0.61 / 0.84 (docs/benchmarks.md has every kind).
-TUNED_WEIGHTS = {"semantic": 0.9, "hrr": 0.1, "exact": 0.1, "entities": 0.1}
+TUNED_WEIGHTS = {"semantic": 0.9, "hrr": 0.1, "exact": 0.1, "entities": 0.1, "jaccard": 0.02}
 WITHOUT_SEMANTIC = {"fts": 0.45, "jaccard": 0.30, "hrr": 0.25, "exact": 0.1, "entities": 0.1}  # no meaning vectors
 WITHOUT_HRR = {"semantic": 1.0, "exact": 0.1, "entities": 0.1}
 CANDIDATES = 100  # per channel
@@ -65,7 +66,7 @@ class Recalled:
     trust: float
     decay: float
     superseded_by: str | None = None
-    found_by: tuple[str, ...] = field(default=())  # the channels whose score is above 0
+    found_by: tuple[str, ...] = field(default=())  # the channels whose score is above 0; ("supersedes",): it replaced a found fact
 
     def to_json(self) -> dict:
         return {
@@ -129,28 +130,29 @@ def recall(
     allowed = None if category is None else {i for i, e in enumerate(table.entries) if e.fact.category == category}
     scores: dict[str, dict[int, float]] = {c: {} for c in CHANNELS}
     available = {"fts", "jaccard", "exact", "entities"} | ({"hrr"} if use_hrr else set())
-    for rowid, value in retriever.keyword_ranking(query, CANDIDATES, rows=table.chunk_rows(allowed)):
-        i = table.rows[rowid]
-        scores["fts"][i] = max(scores["fts"].get(i, 0.0), value)
-    top = max(scores["fts"].values(), default=0.0)
-    scores["fts"] = {i: v / top for i, v in scores["fts"].items()} if top > 0 else {}
-    wanted = weights_for(available | {"semantic"}, weights)
-    if wanted.get("semantic", 0) > 0 or not scores["fts"]:  # no keyword match (another language): meaning carries it
+    if weights_for(available | {"semantic"}, weights).get("semantic", 0) > 0:
         meaning = _meaning(table, retriever, (query, *rewrites), allowed)
         if meaning is not None:
             scores["semantic"] = meaning
             available.add("semantic")
+    # The keyword channel runs when it weighs, or when meaning cannot run: at weight 0 it found no candidate the
+    # others miss on either dev set, and over 10k facts it was half of a recall's time (FTS5 ranks every match in the
+    # vault before the fact rows are picked out).
+    if weights_for(available, weights).get("fts", 0) > 0:
+        for rowid, value in retriever.keyword_ranking(query, CANDIDATES, rows=table.chunk_rows(allowed)):
+            i = table.rows[rowid]
+            scores["fts"][i] = max(scores["fts"].get(i, 0.0), value)
+        top = max(scores["fts"].values(), default=0.0)
+        scores["fts"] = {i: v / top for i, v in scores["fts"].items()} if top > 0 else {}
     query_keys = list(dict.fromkeys(entity_names.key(n) for n in entity_names.extract(query)))
     query_stems = frozenset(stemming.query_terms(query))
     probe = _query_probe(query_stems, query_keys, table.matrix.shape[1]) if "hrr" in available else None
     wanted_ids = entity_names.identifiers(query)
     exact = {i for token in wanted_ids for i in table.by_identifier.get(token, ()) if allowed is None or i in allowed}
-    candidates = set(scores["fts"]) | set(scores["semantic"]) | exact | _bound_to(table, query_keys, allowed, probe)
+    scores["jaccard"] = _shared_words(table, query_stems, allowed)
+    candidates = set(scores["fts"]) | set(scores["semantic"]) | set(scores["jaccard"]) | exact | _bound_to(table, query_keys, allowed, probe)
     for i in candidates:
         entry = table.entries[i]
-        union = query_stems | entry.stems
-        if union:
-            scores["jaccard"][i] = len(query_stems & entry.stems) / len(union)
         if wanted_ids and i in exact:
             scores["exact"][i] = len(wanted_ids & entry.identifiers) / len(wanted_ids)
         if query_keys:
@@ -173,7 +175,26 @@ def recall(
         d = decay(fact, half_life_days, now, decay_floor)
         found = tuple(c for c in CHANNELS if channel[c] > 0)
         results[fact.id] = Recalled(fact, relevance * fact.trust * d, relevance, channel, fact.trust, d, table.superseded_by.get(fact.id), found)
+    _bring_successors(table, results, half_life_days, now, decay_floor)
     return sorted(_demote_superseded(results).values(), key=lambda r: -r.score)[:limit]
+
+
+def _bring_successors(table: FactTable, results: dict[str, Recalled], half_life_days: float, now: float, floor: float) -> None:
+    """A found fact that was superseded brings the fact that replaced it (down its chain), with its relevance: "port
+    8080?" finds the old "nginx listens on 8080" by its words, and the answer is the new "8443 now" above it."""
+    pending = [r for r in results.values() if r.superseded_by is not None]
+    while pending:
+        old = pending.pop()
+        entry = table.get(old.superseded_by)
+        if entry is None or entry.fact.id in results:
+            continue
+        fact = entry.fact
+        d = decay(fact, half_life_days, now, floor)
+        newer = Recalled(fact, old.relevance * fact.trust * d, old.relevance, dict.fromkeys(CHANNELS, 0.0), fact.trust, d,
+                         table.superseded_by.get(fact.id), ("supersedes",))  # fmt: skip
+        results[fact.id] = newer
+        if newer.superseded_by is not None:
+            pending.append(newer)
 
 
 def _meaning(table: FactTable, retriever, texts: tuple[str, ...], allowed: set[int] | None) -> dict[int, float] | None:
@@ -199,19 +220,39 @@ def _meaning(table: FactTable, retriever, texts: tuple[str, ...], allowed: set[i
     return {int(i): float(v) for i, v in zip(top, scaled) if v > 0}
 
 
+def _shared_words(table: FactTable, stems: frozenset[str], allowed: set[int] | None) -> dict[int, float]:
+    """Jaccard of the query's content stems and each fact's, for the CANDIDATES facts sharing most of them: the word
+    channel's own candidates, so a fact that says the question's words is found even where meaning rates it low."""
+    postings = [table.by_stem[s] for s in stems if s in table.by_stem]
+    if not postings:
+        return {}
+    shared = np.bincount(np.concatenate(postings), minlength=len(table))  # stems each fact shares with the query
+    if allowed is not None:
+        keep = np.zeros(len(table), bool)
+        keep[np.fromiter(allowed, np.int64, len(allowed))] = True
+        shared = np.where(keep, shared, 0)
+    scores = shared / np.maximum(len(stems) + table.stem_counts - shared, 1)
+    top = np.flatnonzero(shared)
+    top = top[np.argsort(-scores[top], kind="stable")[:CANDIDATES]]
+    return {int(i): float(scores[i]) for i in top}
+
+
 def _similarities(table: FactTable, query: np.ndarray, text: str) -> np.ndarray:
     """The query's cosine with every fact; with a fact in the other language, compared as the index's meaning search
     compares across languages (rag/search/languages.py: the facts' script offsets removed, the question moved
     QUERY_SHIFT of the way to their centre). Only across scripts: on the independent dev set aligning every fact
     cost paraphrase questions (same language) 0.06 MRR@10; this way cross-language questions gain 0.03–0.05 and
     superseded ones 0.04–0.09 on both sets, paraphrase loses 0.056 on one and 0.006 on the other (docs/benchmarks.md)."""
-    raw = table.meanings @ query
     code = SCRIPT_CODES.get(script(text) or "", 0)
-    if table.aligned is None or code not in table.offsets:
-        return raw
+    if code not in table.offsets:
+        return table.meanings @ query
     moved = query - languages.QUERY_SHIFT * table.offsets[code]
-    across = table.aligned @ (moved / max(float(np.linalg.norm(moved)), 1e-12))
-    return np.where(table.scripts != code, across, raw)
+    moved /= max(float(np.linalg.norm(moved)), 1e-12)
+    both = table.meanings @ np.stack([query, moved], axis=1)  # one pass over the matrix for both
+    removed = np.zeros(max(table.offsets) + 1, np.float32)  # (fact − its offset) · moved = fact · moved − offset · moved
+    for c, offset in table.offsets.items():
+        removed[c] = offset @ moved
+    return np.where(table.scripts != code, both[:, 1] - removed[table.scripts], both[:, 0])
 
 
 def _bound_to(table: FactTable, keys: list[str], allowed: set[int] | None, probe: np.ndarray | None) -> set[int]:

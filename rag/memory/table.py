@@ -9,10 +9,12 @@ fact note (10k facts: ~12 s to parse and encode, minutes to embed).
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -44,25 +46,34 @@ class Entry:
     meaning: np.ndarray | None = None  # float32 (rag/memory/meaning.py); None until embedded
     model: str | None = None  # the embedder of `meaning`
     identifiers: frozenset[str] = frozenset()  # `entities.identifiers` of its content
+    script: int = 0  # the script code of its content (rag.text.sentences.SCRIPT_CODES)
 
 
 @dataclass(frozen=True, eq=False)
 class FactTable:
     entries: tuple[Entry, ...]
     matrix: np.ndarray  # HRR vectors, one row per entry
-    rows: dict[int, int]  # chunk rowid → entry index
     by_id: dict[str, int]
     superseded_by: dict[str, str]  # older fact id → the id of the fact that supersedes it
     names: dict[str, str] = field(default_factory=dict)  # entity key → a name as written
     by_entity: dict[str, tuple[int, ...]] = field(default_factory=dict)  # entity key → entries bound to it
     by_identifier: dict[str, tuple[int, ...]] = field(default_factory=dict)  # identifier → entries containing it
+    by_stem: dict[str, np.ndarray] = field(default_factory=dict)  # content stem → the entries that have it
+    stem_counts: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))  # each entry's number of stems
     meanings: np.ndarray | None = None  # meaning vectors, one row per entry (zeros where missing); None: none at all
     scripts: np.ndarray | None = None  # each entry's script code (rag.text.sentences.SCRIPT_CODES)
     offsets: dict[int, np.ndarray] = field(default_factory=dict)  # per script, its offset from the facts' centre
-    aligned: np.ndarray | None = None  # `meanings` with each row's script offset removed (compared across scripts)
+    unembedded: int = 0  # entries without a meaning vector (the embedder was down)
+    load_rows: Callable[[], dict[int, int]] = dict  # reads `rows` from the index, when the keyword channel runs
 
     def __len__(self) -> int:
         return len(self.entries)
+
+    @functools.cached_property
+    def rows(self) -> dict[int, int]:
+        """chunk rowid → entry index (read on first use: only the keyword channel needs it, and at 10k facts it is a
+        third of reading the table)."""
+        return self.load_rows()
 
     def chunk_rows(self, allowed: set[int] | None = None) -> list[int]:
         return list(self.rows) if allowed is None else [r for r, i in self.rows.items() if i in allowed]
@@ -77,13 +88,21 @@ def entry_for(fact: Fact, dim: int) -> Entry:
     keys = tuple(dict.fromkeys(entity_names.key(n) for n in given))
     stems = frozenset(stemming.query_terms(fact.content))
     vector = hrr.encode_fact(sorted(stems), keys, dim)
-    return Entry(fact, stems, keys, tuple(given), vector, identifiers=entity_names.identifiers(fact.content))
+    code = SCRIPT_CODES.get(script(fact.content) or "", 0)
+    return Entry(fact, stems, keys, tuple(given), vector, identifiers=entity_names.identifiers(fact.content), script=code)
 
 
 def to_row(entry: Entry) -> FactRow:
     fact = entry.fact.to_json()
     del fact["path"], fact["sha256"]  # the row's own columns
-    record = {"fact": fact, "stems": sorted(entry.stems), "keys": list(entry.entity_keys), "names": list(entry.entity_names)}
+    record = {
+        "fact": fact,
+        "stems": sorted(entry.stems),
+        "keys": list(entry.entity_keys),
+        "names": list(entry.entity_names),
+        "identifiers": sorted(entry.identifiers),
+        "script": entry.script,
+    }
     meaning = None if entry.meaning is None else entry.meaning.astype(np.float32).tobytes()
     return FactRow(entry.fact.path, entry.fact.sha256, json.dumps(record, ensure_ascii=False), entry.vector.tobytes(), entry.model, meaning)
 
@@ -105,8 +124,8 @@ def from_row(row: FactRow, dim: int) -> Entry | None:
         meaning = None if row.meaning is None else np.frombuffer(row.meaning, np.float32)
         vector = np.frombuffer(row.hrr, np.uint8)
         model = row.model if meaning is not None else None
-        ids = entity_names.identifiers(fact.content)
-        return Entry(fact, frozenset(record["stems"]), tuple(record["keys"]), tuple(record["names"]), vector, meaning, model, ids)
+        ids = frozenset(record["identifiers"])
+        return Entry(fact, frozenset(record["stems"]), tuple(record["keys"]), tuple(record["names"]), vector, meaning, model, ids, record["script"])
     except (ValueError, KeyError, TypeError):
         return None
 
@@ -132,8 +151,8 @@ class FactCache:
         key = (ws.store.generation(), getattr(embedder, "name", None))
         with self._lock:
             table = self._table
-            unembedded = table is not None and any(e.meaning is None for e in table.entries)
-            if table is not None and key == self._key and not (unembedded and time.monotonic() >= self._retry_at):
+            retry = table is not None and table.unembedded > 0 and time.monotonic() >= self._retry_at
+            if table is not None and key == self._key and not retry:
                 return table
         if not self._building.acquire(blocking=table is None):
             return table
@@ -200,12 +219,10 @@ class FactCache:
 
 
 def _assemble(ws, entries: tuple[Entry, ...], dim: int) -> FactTable:
-    by_path = {e.fact.path: i for i, e in enumerate(entries)}
-    rows = {}
-    chunks = ws.store.chunks_by_rowid(ws.store.chunk_rowids(list(by_path)))
-    for rowid, chunk in chunks.items():
-        if chunk.path in by_path:
-            rows[rowid] = by_path[chunk.path]
+    def load_rows() -> dict[int, int]:
+        by_path = {e.fact.path: i for i, e in enumerate(entries)}
+        return {rowid: by_path[path] for rowid, path in ws.store.chunk_paths(list(by_path)).items() if path in by_path}
+
     by_id: dict[str, int] = {}
     for i, e in enumerate(entries):
         by_id.setdefault(e.fact.id, i)  # a copied note with the same id: the first path wins
@@ -213,15 +230,18 @@ def _assemble(ws, entries: tuple[Entry, ...], dim: int) -> FactTable:
     names = {k: n for e in entries for k, n in zip(e.entity_keys, e.entity_names)}
     bound: dict[str, list[int]] = {}
     holding: dict[str, list[int]] = {}
+    wording: dict[str, list[int]] = {}
     for i, e in enumerate(entries):
+        for stem in e.stems:
+            wording.setdefault(stem, []).append(i)
         for k in e.entity_keys:
             bound.setdefault(k, []).append(i)
         for token in e.identifiers:
             holding.setdefault(token, []).append(i)
     matrix = np.stack([e.vector for e in entries]) if entries else np.zeros((0, dim), np.uint8)
     widths = {e.meaning.shape[0] for e in entries if e.meaning is not None}
-    meanings, aligned, offsets = None, None, {}
-    scripts = np.array([SCRIPT_CODES.get(script(e.fact.content) or "", 0) for e in entries], np.int8)
+    meanings, offsets = None, {}
+    scripts = np.array([e.script for e in entries], np.int8)
     if len(widths) == 1:
         width = widths.pop()
         meanings = np.zeros((len(entries), width), np.float32)
@@ -229,23 +249,21 @@ def _assemble(ws, entries: tuple[Entry, ...], dim: int) -> FactTable:
             if e.meaning is not None:
                 meanings[i] = e.meaning
         offsets = languages.script_offsets(meanings, scripts)
-        if offsets:
-            aligned = meanings.copy()
-            for code, offset in offsets.items():
-                aligned[scripts == code] -= offset
     return FactTable(
         entries,
         matrix,
-        rows,
         by_id,
         superseded,
         names,
         {k: tuple(v) for k, v in bound.items()},
         {t: tuple(v) for t, v in holding.items()},
+        {t: np.array(v, np.int64) for t, v in wording.items()},
+        np.array([len(e.stems) for e in entries], np.int64),
         meanings,
         scripts,
         offsets,
-        aligned,
+        sum(e.meaning is None for e in entries),
+        load_rows,
     )
 
 
