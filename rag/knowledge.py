@@ -87,7 +87,7 @@ class Knowledge:
         self._scripts = _scripts if _scripts is not None else {}  # the script shares at a store generation, shared
         self._facts = _facts or FactCache()  # agent memory's facts of the current index generation, shared
         if _facts is None:  # the first view of this index: the indexer brings the fact table up to date after each pass
-            live.after_indexing(lambda ws, progress: self._facts.table(ws, ws.settings.memory_hrr_dim, progress=progress))
+            live.after_indexing(lambda ws, progress: self._facts.embed_missing(ws, ws.settings.memory_hrr_dim, progress=progress))
 
     def for_settings(self, settings: Settings) -> Knowledge:
         """The same index with another session's answer settings (chat model, context limits)."""
@@ -119,7 +119,7 @@ class Knowledge:
         agent memory's fact table too, so the first recall after a large import does not embed every fact."""
         ws = self.live.workspace()
         report = ws.sync(progress=progress)
-        self._facts.table(ws, ws.settings.memory_hrr_dim, progress=progress)
+        self._facts.embed_missing(ws, ws.settings.memory_hrr_dim, progress=progress)
         return report
 
     def reindex(self, *, full: bool = False):

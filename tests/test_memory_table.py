@@ -5,6 +5,8 @@ question. Real files and SQLite / PostgreSQL; fakes only at the model seams (emb
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from rag.config import load_settings
@@ -146,3 +148,18 @@ def test_a_rewrite_reply_is_trimmed_to_three_short_lines_of_text():
     got = rewrite.rewrites(ScriptedChat(reply), "the question")
     assert got == ("one", "two", "x" * rewrite.MAX_CHARS)
     assert rewrite.rewrites(ScriptedChat("The question"), "the question") == ()  # an echo is no rewrite
+
+
+def test_a_bulk_import_is_found_by_words_at_once_and_by_meaning_once_indexed(opened, fake_embedder, monkeypatch, tmp_path):
+    monkeypatch.setattr(table, "EMBED_NOW", 1)  # more new facts than a reader embeds itself
+    knowledge = opened()
+    source = tmp_path / "facts.jsonl"
+    lines = [{"id": f"f-{i}", "content": f"Server number {i} runs Debian 12 with backups at 0{i}:00."} for i in range(3)]
+    source.write_text("\n".join(json.dumps(line) for line in lines) + "\n", encoding="utf-8")
+    assert knowledge.memory.import_file(source)[0] == 3
+    early = knowledge.memory.recall("Server number 2 backups", 3)
+    assert early[0].fact.id == "f-2" and "semantic" not in early[0].found_by  # by its words and identifiers
+    assert not any(t.startswith("Server number") for t in fake_embedder.embedded if t.endswith(":00."))
+    knowledge.index()  # `rag index`, and the indexer after each pass: embed_missing, with progress
+    late = knowledge.memory.recall("Server number 2 runs Debian 12 with backups at 02:00", 3)
+    assert late[0].fact.id == "f-2" and late[0].channels["semantic"] > 0

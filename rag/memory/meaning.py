@@ -24,14 +24,9 @@ def fact_text(fact: Fact) -> str:
     return f"{fact.content} ({', '.join(labels)})" if labels else fact.content
 
 
-def fact_vectors(embedder, facts: list[Fact], progress=None) -> np.ndarray:
+def fact_vectors(embedder, facts: list[Fact]) -> np.ndarray:
     """float32 vectors, one row per fact: symmetric where the embedder offers it, else as passages (an
-    OpenAI-compatible model has no prefixes). `progress("embedding facts", done, total)` after each batch. Raises
-    EmbedderError as the embedder does."""
+    OpenAI-compatible model has no prefixes). Raises EmbedderError as the embedder does."""
     embed = getattr(embedder, "embed_symmetric", None) or embedder.embed_passages
-    parts = []
-    for i in range(0, len(facts), BATCH):
-        parts.append(embed([fact_text(f) for f in facts[i : i + BATCH]]))
-        if progress is not None:
-            progress("embedding facts", min(i + BATCH, len(facts)), len(facts))
+    parts = [embed([fact_text(f) for f in facts[i : i + BATCH]]) for i in range(0, len(facts), BATCH)]
     return np.concatenate(parts).astype(np.float32) if parts else np.zeros((0, embedder.dim), np.float32)

@@ -34,6 +34,8 @@ from rag.text.sentences import SCRIPT_CODES, script
 log = logging.getLogger(__name__)
 
 EMBED_RETRY_SECONDS = 60.0  # facts left without a meaning vector (the embedder was down) are tried again after this
+EMBED_NOW = 32  # new facts a rebuild embeds itself; more are embedded by `FactCache.embed_missing`
+EMBED_BATCH = 512  # facts per published batch of `embed_missing`
 
 
 @dataclass(frozen=True)
@@ -132,45 +134,75 @@ def from_row(row: FactRow, dim: int) -> Entry | None:
 
 class FactCache:
     """One vault's fact table, rebuilt when the index's generation or the embedder changes (shared by every view of
-    the index), and kept in the index for the next process."""
+    the index), and kept in the index for the next process.
+
+    Reading the table is quick (10k facts from the index: about a second) and every reader waits for it, so a fact
+    written is a fact recalled. Embedding is not quick (10k facts: minutes), so a rebuild embeds at most EMBED_NOW
+    new facts itself (one remembered fact: a few ms) and leaves a bulk import to `embed_missing` — the indexer's job
+    after each pass, and `rag index` — which embeds outside the build lock and publishes as it goes; until then those
+    facts are found by their words and names."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()  # guards the fields below; held only to read or swap them
-        self._building = threading.Lock()  # one rebuild at a time
+        self._building = threading.Lock()  # one rebuild (or merge of new vectors) at a time
+        self._embedding = threading.Lock()  # one bulk embedding at a time
         self._key: tuple | None = None  # (generation, embedder name)
         self._table: FactTable | None = None
         self._entries: dict[str, Entry] = {}  # path → entry (its fact's sha256 says which note it was read from)
         self._stored: set[str] | None = None  # the paths the index holds rows for, as far as this cache knows
-        self._retry_at = 0.0  # when to try embedding facts that have no meaning vector yet
+        self._retry_at = 0.0  # when to try embedding again after the embedder failed
 
-    def table(self, ws, dim: int, *, progress=None) -> FactTable:
-        """`progress(stage, done, total)`, if given, hears of the facts being embedded (a bulk import: minutes).
-        While one thread rebuilds, the others get the table it replaces (a recall does not wait minutes for a bulk
-        import's embeddings); only the very first build is waited for."""
+    def table(self, ws, dim: int) -> FactTable:
         embedder = ws.retriever.embedder
         key = (ws.store.generation(), getattr(embedder, "name", None))
         with self._lock:
-            table = self._table
-            retry = table is not None and table.unembedded > 0 and time.monotonic() >= self._retry_at
-            if table is not None and key == self._key and not retry:
-                return table
-        if not self._building.acquire(blocking=table is None):
-            return table
-        try:
+            if self._table is not None and key == self._key and not self._retry_now(self._table):
+                return self._table
+        with self._building:
             with self._lock:
-                if self._table is not None and self._key == key and self._table is not table:
+                if self._table is not None and key == self._key and not self._retry_now(self._table):
                     return self._table  # built by the thread this one waited for
-            built = self._build(ws, dim, embedder, progress)
-            with self._lock:
-                self._table, self._key = built, key
-            return built
-        finally:
-            self._building.release()
+            entries, changed = self._read(ws, dim)
+            missing = _missing(entries, getattr(embedder, "name", None))
+            if missing and len(missing) <= EMBED_NOW and time.monotonic() >= self._retry_at:
+                changed |= self._embed(entries, missing, embedder)
+            return self._publish(ws, entries, changed, dim, key)
 
-    def _build(self, ws, dim: int, embedder, progress=None) -> FactTable:
+    def embed_missing(self, ws, dim: int, *, progress=None) -> int:
+        """Embed every fact that has no meaning vector from the serving model, EMBED_BATCH at a time, publishing
+        each batch; `progress("embedding facts", done, total)`. The number embedded (0 if the embedder failed)."""
+        self.table(ws, dim)
+        embedder = ws.retriever.embedder
+        model = getattr(embedder, "name", None)
+        with self._embedding:
+            with self._lock:
+                entries = dict(self._entries)
+            missing = _missing(entries, model)
+            done = 0
+            for start in range(0, len(missing), EMBED_BATCH):
+                part = missing[start : start + EMBED_BATCH]
+                got = self._embed(entries, part, embedder)
+                if not got:
+                    break
+                with self._building:
+                    merged = dict(self._entries)
+                    for path in got:  # only where the note was not changed meanwhile
+                        if path in merged and merged[path].fact.sha256 == entries[path].fact.sha256:
+                            merged[path] = entries[path]
+                    self._publish(ws, merged, got & set(merged), dim, self._key)
+                done += len(got)
+                if progress is not None:
+                    progress("embedding facts", done, len(missing))
+            return done
+
+    def _retry_now(self, table: FactTable) -> bool:
+        return 0 < table.unembedded <= EMBED_NOW and time.monotonic() >= self._retry_at
+
+    def _read(self, ws, dim: int) -> tuple[dict[str, Entry], set[str]]:
+        """The entries of the fact notes the index knows: from memory, else from the index's rows, else read from the
+        note; and the paths read from a note (to store)."""
         prefix = fact_notes.FACTS_FOLDER + "/"
         states = {p: s.sha256 for p, s in ws.store.file_states().items() if p.startswith(prefix)}
-        model = getattr(embedder, "name", None)
 
         def current(entry: Entry | None, path: str) -> bool:
             return entry is not None and entry.fact.sha256 == states[path] and entry.vector.shape[0] == dim
@@ -191,31 +223,39 @@ class FactCache:
                 if entry is not None:
                     kept[path] = entry
                     changed.add(path)
-        changed |= self._embed(kept, embedder, model, progress)
-        self._entries = kept
-        gone = sorted(self._stored - set(states))
-        if changed or gone:
-            ws.store.save_fact_rows([to_row(kept[p]) for p in sorted(changed)], drop=gone)
-            self._stored = (self._stored - set(gone)) | changed
-        return _assemble(ws, tuple(kept[p] for p in sorted(kept)), dim)
+        return kept, changed
 
-    def _embed(self, entries: dict[str, Entry], embedder, model: str | None, progress=None) -> set[str]:
-        """Give every entry whose meaning vector is missing or from another model one; the paths that got one."""
-        missing = sorted(p for p, e in entries.items() if e.meaning is None or e.model != model)
-        if not missing or model is None:
-            self._retry_at = float("inf") if missing else 0.0  # an embedder without a name cannot key its vectors
-            return set()
+    def _embed(self, entries: dict[str, Entry], paths: list[str], embedder) -> set[str]:
+        """Meaning vectors for these entries (replaced in `entries`); the paths that got one, none if it failed."""
+        model = getattr(embedder, "name", None)
+        if model is None:
+            return set()  # an embedder without a name cannot key its vectors
         try:
-            vectors = fact_vectors(embedder, [entries[p].fact for p in missing], progress)
+            vectors = fact_vectors(embedder, [entries[p].fact for p in paths])
         except EmbedderError as exc:
-            log.warning("Agent memory: %d facts have no meaning vector yet (%s); recall ranks them by their words.", len(missing), exc)
-            for p in missing:
-                entries[p] = replace(entries[p], meaning=None, model=None)
+            log.warning("Agent memory: %d facts have no meaning vector yet (%s); recall finds them by their words.", len(paths), exc)
             self._retry_at = time.monotonic() + EMBED_RETRY_SECONDS
             return set()
-        for p, vector in zip(missing, vectors):
+        self._retry_at = 0.0
+        for p, vector in zip(paths, vectors):
             entries[p] = replace(entries[p], meaning=vector, model=model)
-        return set(missing)
+        return set(paths)
+
+    def _publish(self, ws, entries: dict[str, Entry], changed: set[str], dim: int, key) -> FactTable:
+        """Store the changed rows (and drop the rows of notes gone), then make `entries` the table. Under `_building`."""
+        gone = sorted(self._stored - set(entries)) if self._stored is not None else []
+        if changed or gone:
+            ws.store.save_fact_rows([to_row(entries[p]) for p in sorted(changed)], drop=gone)
+            self._stored = ((self._stored or set()) - set(gone)) | changed
+        table = _assemble(ws, tuple(entries[p] for p in sorted(entries)), dim)
+        with self._lock:
+            self._entries, self._table, self._key = entries, table, key
+        return table
+
+
+def _missing(entries: dict[str, Entry], model: str | None) -> list[str]:
+    """The paths whose entry has no meaning vector from `model`."""
+    return sorted(p for p, e in entries.items() if e.meaning is None or e.model != model)
 
 
 def _assemble(ws, entries: tuple[Entry, ...], dim: int) -> FactTable:
