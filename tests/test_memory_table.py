@@ -148,6 +148,7 @@ def test_a_rewrite_reply_is_trimmed_to_three_short_lines_of_text():
     got = rewrite.rewrites(ScriptedChat(reply), "the question")
     assert got == ("one", "two", "x" * rewrite.MAX_CHARS)
     assert rewrite.rewrites(ScriptedChat("The question"), "the question") == ()  # an echo is no rewrite
+    assert rewrite.rewrites(ScriptedChat(error="down"), "the question") is None
 
 
 def test_a_bulk_import_is_found_by_words_at_once_and_by_meaning_once_indexed(opened, fake_embedder, monkeypatch, tmp_path):

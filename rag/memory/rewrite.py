@@ -26,15 +26,15 @@ _cache: OrderedDict[tuple[str, str], tuple[str, ...]] = OrderedDict()
 _cache_lock = threading.Lock()
 
 
-def rewrites(chat, question: str) -> tuple[str, ...]:
-    """Up to MAX_REWRITES other wordings of `question` from `chat`, or () when the model fails or says nothing
-    usable. The question goes into the prompt fenced; the reply is only ever embedded, never shown as a fact."""
+def rewrites(chat, question: str) -> tuple[str, ...] | None:
+    """Up to MAX_REWRITES other wordings of `question` from `chat` (() when it says nothing usable), or None when the
+    model fails. The question goes into the prompt fenced; the reply is only ever embedded, never shown as a fact."""
     prompt = render("memory_rewrite", fence=fence_for([question]), question=f"text\n{question}\n")
     try:
         reply = chat.complete([{"role": "user", "content": prompt}])
     except (ChatError, ConfigError) as exc:
         log.warning("Memory recall without the question's rewrites: %s", exc)
-        return ()
+        return None
     lines = []
     for line in reply.splitlines():
         text = printable(line).strip().lstrip("-*•0123456789.)( ").strip().strip('"«»')
@@ -44,16 +44,18 @@ def rewrites(chat, question: str) -> tuple[str, ...]:
 
 
 def cached_rewrites(chat, question: str) -> tuple[str, ...]:
-    """`rewrites`, remembered per chat model and question; a failed call is not remembered."""
+    """`rewrites`, remembered per chat model and question (a reply with nothing usable too); () when the model
+    failed, which is not remembered."""
     key = (chat.name, question)
     with _cache_lock:
         if key in _cache:
             _cache.move_to_end(key)
             return _cache[key]
     found = rewrites(chat, question)
-    if found:
-        with _cache_lock:
-            _cache[key] = found
-            while len(_cache) > CACHED:
-                _cache.popitem(last=False)
+    if found is None:
+        return ()
+    with _cache_lock:
+        _cache[key] = found
+        while len(_cache) > CACHED:
+            _cache.popitem(last=False)
     return found
