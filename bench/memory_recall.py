@@ -9,8 +9,8 @@ report both). The facts are imported into a fresh temporary vault through `Knowl
 and indexed with the real local embedder. Their `created` dates are moved by (today − 2025-09-01), so every fact
 has the same age on every run and recency weighs the same whenever the bench runs. Every question is recalled with
 each channel alone (a weights dict naming one channel: its coverage and precision@1 too), the reference design's
-weights (fts .3, jaccard .2, hrr .2, semantic .3), the default fusion (`recall.TUNED_WEIGHTS`) and the default
-without each of its channels in turn. `--grid`: also every split of ten tenths over the four score channels (286
+weights (fts .3, jaccard .2, hrr .2, semantic .3), the default fusion (`recall.TUNED_WEIGHTS`), the default
+without each of its channels in turn, and with HRR at 0.1. `--grid`: also every split of ten tenths over the four score channels (286
 points), chosen by mean (Recall@5 + MRR@10) / 2 on the tuning half (of each kind, the first half of the ids in
 SHA-256 order) and reported on the held-out half as well as on all. Recall@5 = relevant facts in the top 5 / min(5,
 number relevant), so a perfect ranking scores 1 even when an entity has 11 facts; MRR@10 = 1 / rank of the first
@@ -229,6 +229,7 @@ def dev_set(overrides: dict, dev: Path = DEV, *, grid_search: bool = False) -> d
         log(f"dev set: {loaded['imported']} facts imported in {loaded['import_s']} s, indexed in {loaded['index_s']} s")
         configs: dict[str, dict | None] = {f"{c} alone": {c: 1.0} for c in CHANNELS} | {"reference": REFERENCE, "default": None}
         configs |= {f"default-{c}": {k: w for k, w in TUNED_WEIGHTS.items() if k != c} for c in TUNED_WEIGHTS}
+        configs["default+hrr"] = TUNED_WEIGHTS | {"hrr": 0.1}  # the channel the default leaves out
         tuned, tuned_objective = None, None
         if grid_search:
             log(f"tuning {len(grid())} weightings of {', '.join(GRID_CHANNELS)} on {len(tuning)} questions")

@@ -17,7 +17,7 @@ from rag.errors import ConflictError, VaultError
 from rag.knowledge import Knowledge
 from rag.live import LiveIndex
 from rag.memory import entities, facts, hrr
-from rag.memory.recall import CHANNELS, REFERENCE_WEIGHTS, TUNED_WEIGHTS, WITHOUT_HRR, WITHOUT_SEMANTIC, weights_for
+from rag.memory.recall import CHANNELS, REFERENCE_WEIGHTS, TUNED_WEIGHTS, WITHOUT_SEMANTIC, weights_for
 
 
 @pytest.fixture
@@ -98,7 +98,7 @@ def test_hrr_binds_entities_so_a_probe_finds_its_facts_and_nothing_else():
 def test_missing_channels_hand_their_weight_on():
     every = set(CHANNELS)
     assert weights_for(every) == TUNED_WEIGHTS and weights_for(every, REFERENCE_WEIGHTS) == REFERENCE_WEIGHTS
-    assert weights_for(every - {"semantic"}) == WITHOUT_SEMANTIC and weights_for(every - {"hrr"}) == WITHOUT_HRR
+    assert weights_for(every - {"semantic"}) == WITHOUT_SEMANTIC and weights_for(every - {"hrr"}) == TUNED_WEIGHTS
     assert weights_for({"fts", "jaccard"}, REFERENCE_WEIGHTS) == pytest.approx({"fts": 0.6, "jaccard": 0.4})
     assert weights_for({"fts"}, {"fts": 1.0, "semantic": 0.0}) == {"fts": 1.0}
 

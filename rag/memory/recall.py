@@ -13,7 +13,9 @@ Channels, each a score in [0, 1] per fact:
 - jaccard: shared content stems / all content stems of query and fact (candidates: the facts sharing a stem).
 relevance = Σ weight × score (TUNED_WEIGHTS). The meaning channel leads; exact and entities add a fixed share on
 top, so a name or a port confirms a meaning match or settles a tie, but a fact that only shares a name with the
-question does not outrank the one that answers it. Jaccard weighs just enough (0.02) that a fact with the question's
+question does not outrank the one that answers it. HRR weighs only without meaning vectors: once facts are embedded
+on their own, the fusion without it was as good or better on both dev sets (MRR@10 0.830 / 0.964 against 0.829 /
+0.958 with it at 0.1); it still answers the entity questions (probe, reason, related) and narrows a name's facts. Jaccard weighs just enough (0.02) that a fact with the question's
 words is returned when meaning rates everything low; FTS runs only when it weighs (no meaning, or asked for): on both
 dev sets every larger weight on the word channels cost paraphrase and cross-language questions more than it gained
 (bench/memory_recall.py; docs/benchmarks.md). Without an embedder (or before the facts have vectors), the words
@@ -44,11 +46,10 @@ log = logging.getLogger(__name__)
 CHANNELS = ("fts", "jaccard", "hrr", "semantic", "exact", "entities")
 REFERENCE_WEIGHTS = {"fts": 0.3, "jaccard": 0.2, "hrr": 0.2, "semantic": 0.3}  # the reference design's four channels
 # Chosen on both dev sets together (bench/memory_dev: 94 facts, bench/memory_dev2: 171 facts written without reading
-# this code), a grid over the four score channels and bonuses of 0, .05, .1, .2 for exact and entities: MRR@10 0.83 /
-# 0.94 where the reference weights give 0.61 / 0.84 (docs/benchmarks.md has every kind).
-TUNED_WEIGHTS = {"semantic": 0.9, "hrr": 0.1, "exact": 0.1, "entities": 0.1, "jaccard": 0.02}
+# this code): a grid over the four score channels and bonuses of 0, .05, .1, .2 for exact and entities, then each
+# channel left out in turn (bench/memory_recall.py reports both); docs/benchmarks.md has every kind.
+TUNED_WEIGHTS = {"semantic": 0.9, "exact": 0.1, "entities": 0.1, "jaccard": 0.02}
 WITHOUT_SEMANTIC = {"fts": 0.45, "jaccard": 0.30, "hrr": 0.25, "exact": 0.1, "entities": 0.1}  # no meaning vectors
-WITHOUT_HRR = {"semantic": 1.0, "exact": 0.1, "entities": 0.1}
 CANDIDATES = 100  # per channel
 SEMANTIC_FLOOR = 0.75  # e5-small cosine of an unrelated question and fact; 1 stays 1
 HRR_FULL = 0.5  # an HRR similarity this high counts as a full match (a fact's vector bundles content and entities)
@@ -87,14 +88,9 @@ class Recalled:
 
 def weights_for(available: set[str], weights: dict[str, float] | None = None) -> dict[str, float]:
     """The fusion weights over the channels that can run: the given ones over those that run, summing to 1; else
-    TUNED_WEIGHTS when the meaning and HRR channels run, WITHOUT_SEMANTIC / WITHOUT_HRR when one of them does not."""
+    TUNED_WEIGHTS when the meaning channel runs, WITHOUT_SEMANTIC when it does not."""
     if weights is None:
-        if "semantic" not in available:
-            chosen = WITHOUT_SEMANTIC
-        elif "hrr" not in available:
-            chosen = WITHOUT_HRR
-        else:
-            chosen = TUNED_WEIGHTS
+        chosen = TUNED_WEIGHTS if "semantic" in available else WITHOUT_SEMANTIC
         return {c: w for c, w in chosen.items() if c in available}
     kept = {c: w for c, w in weights.items() if c in available and w > 0}
     total = sum(kept.values())
@@ -120,7 +116,6 @@ def recall(
     weights: dict[str, float] | None = None,
     half_life_days: float = 180.0,
     decay_floor: float = 0.0,
-    use_hrr: bool = True,
     rewrites: tuple[str, ...] = (),
 ) -> list[Recalled]:
     """`rewrites`: the question in other words (a chat model's, `rag.memory.rewrite`); the meaning channel takes a
@@ -129,7 +124,7 @@ def recall(
         return []
     allowed = None if category is None else {i for i, e in enumerate(table.entries) if e.fact.category == category}
     scores: dict[str, dict[int, float]] = {c: {} for c in CHANNELS}
-    available = {"fts", "jaccard", "exact", "entities"} | ({"hrr"} if use_hrr else set())
+    available = {"fts", "jaccard", "hrr", "exact", "entities"}
     if weights_for(available | {"semantic"}, weights).get("semantic", 0) > 0:
         meaning = _meaning(table, retriever, (query, *rewrites), allowed)
         if meaning is not None:
@@ -146,7 +141,7 @@ def recall(
         scores["fts"] = {i: v / top for i, v in scores["fts"].items()} if top > 0 else {}
     query_keys = list(dict.fromkeys(entity_names.key(n) for n in entity_names.extract(query)))
     query_stems = frozenset(stemming.query_terms(query))
-    probe = _query_probe(query_stems, query_keys, table.matrix.shape[1]) if "hrr" in available else None
+    probe = _query_probe(query_stems, query_keys, table.matrix.shape[1])  # also narrows the facts bound to a name
     wanted_ids = entity_names.identifiers(query)
     exact = {i for token in wanted_ids for i in table.by_identifier.get(token, ()) if allowed is None or i in allowed}
     scores["jaccard"] = _shared_words(table, query_stems, allowed)
@@ -159,7 +154,7 @@ def recall(
             shared = len(set(query_keys) & set(entry.entity_keys))
             if shared:
                 scores["entities"][i] = shared / len(query_keys)
-    if probe is not None and candidates:
+    if probe is not None and candidates and weights_for(available, weights).get("hrr", 0) > 0:
         order = np.fromiter(candidates, np.int64, len(candidates))
         sims = np.clip(hrr.similarities(table.matrix[order], probe) / HRR_FULL, 0.0, 1.0)
         scores["hrr"] = dict(zip(order.tolist(), sims.tolist()))
