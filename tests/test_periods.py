@@ -1,0 +1,77 @@
+"""Time words in a question → a range of days against a fixed today (rag/text/periods.py), EN and RU. The bench
+(bench/time_parser.py) measures the parser on sets it was not written from; these pin the conventions."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from rag.text.periods import read_period
+
+WEDNESDAY = date(2026, 4, 15)
+
+
+def span(question: str, today: date = WEDNESDAY):
+    found = read_period(question, today)
+    return None if found is None else (found.after, found.before, found.newest_first, found.words)
+
+
+@pytest.mark.parametrize(
+    ("question", "after", "before"),
+    [
+        ("what did we decide about the greenhouse last week?", date(2026, 4, 6), date(2026, 4, 12)),
+        ("что я писал про переезд в марте", date(2026, 3, 1), date(2026, 3, 31)),
+        ("что было на прошлой неделе у Анны", date(2026, 4, 6), date(2026, 4, 12)),
+        ("plans since May", date(2025, 5, 1), WEDNESDAY),  # May 2026 is still to come
+        ("заметки с 3 мая", date(2025, 5, 3), WEDNESDAY),
+        ("in April", date(2026, 4, 1), WEDNESDAY),  # the month under way: up to today
+        ("в прошлом году", date(2025, 1, 1), date(2025, 12, 31)),
+        ("за последние две недели", date(2026, 4, 1), WEDNESDAY),
+        ("two weeks ago", date(2026, 3, 30), date(2026, 4, 5)),
+        ("в конце марта", date(2026, 3, 21), date(2026, 3, 31)),
+        ("before 2025", None, date(2024, 12, 31)),
+        ("до 10 марта", None, date(2026, 3, 9)),
+        ("between 2025-11-01 and 2025-11-15", date(2025, 11, 1), date(2025, 11, 15)),
+        ("с 1 по 15 февраля", date(2026, 2, 1), date(2026, 2, 15)),
+        ("прошлой зимой", date(2025, 12, 1), date(2026, 2, 28)),
+        ("on Monday", date(2026, 4, 13), date(2026, 4, 13)),
+        ("в выходные", date(2026, 4, 11), date(2026, 4, 12)),
+    ],
+)
+def test_a_time_in_the_question_is_a_range_of_days(question, after, before):
+    assert span(question)[:2] == (after, before)
+
+
+def test_calendar_edges_weeks_months_and_leap_days():
+    assert span("last week", date(2026, 1, 3))[:2] == (date(2025, 12, 22), date(2025, 12, 28))  # across the year
+    assert span("вчера", date(2024, 3, 1))[:2] == (date(2024, 2, 29), date(2024, 2, 29))
+    assert span("last month", date(2026, 1, 10))[:2] == (date(2025, 12, 1), date(2025, 12, 31))
+    assert span("this week", date(2026, 4, 13))[:2] == (date(2026, 4, 13), date(2026, 4, 13))  # a Monday
+
+
+def test_last_time_and_recently_order_by_date_and_the_words_are_kept_apart():
+    assert span("When did I last change the oil?") == (None, None, True, "last")
+    assert span("когда я последний раз менял масло?") == (None, None, True, "последний раз")
+    recent = read_period("what did I write recently about sleep", WEDNESDAY)
+    assert recent.newest_first and recent.after == date(2026, 3, 16) and "recently" == recent.words
+    found = read_period("Что я решил вчера вечером про сад?", WEDNESDAY)
+    assert found.words == "вчера вечером" and "Что я решил вчера вечером про сад?"[found.start : found.end] == found.words
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Что любит Марта?",  # a name, not «марта» (of March)
+        "What did April say about the roof?",
+        "Which service listens on port 2020?",
+        "What is new in version 2025.1?",
+        "cron job every Monday",
+        "отчёт по пятницам",
+        "Google Summer of Code ideas",
+        "Осенний марафон — кто режиссёр?",
+        "how many hours in a day",
+    ],
+)
+def test_words_that_only_look_like_time_are_not_a_filter(question):
+    assert read_period(question, WEDNESDAY) is None
