@@ -1,7 +1,9 @@
-"""How well `rag.text.periods.read_period` reads the time in a question, on bench/time_expressions/ (223 EN/RU
-questions written without the parser, each with the range it means against a fixed today, 31 with no time filter).
+"""How well `rag.text.periods.read_period` reads the time in a question, on bench/time_expressions/: expressions.jsonl
+(223 EN/RU questions written without the parser, each with the range it means against a fixed today, 31 with no
+time filter; the parser's author read it while writing the rules) and holdout.jsonl (181 more, five different
+todays, 40 without a time filter, written later by someone who saw neither the parser nor the first set).
 
-    python bench/time_parser.py [--json] [--misses]
+    python bench/time_parser.py [--json] [--misses] [--set expressions|holdout]
 
 A question is right when the parser's range equals the expected one (both inclusive ends; an open start is
 1970-01-01 in the data) and its newest-first order matches, or when both say there is no time. Reported: accuracy
@@ -20,7 +22,7 @@ from pathlib import Path
 
 from rag.text.periods import read_period
 
-DATA = Path(__file__).resolve().parent / "time_expressions" / "expressions.jsonl"
+SETS = {name: Path(__file__).resolve().parent / "time_expressions" / f"{name}.jsonl" for name in ("expressions", "holdout")}
 OPEN_START = "1970-01-01"
 
 
@@ -57,26 +59,29 @@ def summary(rows: list[dict]) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--json", action="store_true")
-    parser.add_argument("--misses", action="store_true", help="List every question read wrong.")
+    parser.add_argument("--misses", action="store_true", help="List every question read wrong (on stderr).")
+    parser.add_argument("--set", choices=sorted(SETS), action="append", help="Only this set (default: both).")
     args = parser.parse_args()
-    rows = [judged(json.loads(line)) for line in open(DATA, encoding="utf-8") if line.strip()]
-    result = summary(rows)
-    if args.misses:
-        result["wrong"] = [r for r in rows if not r["right"]]
+    results = {}
+    for name in args.set or sorted(SETS):
+        rows = [judged(json.loads(line)) for line in open(SETS[name], encoding="utf-8") if line.strip()]
+        results[name] = summary(rows)
+        if args.misses:
+            results[name]["wrong"] = [r for r in rows if not r["right"]]
     if args.json:
-        print(json.dumps(result, ensure_ascii=False, indent=2))
+        print(json.dumps(results, ensure_ascii=False, indent=2))
         return
-    print(f"{result['questions']} questions: accuracy {result['accuracy']} (en {result['by_lang']['en']}, ru {result['by_lang']['ru']})")
-    print(
-        f"false alarms {result['false_alarms']} of {result['negatives']} without time; missed {result['missed']}; words overlap {result['words_overlap']}"
-    )
-    for kind, value in result["by_kind"].items():
-        print(f"  {kind:16s} {value}")
-    for r in result.get("wrong", []):
+    for name, result in results.items():
+        print(f"{name}: {result['questions']} questions, accuracy {result['accuracy']} (en {result['by_lang']['en']}, ru {result['by_lang']['ru']})")
         print(
-            f"- {r['id']} {r['text']!r}: expected {r['expected']} {r['order'] or ''}, got {r['got']} {'newest' if r['newest'] else ''} from {r['words']!r}",
-            file=sys.stderr,
+            f"  false alarms {result['false_alarms']} of {result['negatives']} without time; missed {result['missed']}; words overlap {result['words_overlap']}"
         )
+        print("  " + ", ".join(f"{kind} {value}" for kind, value in result["by_kind"].items()))
+        for r in result.get("wrong", []):
+            print(
+                f"- {r['id']} {r['text']!r}: expected {r['expected']} {r['order'] or ''}, got {r['got']} {'newest' if r['newest'] else ''} from {r['words']!r}",
+                file=sys.stderr,
+            )
 
 
 if __name__ == "__main__":

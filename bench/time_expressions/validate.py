@@ -5,6 +5,7 @@ Standard library only. Usage:
     python3 bench/time_expressions/validate.py [path/to/expressions.jsonl]
 Prints counts per language and kind; exits 1 on any failure.
 """
+
 from __future__ import annotations
 
 import json
@@ -160,8 +161,10 @@ def main(argv):
         en, ru = by[(k, "en")], by[(k, "ru")]
         print(f"{k:<{width}} {en:5d} {ru:5d} {en + ru:6d}")
     print(f"{'total':<{width}} {by_lang['en']:5d} {by_lang['ru']:5d} {len(rows):6d}")
-    print(f"negatives: {negatives}; lines with today != {DEFAULT_TODAY}: {other_today}; "
-          f"order=newest: {sum(1 for r in rows if r.get('order') == 'newest')}")
+    print(
+        f"negatives: {negatives}; lines with today != {DEFAULT_TODAY}: {other_today}; "
+        f"order=newest: {sum(1 for r in rows if r.get('order') == 'newest')}"
+    )
 
     if errors:
         print(f"\nFAIL: {len(errors)} problem(s)")
