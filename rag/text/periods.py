@@ -58,7 +58,8 @@ NUMBER = r"(?P<n>\d{1,3}|" + "|".join(sorted(_NUMBERS, key=len, reverse=True)) +
 _SEASON_MONTHS = {"winter": 12, "spring": 3, "summer": 6, "autumn": 9, "fall": 9, "зим": 12, "весн": 3, "лет": 6, "осен": 9}
 
 
-def _month(word: str) -> int:
+def month_number(word: str) -> int:
+    """A month name (English, any case and abbreviation; Russian, any case form) → 1–12."""
     word = word.lower().rstrip(".")
     if word in _EN_MONTHS:
         return _EN_MONTHS.index(word) + 1
@@ -201,15 +202,15 @@ def _dates_range(m, today):
     + r"\s+(?:and|to|until|till)\s+(?:" + EN_MONTH.format(g="m2") + r"\s+)?" + EN_DAY.replace("day", "d2")
 )  # fmt: skip
 def _en_days_range(m, today):
-    m1 = _month(m["m1"])
-    m2 = _month(m["m2"]) if _group(m, "m2") else m1
+    m1 = month_number(m["m1"])
+    m2 = month_number(m["m2"]) if _group(m, "m2") else m1
     return _day_of(today, int(m["d1"]), m1, None), _day_of(today, int(m["d2"]), m2, None)
 
 
 @_rule(r"\bfrom\s+" + EN_MONTH.format(g="m1") + r"\s+(?:to|until|till|through)\s+" + EN_MONTH.format(g="m2"))
 @_rule(r"(?<!\w)с\s+" + RU_MONTH.format(g="m1") + r"\s+(?:по|до)\s+" + RU_MONTH.format(g="m2"))
 def _months_range(m, today):
-    m1, m2 = _month(m["m1"]), _month(m["m2"])
+    m1, m2 = month_number(m["m1"]), month_number(m["m2"])
     end_year = _recent_month(today, m2)
     start_year = end_year if m1 <= m2 else end_year - 1
     return date(start_year, m1, 1), min(_month_end(end_year, m2), today)
@@ -217,7 +218,7 @@ def _months_range(m, today):
 
 @_rule(r"(?<!\w)(?:с|между)\s+(?P<d1>\d{1,2})\s+(?:по|и|до)\s+(?P<d2>\d{1,2})\s+" + RU_MONTH.format(g="m") + r"(?:\s+" + YEAR + RU_YEAR_WORD + ")?")
 def _ru_days_range(m, today):
-    month, year = _month(m["m"]), _year(_group(m, "year"))
+    month, year = month_number(m["m"]), _year(_group(m, "year"))
     return _day_of(today, int(m["d1"]), month, year), _day_of(today, int(m["d2"]), month, year)
 
 
@@ -266,14 +267,14 @@ def _since_weekday(m, today):
 @_rule(r"\bsince\s+(?:the\s+)?" + EN_DAY + r"\s+(?:of\s+)?" + EN_MONTH.format(g="m") + r"(?:,?\s+" + YEAR + r")?\b")
 @_rule(r"(?<!\w)(?:с|со)\s+(?P<day>\d{1,2})\s+" + RU_MONTH.format(g="m") + r"(?:\s+" + YEAR + RU_YEAR_WORD + r")?(?!\w)")
 def _since_day(m, today):
-    start = _day_of(today, int(m["day"]), _month(m["m"]), _year(_group(m, "year")))
+    start = _day_of(today, int(m["day"]), month_number(m["m"]), _year(_group(m, "year")))
     return (start, today) if start is not None else None
 
 
 @_rule(r"\bsince\s+" + EN_MONTH.format(g="m") + r"(?:,?\s+" + YEAR + r")?\b")
 @_rule(r"(?<!\w)(?:с|со)\s+" + RU_MONTH.format(g="m") + r"(?:\s+" + YEAR + RU_YEAR_WORD + r")?(?!\w)")
 def _since_month(m, today):
-    month = _month(m["m"])
+    month = month_number(m["m"])
     year = _year(_group(m, "year")) or _recent_month(today, month)
     return date(year, month, 1), today
 
@@ -298,13 +299,13 @@ def _before_last_week(m, today):
     BEFORE + r"(?P<rday>\d{1,2})\s+" + RU_MONTH.format(g="rm") + r"(?:\s+" + YEAR + RU_YEAR_WORD + r")?(?!\w)",
 )  # fmt: skip
 def _before_day(m, today):
-    day = _day_of(today, int(_group(m, "day", "rday")), _month(_group(m, "m", "rm")), _year(_group(m, "year")))
+    day = _day_of(today, int(_group(m, "day", "rday")), month_number(_group(m, "m", "rm")), _year(_group(m, "year")))
     return (None, day - timedelta(days=1)) if day is not None else None
 
 
 @_rule(BEFORE + r"(?:" + EN_MONTH.format(g="m") + r"|" + RU_MONTH.format(g="rm") + r")(?:,?\s+" + YEAR + RU_YEAR_WORD + r")?(?!\w)")
 def _before_month(m, today):
-    month = _month(_group(m, "m", "rm"))
+    month = month_number(_group(m, "m", "rm"))
     year = _year(_group(m, "year")) or _recent_month(today, month)
     return None, date(year, month, 1) - timedelta(days=1)
 
@@ -325,7 +326,7 @@ def _explicit_numeric(m, today):
 @_rule(r"\b" + EN_MONTH.format(g="m") + r"\s+" + EN_DAY + r"(?:,?\s+" + YEAR + r")?(?![\w:])")
 @_rule(r"(?<![\w.])(?P<day>\d{1,2})\s+" + RU_MONTH.format(g="m") + r"(?:\s+" + YEAR + RU_YEAR_WORD + r")?(?!\w)")
 def _explicit_day(m, today):
-    day = _day_of(today, int(m["day"]), _month(m["m"]), _year(_group(m, "year")))
+    day = _day_of(today, int(m["day"]), month_number(m["m"]), _year(_group(m, "year")))
     return (day, day) if day is not None and day <= today else None
 
 
@@ -337,7 +338,7 @@ _PART_RU = r"(?P<rpart>начале|середине|конце)"
 @_rule(r"\b(?:in\s+|at\s+)?(?:the\s+)?" + _PART_EN + r"[\s-]+" + EN_MONTH.format(g="m") + r"(?:,?\s+" + YEAR + r")?\b")
 @_rule(r"(?<!\w)в\s+" + _PART_RU + r"\s+" + RU_MONTH.format(g="m") + r"(?:\s+" + YEAR + RU_YEAR_WORD + r")?(?!\w)")
 def _part_of_month(m, today):
-    month = _month(m["m"])
+    month = month_number(m["m"])
     year = _year(_group(m, "year")) or _recent_month(today, month)
     part = _group(m, "part", "rpart").lower()
     first, last = (
@@ -351,28 +352,28 @@ def _part_of_month(m, today):
 # months ----------------------------------------------------------------------------------------------------------
 @_rule(r"\b(?:in\s+|during\s+)?last\s+" + EN_MONTH.format(g="m") + r"\b|(?<!\w)в\s+прошлом\s+" + RU_MONTH.format(g="rm") + r"(?!\w)")
 def _last_named_month(m, today):
-    month = _month(_group(m, "m", "rm"))
+    month = month_number(_group(m, "m", "rm"))
     return _month_span(today, today.year - 1, month)
 
 
 @_rule(r"\b(?:in|during|from|of|for)\s+" + EN_MONTH.format(g="m") + r"\s+(?:of\s+)?(?:(?P<last>last)\s+year|" + YEAR + r")\b")
 @_rule(r"(?<!\w)(?:в|во|за)\s+" + RU_MONTH.format(g="m") + r"\s+(?:(?P<last>прошлого)\s+года|" + YEAR + RU_YEAR_WORD + r")(?!\w)")
 def _month_of_year(m, today):
-    month = _month(m["m"])
+    month = month_number(m["m"])
     year = today.year - 1 if _group(m, "last") else int(m["year"])
     return None if date(year, month, 1) > today else _month_span(today, year, month)
 
 
 @_rule(r"\b" + EN_MONTH.format(g="m") + r",?\s+" + YEAR + r"\b")
 def _month_year_bare(m, today):
-    month, year = _month(m["m"]), int(m["year"])
+    month, year = month_number(m["m"]), int(m["year"])
     return None if date(year, month, 1) > today else _month_span(today, year, month)
 
 
 @_rule(r"\b(?:in|during|from|for|throughout)\s+" + EN_MONTH.format(g="m") + r"(?![\w-])")
 @_rule(r"(?<!\w)(?:в|во|за)\s+" + RU_MONTH.format(g="m") + r"(?!\w)")
 def _named_month(m, today):
-    month = _month(m["m"])
+    month = month_number(m["m"])
     return _month_span(today, _recent_month(today, month), month)
 
 

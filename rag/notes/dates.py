@@ -1,0 +1,97 @@
+"""The day a note or a passage is from: what a question about time is matched against (rag/text/periods.py reads the
+question's side).
+
+Where a date comes from, most trusted first: the note's frontmatter (`date`, `created`, then `updated`); a date in
+its file name or folder path (`Daily/2026-04-28.md`, `2026-03-14 Use SQLite.md`); for a passage, the innermost
+heading above it that holds a full date (a daily or log note's `## 2026-04-28`, «## 28 апреля 2026», an imported
+chat's `## User · 2026-04-10 14:03`, which is the message's own time); and the file's modification time as the last
+resort, marked as such (a copy or a sync tool resets it). Pure: the caller passes what it read.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+
+from rag.text.periods import EN_MONTH, RU_MONTH, month_number
+
+FRONTMATTER_KEYS = ("date", "created", "updated")  # in this order: when it happened before when it was edited
+SOURCES = ("frontmatter", "file name", "heading", "message", "file time")
+
+_ISO = re.compile(r"(?<!\d)((?:19|20)\d\d)[-_.](\d\d)[-_.](\d\d)(?!\d)")
+_DOTTED = re.compile(r"(?<![\d.])(\d{1,2})\.(\d{1,2})\.((?:19|20)\d\d)(?![\d.])")
+_DAY_MONTH_YEAR = re.compile(
+    r"(?<!\w)(\d{1,2})\s+"
+    + RU_MONTH.format(g="ru")
+    + r"\s+((?:19|20)\d\d)(?!\d)|(?<!\w)(\d{1,2})\s+(?:of\s+)?"
+    + EN_MONTH.format(g="en")
+    + r",?\s+((?:19|20)\d\d)(?!\d)",
+    re.IGNORECASE,
+)
+_MONTH_DAY_YEAR = re.compile(r"\b" + EN_MONTH.format(g="en") + r"\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+((?:19|20)\d\d)(?!\d)", re.IGNORECASE)
+_MESSAGE = re.compile(r"\s·\s(?:19|20)\d\d-\d\d-\d\d\b")  # the importers' turn heading: "Speaker · 2026-04-10 14:03"
+
+
+@dataclass(frozen=True)
+class Dated:
+    day: date
+    source: str  # one of SOURCES
+
+
+def full_date(text: str) -> date | None:
+    """The first date with day, month and year in `text` (2026-04-28, 2026_04_28, 28.04.2026, 28 April 2026, April
+    28, 2026, 28 апреля 2026), or None. Partial dates ("28 April") are not a note's date: its year is unknown."""
+    found: list[tuple[int, date]] = []
+    for m in _ISO.finditer(text):
+        found.append((m.start(), (int(m[1]), int(m[2]), int(m[3]))))
+    for m in _DOTTED.finditer(text):
+        found.append((m.start(), (int(m[3]), int(m[2]), int(m[1]))))
+    for m in _DAY_MONTH_YEAR.finditer(text):
+        if m["ru"]:
+            found.append((m.start(), (int(m[3]), month_number(m["ru"]), int(m[1]))))
+        else:
+            found.append((m.start(), (int(m[6]), month_number(m["en"]), int(m[4]))))
+    for m in _MONTH_DAY_YEAR.finditer(text):
+        found.append((m.start(), (int(m[3]), month_number(m["en"]), int(m[2]))))
+    for _, (year, month, day) in sorted(found):
+        try:
+            return date(year, month, day)
+        except ValueError:
+            continue
+    return None
+
+
+def _value_date(value) -> date | None:
+    """A frontmatter value as a date: YAML's own dates and datetimes, or text holding one."""
+    if isinstance(value, datetime):
+        return value.date()
+    if isinstance(value, date):
+        return value
+    if isinstance(value, str):
+        return full_date(value)
+    return None
+
+
+def note_date(path: str, frontmatter: dict | None, mtime: float | None) -> Dated | None:
+    """The day a note is from, and where that was read."""
+    for key in FRONTMATTER_KEYS:
+        day = _value_date((frontmatter or {}).get(key))
+        if day is not None:
+            return Dated(day, "frontmatter")
+    day = full_date(path)
+    if day is not None:
+        return Dated(day, "file name")
+    if mtime is not None:
+        return Dated(datetime.fromtimestamp(mtime, UTC).date(), "file time")
+    return None
+
+
+def passage_date(note: Dated | None, headings: tuple[str, ...]) -> Dated | None:
+    """The day a passage is from: the innermost heading above it with a full date (a chat turn's heading gives its
+    message time), else the note's."""
+    for heading in reversed(headings):
+        day = full_date(heading)
+        if day is not None:
+            return Dated(day, "message" if _MESSAGE.search(heading) else "heading")
+    return note

@@ -1,0 +1,32 @@
+"""The day a note or passage is from (rag/notes/dates.py): frontmatter, file name, dated headings, chat message
+times, file time last and marked."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+
+from rag.notes.dates import Dated, full_date, note_date, passage_date
+
+
+def test_a_full_date_is_read_in_either_language_and_a_partial_one_is_not():
+    assert full_date("Tuesday, 28 April 2026") == date(2026, 4, 28)
+    assert full_date("## 28 апреля 2026 г.") == date(2026, 4, 28)
+    assert full_date("April 28th, 2026") == date(2026, 4, 28)
+    assert full_date("Daily/2026_04_28.md") == date(2026, 4, 28)
+    assert full_date("встреча 28.04.2026 в 10:00") == date(2026, 4, 28)
+    assert full_date("28 April") is None and full_date("v2.0.2026") is None and full_date("2026-02-30 typo") is None
+
+
+def test_the_note_date_comes_from_frontmatter_then_the_name_then_the_file_time():
+    assert note_date("Notes/x.md", {"date": date(2025, 3, 1), "updated": "2026-01-01"}, 0.0) == Dated(date(2025, 3, 1), "frontmatter")
+    assert note_date("Notes/x.md", {"created": datetime(2025, 3, 1, 10, 0)}, None) == Dated(date(2025, 3, 1), "frontmatter")
+    assert note_date("Decisions/2026-03-14 Use SQLite.md", {"title": "x"}, 0.0) == Dated(date(2026, 3, 14), "file name")
+    assert note_date("Notes/x.md", {"date": "someday"}, 1_767_225_600.0) == Dated(date(2026, 1, 1), "file time")
+    assert note_date("Notes/x.md", None, None) is None
+
+
+def test_a_passage_takes_its_nearest_dated_heading_and_a_chat_turn_its_message_time():
+    note = Dated(date(2026, 1, 1), "frontmatter")
+    assert passage_date(note, ("Log", "2026-04-28", "Garden")) == Dated(date(2026, 4, 28), "heading")
+    assert passage_date(note, ("Sourdough", "User · 2026-04-10 14:03")) == Dated(date(2026, 4, 10), "message")
+    assert passage_date(note, ("Log", "Garden")) == note
