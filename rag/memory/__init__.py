@@ -1,7 +1,8 @@
-"""Agent memory: facts an agent keeps between sessions, as notes in `Memory/Facts/`, recalled by four channels ×
-trust × recency, with HRR entity questions and feedback. `AgentMemory` is what the adapters use (through
-`Knowledge.memory`); the modules below it: `facts` (a fact as a note), `entities`, `hrr`, `table` (the facts of one
-index generation), `recall` (ranking), `writes` (changes, all as note writes).
+"""Agent memory: facts an agent keeps between sessions, as notes in `Memory/Facts/`, recalled by meaning first (each
+fact's own vector), confirmed by identifiers and names, × trust × recency, with HRR entity questions and feedback.
+`AgentMemory` is what the adapters use (through `Knowledge.memory`); the modules below it: `facts` (a fact as a note),
+`entities`, `hrr`, `meaning` (a fact's vector), `table` (the facts of one index generation, kept in the index),
+`recall` (ranking), `rewrite` (the optional chat-model rewrite of a question), `writes` (changes, all as note writes).
 """
 
 from __future__ import annotations
