@@ -154,6 +154,8 @@ class LiveIndex:
             if full:
                 ws.store.remove_files(sorted(ws.store.file_states()))
             report = self._run_text_sync(ws)
+        changed = bool(full or report.files_added or report.files_updated or report.files_removed)
+        self._set(replace(self._progress, changes=self._progress.changes + changed, last_report=report))  # status reloads
         self._wake.set()
         return report
 

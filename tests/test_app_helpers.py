@@ -145,6 +145,16 @@ def test_the_live_index_indexes_in_the_background_and_reports_each_change(settin
         wait_for(lambda: live.status()["notes"] == 12)
 
 
+def test_a_reindex_that_finds_a_new_note_refreshes_the_cached_status(settings, fake_embedder):
+    """No indexer thread and no watcher: the reindex call alone took the note in, so the status must say so (it is
+    cached until the index changes; the MCP `knowledge_reindex` then `knowledge_status` saw the old count)."""
+    with LiveIndex(settings, embedder=fake_embedder) as live:
+        live.reindex()
+        assert live.status()["notes"] == 11
+        (settings.vault / "Notes" / "Okapi.md").write_text("# Okapi\n\nAn okapi is shy.\n", encoding="utf-8")
+        assert live.reindex().files_added == 1 and live.status()["notes"] == 12
+
+
 def test_the_live_index_reports_embedding_failures_with_the_fix(settings, fake_embedder):
     fake_embedder.fail = True
     with LiveIndex(settings, embedder=fake_embedder) as live:
