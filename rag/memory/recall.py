@@ -241,8 +241,7 @@ def _similarities(table: FactTable, query: np.ndarray, text: str) -> np.ndarray:
     code = SCRIPT_CODES.get(script(text) or "", 0)
     if code not in table.offsets:
         return table.meanings @ query
-    moved = query - languages.QUERY_SHIFT * table.offsets[code]
-    moved /= max(float(np.linalg.norm(moved)), 1e-12)
+    moved = languages.shift_query(query, text, {code: -table.offsets[code]})
     both = table.meanings @ np.stack([query, moved], axis=1)  # one pass over the matrix for both
     removed = np.zeros(max(table.offsets) + 1, np.float32)  # (fact − its offset) · moved = fact · moved − offset · moved
     for c, offset in table.offsets.items():

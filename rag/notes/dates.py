@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 
-from rag.text.periods import EN_MONTH, RU_MONTH, month_number
+from rag.text.calendar_words import EN_MONTH, RU_MONTH, month_number
 
 FRONTMATTER_KEYS = ("date", "created", "updated")  # in this order: when it happened before when it was edited
 SOURCES = ("frontmatter", "file name", "heading", "message", "file time")

@@ -11,16 +11,36 @@ date would stand (after a preposition, beside a day or a year), so «Что лю
 not about time; a four-digit year only after a preposition or before «год».
 
 Rules rather than a general date parser: `dateparser` (checked, 1.5.0) returns points, not ranges, reads neither «в
-марте» nor «на прошлой неделе», and takes «Марта» and "8080" for dates. Pure: no I/O, no clock (today is passed in).
+марте» nor «на прошлой неделе», and takes «Марта» and "8080" for dates. The calendar's words and spans are in `calendar_words`. Pure: no I/O, no
+clock (today is passed in).
 """
 
 from __future__ import annotations
 
-import calendar
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, timedelta
+
+from rag.text.calendar_words import (
+    EN_MONTH,
+    NUMBER,
+    RU_MONTH,
+    SEASON_MONTHS,
+    WEEKDAYS_EN,
+    WEEKDAYS_RU,
+    day_of,
+    last_weekday,
+    month_end,
+    month_number,
+    month_span,
+    months_back,
+    number_value,
+    recent_month_year,
+    season_span,
+    week_start,
+    weekday_number,
+)
 
 RECENT_DAYS = 30  # "recently", "lately", «недавно», "the past month"
 
@@ -37,108 +57,6 @@ class Period:
     @property
     def ranged(self) -> bool:
         return self.before is not None
-
-
-# --- vocabulary -------------------------------------------------------------------------------------------------
-
-_EN_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december")
-_EN_MONTH_ABBR = {"jan": 1, "feb": 2, "mar": 3, "apr": 4, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9, "oct": 10, "nov": 11, "dec": 12}
-_RU_MONTH_STEMS = ("январ", "феврал", "март", "апрел", "ма", "июн", "июл", "август", "сентябр", "октябр", "ноябр", "декабр")
-_RU_MONTH_ENDINGS = r"(?:ь|я|е|ю|ём|ем|а|й)?"
-EN_MONTH = r"(?P<{g}>" + "|".join(_EN_MONTHS) + "|" + "|".join(_EN_MONTH_ABBR) + r")\.?"
-RU_MONTH = r"(?P<{g}>январ[ьяею]|феврал[ьяею]|март[ае]?|апрел[ьяею]|ма[йяею]|июн[ьяею]|июл[ьяею]|август[ае]?|сентябр[ьяею]|октябр[ьяею]|ноябр[ьяею]|декабр[ьяею])"
-_WEEKDAYS_EN = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_WEEKDAYS_RU = (r"понедельник[а]?", r"вторник[а]?", r"сред[уы]", r"четверг[а]?", r"пятниц[уы]", r"суббот[уы]", r"воскресень[ея]")
-_NUMBERS = {
-    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
-    "eleven": 11, "twelve": 12, "один": 1, "одну": 1, "одна": 1, "два": 2, "две": 2, "три": 3, "четыре": 4, "пять": 5,
-    "шесть": 6, "семь": 7, "восемь": 8, "девять": 9, "десять": 10,
-}  # fmt: skip
-NUMBER = r"(?P<n>\d{1,3}|" + "|".join(sorted(_NUMBERS, key=len, reverse=True)) + r")"
-_SEASON_MONTHS = {"winter": 12, "spring": 3, "summer": 6, "autumn": 9, "fall": 9, "зим": 12, "весн": 3, "лет": 6, "осен": 9}
-
-
-def month_number(word: str) -> int:
-    """A month name (English, any case and abbreviation; Russian, any case form) → 1–12."""
-    word = word.lower().rstrip(".")
-    if word in _EN_MONTHS:
-        return _EN_MONTHS.index(word) + 1
-    if word in _EN_MONTH_ABBR:
-        return _EN_MONTH_ABBR[word]
-    if word.startswith("ма") and len(word) <= 3:  # май, мая, мае, маю
-        return 5
-    return next(i for i, stem in enumerate(_RU_MONTH_STEMS, 1) if stem != "ма" and word.startswith(stem))
-
-
-def _number(word: str) -> int:
-    return int(word) if word.isdigit() else _NUMBERS[word.lower()]
-
-
-def _weekday(word: str) -> int:
-    word = word.lower()
-    if word in _WEEKDAYS_EN:
-        return _WEEKDAYS_EN.index(word)
-    return next(i for i, pattern in enumerate(_WEEKDAYS_RU) if re.fullmatch(pattern, word))
-
-
-# --- calendar arithmetic ----------------------------------------------------------------------------------------
-
-
-def _month_end(year: int, month: int) -> date:
-    return date(year, month, calendar.monthrange(year, month)[1])
-
-
-def _months_back(today: date, n: int) -> tuple[int, int]:
-    index = today.year * 12 + today.month - 1 - n
-    return index // 12, index % 12 + 1
-
-
-def _recent_month(today: date, month: int) -> int:
-    """The year of the most recent `month` that has begun."""
-    return today.year if month <= today.month else today.year - 1
-
-
-def _month_span(today: date, year: int, month: int) -> tuple[date, date]:
-    return date(year, month, 1), min(_month_end(year, month), today)
-
-
-def _week_start(day: date) -> date:
-    return day - timedelta(days=day.weekday())
-
-
-def _last_weekday(today: date, weekday: int) -> date:
-    """The most recent `weekday` strictly before today."""
-    return today - timedelta(days=(today.weekday() - weekday - 1) % 7 + 1)
-
-
-def _season(today: date, first_month: int, *, this: bool = False, year: int | None = None) -> tuple[date, date]:
-    """A season (Dec–Feb winter, …): of `year` (winter: the one that ends in it), else the most recent one that has
-    ended, or with `this` the one under way or just ended."""
-
-    def span(start_year: int) -> tuple[date, date]:
-        end_year, end_month = (start_year + 1, 2) if first_month == 12 else (start_year, first_month + 2)
-        return date(start_year, first_month, 1), _month_end(end_year, end_month)
-
-    if year is not None:
-        return span(year - 1 if first_month == 12 else year)
-    start_year = today.year
-    while span(start_year)[0] > today:
-        start_year -= 1
-    start, end = span(start_year)
-    if end >= today and not this:
-        start, end = span(start_year - 1)
-    return start, min(end, today)
-
-
-def _day_of(today: date, day: int, month: int, year: int | None) -> date | None:
-    """A day and month, in `year` or the most recent one not in the future."""
-    try:
-        found = date(year or today.year, month, day)
-        if year is None and found > today:
-            found = date(today.year - 1, month, day)
-    except ValueError:
-        return None
-    return found
 
 
 def _year(word: str | None) -> int | None:
@@ -204,22 +122,22 @@ def _dates_range(m, today):
 def _en_days_range(m, today):
     m1 = month_number(m["m1"])
     m2 = month_number(m["m2"]) if _group(m, "m2") else m1
-    return _day_of(today, int(m["d1"]), m1, None), _day_of(today, int(m["d2"]), m2, None)
+    return day_of(today, int(m["d1"]), m1, None), day_of(today, int(m["d2"]), m2, None)
 
 
 @_rule(r"\bfrom\s+" + EN_MONTH.format(g="m1") + r"\s+(?:to|until|till|through)\s+" + EN_MONTH.format(g="m2"))
 @_rule(r"(?<!\w)с\s+" + RU_MONTH.format(g="m1") + r"\s+(?:по|до)\s+" + RU_MONTH.format(g="m2"))
 def _months_range(m, today):
     m1, m2 = month_number(m["m1"]), month_number(m["m2"])
-    end_year = _recent_month(today, m2)
+    end_year = recent_month_year(today, m2)
     start_year = end_year if m1 <= m2 else end_year - 1
-    return date(start_year, m1, 1), min(_month_end(end_year, m2), today)
+    return date(start_year, m1, 1), min(month_end(end_year, m2), today)
 
 
 @_rule(r"(?<!\w)(?:с|между)\s+(?P<d1>\d{1,2})\s+(?:по|и|до)\s+(?P<d2>\d{1,2})\s+" + RU_MONTH.format(g="m") + r"(?:\s+" + YEAR + RU_YEAR_WORD + ")?")
 def _ru_days_range(m, today):
     month, year = month_number(m["m"]), _year(_group(m, "year"))
-    return _day_of(today, int(m["d1"]), month, year), _day_of(today, int(m["d2"]), month, year)
+    return day_of(today, int(m["d1"]), month, year), day_of(today, int(m["d2"]), month, year)
 
 
 # relative days ---------------------------------------------------------------------------------------------------
@@ -253,13 +171,13 @@ def _since_new_year(m, today):
 
 @_rule(r"\bsince\s+last\s+week\b|(?<!\w)с\s+прошлой\s+недели(?!\w)")
 def _since_last_week(m, today):
-    return _week_start(today) - timedelta(days=7), today
+    return week_start(today) - timedelta(days=7), today
 
 
-@_rule(r"\bsince\s+(?P<w>" + "|".join(_WEEKDAYS_EN) + r")\b|(?<!\w)с\s+(?P<rw>" + "|".join(_WEEKDAYS_RU) + r")(?!\w)")
+@_rule(r"\bsince\s+(?P<w>" + "|".join(WEEKDAYS_EN) + r")\b|(?<!\w)с\s+(?P<rw>" + "|".join(WEEKDAYS_RU) + r")(?!\w)")
 def _since_weekday(m, today):
-    weekday = _weekday(_group(m, "w", "rw"))
-    start = today if today.weekday() == weekday else _last_weekday(today, weekday)
+    weekday = weekday_number(_group(m, "w", "rw"))
+    start = today if today.weekday() == weekday else last_weekday(today, weekday)
     return start, today
 
 
@@ -267,7 +185,7 @@ def _since_weekday(m, today):
 @_rule(r"\bsince\s+(?:the\s+)?" + EN_DAY + r"\s+(?:of\s+)?" + EN_MONTH.format(g="m") + r"(?:,?\s+" + YEAR + r")?\b")
 @_rule(r"(?<!\w)(?:с|со)\s+(?P<day>\d{1,2})\s+" + RU_MONTH.format(g="m") + r"(?:\s+" + YEAR + RU_YEAR_WORD + r")?(?!\w)")
 def _since_day(m, today):
-    start = _day_of(today, int(m["day"]), month_number(m["m"]), _year(_group(m, "year")))
+    start = day_of(today, int(m["day"]), month_number(m["m"]), _year(_group(m, "year")))
     return (start, today) if start is not None else None
 
 
@@ -275,7 +193,7 @@ def _since_day(m, today):
 @_rule(r"(?<!\w)(?:с|со)\s+" + RU_MONTH.format(g="m") + r"(?:\s+" + YEAR + RU_YEAR_WORD + r")?(?!\w)")
 def _since_month(m, today):
     month = month_number(m["m"])
-    year = _year(_group(m, "year")) or _recent_month(today, month)
+    year = _year(_group(m, "year")) or recent_month_year(today, month)
     return date(year, month, 1), today
 
 
@@ -290,7 +208,7 @@ BEFORE = r"(?:\bbefore|\bprior\s+to|\buntil|(?<!\w)до|(?<!\w)раньше)\s+"
 
 @_rule(BEFORE + r"last\s+week\b|(?<!\w)до\s+прошлой\s+недели(?!\w)")
 def _before_last_week(m, today):
-    return None, _week_start(today) - timedelta(days=8)
+    return None, week_start(today) - timedelta(days=8)
 
 
 @_rule(
@@ -299,14 +217,14 @@ def _before_last_week(m, today):
     BEFORE + r"(?P<rday>\d{1,2})\s+" + RU_MONTH.format(g="rm") + r"(?:\s+" + YEAR + RU_YEAR_WORD + r")?(?!\w)",
 )  # fmt: skip
 def _before_day(m, today):
-    day = _day_of(today, int(_group(m, "day", "rday")), month_number(_group(m, "m", "rm")), _year(_group(m, "year")))
+    day = day_of(today, int(_group(m, "day", "rday")), month_number(_group(m, "m", "rm")), _year(_group(m, "year")))
     return (None, day - timedelta(days=1)) if day is not None else None
 
 
 @_rule(BEFORE + r"(?:" + EN_MONTH.format(g="m") + r"|" + RU_MONTH.format(g="rm") + r")(?:,?\s+" + YEAR + RU_YEAR_WORD + r")?(?!\w)")
 def _before_month(m, today):
     month = month_number(_group(m, "m", "rm"))
-    year = _year(_group(m, "year")) or _recent_month(today, month)
+    year = _year(_group(m, "year")) or recent_month_year(today, month)
     return None, date(year, month, 1) - timedelta(days=1)
 
 
@@ -326,7 +244,7 @@ def _explicit_numeric(m, today):
 @_rule(r"\b" + EN_MONTH.format(g="m") + r"\s+" + EN_DAY + r"(?:,?\s+" + YEAR + r")?(?![\w:])")
 @_rule(r"(?<![\w.])(?P<day>\d{1,2})\s+" + RU_MONTH.format(g="m") + r"(?:\s+" + YEAR + RU_YEAR_WORD + r")?(?!\w)")
 def _explicit_day(m, today):
-    day = _day_of(today, int(m["day"]), month_number(m["m"]), _year(_group(m, "year")))
+    day = day_of(today, int(m["day"]), month_number(m["m"]), _year(_group(m, "year")))
     return (day, day) if day is not None and day <= today else None
 
 
@@ -339,12 +257,12 @@ _PART_RU = r"(?P<rpart>начале|середине|конце)"
 @_rule(r"(?<!\w)в\s+" + _PART_RU + r"\s+" + RU_MONTH.format(g="m") + r"(?:\s+" + YEAR + RU_YEAR_WORD + r")?(?!\w)")
 def _part_of_month(m, today):
     month = month_number(m["m"])
-    year = _year(_group(m, "year")) or _recent_month(today, month)
+    year = _year(_group(m, "year")) or recent_month_year(today, month)
     part = _group(m, "part", "rpart").lower()
     first, last = (
         (1, 10) if part.startswith(("early", "beginning", "start", "the beginning", "the start", "начал")) else
         (11, 20) if part.startswith(("mid", "middle", "the middle", "середин")) else
-        (21, _month_end(year, month).day)
+        (21, month_end(year, month).day)
     )  # fmt: skip
     return date(year, month, first), min(date(year, month, last), today)
 
@@ -353,7 +271,7 @@ def _part_of_month(m, today):
 @_rule(r"\b(?:in\s+|during\s+)?last\s+" + EN_MONTH.format(g="m") + r"\b|(?<!\w)в\s+прошлом\s+" + RU_MONTH.format(g="rm") + r"(?!\w)")
 def _last_named_month(m, today):
     month = month_number(_group(m, "m", "rm"))
-    return _month_span(today, today.year - 1, month)
+    return month_span(today, today.year - 1, month)
 
 
 @_rule(r"\b(?:in|during|from|of|for)\s+" + EN_MONTH.format(g="m") + r"\s+(?:of\s+)?(?:(?P<last>last)\s+year|" + YEAR + r")\b")
@@ -361,20 +279,20 @@ def _last_named_month(m, today):
 def _month_of_year(m, today):
     month = month_number(m["m"])
     year = today.year - 1 if _group(m, "last") else int(m["year"])
-    return None if date(year, month, 1) > today else _month_span(today, year, month)
+    return None if date(year, month, 1) > today else month_span(today, year, month)
 
 
 @_rule(r"\b" + EN_MONTH.format(g="m") + r",?\s+" + YEAR + r"\b")
 def _month_year_bare(m, today):
     month, year = month_number(m["m"]), int(m["year"])
-    return None if date(year, month, 1) > today else _month_span(today, year, month)
+    return None if date(year, month, 1) > today else month_span(today, year, month)
 
 
 @_rule(r"\b(?:in|during|from|for|throughout)\s+" + EN_MONTH.format(g="m") + r"(?![\w-])")
 @_rule(r"(?<!\w)(?:в|во|за)\s+" + RU_MONTH.format(g="m") + r"(?!\w)")
 def _named_month(m, today):
     month = month_number(m["m"])
-    return _month_span(today, _recent_month(today, month), month)
+    return month_span(today, recent_month_year(today, month), month)
 
 
 # weeks, months, years relative to today -----------------------------------------------------------------------------
@@ -389,7 +307,7 @@ def _last_day(m, today):
 )  # fmt: skip
 def _last_n(m, today):
     count = _group(m, "n", "rn")
-    n = _number(count) if count else 1
+    n = number_value(count) if count else 1
     unit = _group(m, "unit", "ru").lower()
     days = n * (7 if unit.startswith(("week", "недел")) else RECENT_DAYS if unit.startswith(("month", "месяц")) else 1)
     return today - timedelta(days=days), today
@@ -409,41 +327,41 @@ def _couple_of_days(m, today):
 @_rule(r"(?<!\w)(?:" + NUMBER + r"\s+)?(?P<unit>дн(?:я|ей|ь)|день|недел(?:и|ю|ь)|месяц(?:а|ев)?|год(?:а)?|лет)\s+назад(?!\w)")
 def _ago(m, today):
     count = _group(m, "n")
-    n = _number(count) if count else 1
+    n = number_value(count) if count else 1
     unit = m["unit"].lower()
     if unit.startswith(("day", "дн", "ден")):
         day = today - timedelta(days=n)
         return day, day
     if unit.startswith(("week", "недел")):
-        start = _week_start(today) - timedelta(days=7 * n)
+        start = week_start(today) - timedelta(days=7 * n)
         return start, start + timedelta(days=6)
     if unit.startswith(("month", "месяц")):
-        year, month = _months_back(today, n)
-        return date(year, month, 1), _month_end(year, month)
+        year, month = months_back(today, n)
+        return date(year, month, 1), month_end(year, month)
     return date(today.year - n, 1, 1), date(today.year - n, 12, 31)
 
 
 @_rule(r"\b(?:the\s+)?week\s+before\s+last\b|(?<!\w)(?:на\s+)?позапрошлой\s+недел[еи](?!\w)")
 def _week_before_last(m, today):
-    start = _week_start(today) - timedelta(days=14)
+    start = week_start(today) - timedelta(days=14)
     return start, start + timedelta(days=6)
 
 
 @_rule(r"\b(?:(?:during|from|in|over)\s+)?(?:the\s+)?(?:last|previous|past)\s+week\b|(?<!\w)(?:на\s+)?прошл(?:ой|ая|ую)\s+недел[еияю](?!\w)")
 def _last_week(m, today):
-    start = _week_start(today) - timedelta(days=7)
+    start = week_start(today) - timedelta(days=7)
     return start, start + timedelta(days=6)
 
 
 @_rule(r"\bthis\s+week\b|(?<!\w)(?:на\s+)?этой\s+неделе(?!\w)")
 def _this_week(m, today):
-    return _week_start(today), today
+    return week_start(today), today
 
 
 @_rule(r"\b(?:(?:during|from|in)\s+)?(?:the\s+)?(?:last|previous)\s+month\b|(?<!\w)в\s+прошлом\s+месяце(?!\w)")
 def _last_month(m, today):
-    year, month = _months_back(today, 1)
-    return date(year, month, 1), _month_end(year, month)
+    year, month = months_back(today, 1)
+    return date(year, month, 1), month_end(year, month)
 
 
 @_rule(r"\bthis\s+month\b|(?<!\w)в\s+этом\s+месяце(?!\w)")
@@ -483,21 +401,21 @@ def _named_year(m, today):
 def _named_season(m, today):
     name = _group(m, "s", "rs").lower()
     which = (_group(m, "which", "which2", "rwhich") or "").lower()
-    return _season(today, _SEASON_MONTHS[name], this=which.startswith(("this", "эт")), year=_year(_group(m, "year", "ryear")))
+    return season_span(today, SEASON_MONTHS[name], this=which.startswith(("this", "эт")), year=_year(_group(m, "year", "ryear")))
 
 
 @_rule(r"\b(?:over|on|during)\s+the\s+weekend\b|\blast\s+weekend\b|(?<!\w)(?:в|на)\s+(?:прошлые\s+|прошлых\s+)?выходны[ех](?!\w)")
 def _weekend(m, today):
-    saturday = _last_weekday(today, 5)
+    saturday = last_weekday(today, 5)
     return saturday, min(saturday + timedelta(days=1), today)
 
 
 @_rule(
-    r"\b(?:on|last|from|this\s+past)\s+(?P<w>" + "|".join(_WEEKDAYS_EN) + r")\b"
+    r"\b(?:on|last|from|this\s+past)\s+(?P<w>" + "|".join(WEEKDAYS_EN) + r")\b"
     r"|(?<!\w)(?:в|во)\s+(?:прошл(?:ый|ую|ое)\s+)?(?P<rw>понедельник|вторник|сред[уы]|четверг|пятниц[уы]|суббот[уы]|воскресенье)(?!\w)"
 )  # fmt: skip
 def _named_weekday(m, today):
-    day = _last_weekday(today, _weekday(_group(m, "w", "rw")))
+    day = last_weekday(today, weekday_number(_group(m, "w", "rw")))
     return day, day
 
 
