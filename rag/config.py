@@ -115,6 +115,10 @@ class Settings:
     # With a chat model: recall also searches the question as the model rewrites it (other words, the other language).
     # Off: a model call per recall, and a trade on the dev sets rather than a gain (rag/memory/rewrite.py).
     memory_rewrite: bool = False
+    # Questions about time ("last week", «в марте»): read from the question, the period filters the search and is shown
+    # (rag/search/when.py). `today`: a fixed day (YYYY-MM-DD) to read them against, for tests and benchmarks.
+    time_questions: bool = True
+    today: str | None = None
     # The browser app's language: "auto" (the browser's language if Russian or English, else the vault's main script)
     ui_language: str = "auto"
 
@@ -186,6 +190,8 @@ _ENV = {
     "RAG_CONTEXT_MAX_NOTES": "context_max_notes",
     "RAG_CONTEXT_MAX_CHUNKS_PER_NOTE": "context_max_chunks_per_note",
     "RAG_MAX_NOTE_BYTES": "max_note_bytes",
+    "RAG_TIME_QUESTIONS": "time_questions",
+    "RAG_TODAY": "today",
 }
 
 

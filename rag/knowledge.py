@@ -15,6 +15,7 @@ import logging
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
+from datetime import date
 
 from rag import projects as project_notes
 from rag.answer.ask import Answer, Turn, ask
@@ -39,6 +40,8 @@ from rag.search.similar import (
     note_vectors,
     similar_notes,
 )
+from rag.search.when import timed_hybrid, today_for
+from rag.text.periods import read_period
 from rag.workspace import Workspace
 
 log = logging.getLogger(__name__)
@@ -131,12 +134,14 @@ class Knowledge:
 
     # --- search -------------------------------------------------------------------------------------------------
 
-    def search(self, query: str, k: int = 10, *, filters: Filters = Filters(), everything: bool = False) -> SearchResult:
+    def search(self, query: str, k: int = 10, *, filters: Filters = Filters(), everything: bool = False, read_time: bool = True) -> SearchResult:
         """Keyword and meaning search fused (hybrid): up to `k` hits that reach the relevance floor (`everything`, or
-        filters that already narrow the notes: all `k`, however weak)."""
+        filters that already narrow the notes: all `k`, however weak). The time the query names ("last week", «в
+        марте») filters it unless `read_time` is False (rag/search/when.py); `result.time` says what was kept to."""
         check_query(query)
-        result = self._ws().retriever.hybrid(query, k, filters=filters)
-        return result if everything or filters.active else relevant(result)
+        result = timed_hybrid(self._ws().retriever, query, k, today=self._today(read_time), filters=filters)
+        narrowed = filters.active or (result.time is not None and result.time.applied and result.time.ranged)
+        return result if everything or narrowed else relevant(result)
 
     def keyword_search(self, query: str, k: int = 10, *, filters: Filters = Filters()) -> SearchResult:
         check_query(query)
@@ -146,12 +151,19 @@ class Knowledge:
         check_query(query)
         return self._ws().retriever.dense(query, k, filters=filters)
 
-    def search_notes(self, query: str, filters: Filters = Filters(), *, notes: int = 10, passages: int = 3, everything: bool = False) -> NoteResults:
-        """The best notes for `query` that pass `filters`, each with its best passages that reach the relevance floor
-        (`everything`: however weak)."""
+    def search_notes(
+        self, query: str, filters: Filters = Filters(), *, notes: int = 10, passages: int = 3, everything: bool = False, read_time: bool = True
+    ) -> NoteResults:
+        """The best notes for `query` that pass `filters` (and the time it names, unless `read_time` is False), each
+        with its best passages that reach the relevance floor (`everything`: however weak)."""
         check_query(query)
-        narrowed = everything or filters.active  # a few filtered notes put fewer candidates behind each z-score
-        return search_notes(self._ws().retriever, query, filters, notes=notes, passages=passages, relevant_only=not narrowed)
+        # A few filtered notes put fewer candidates behind each z-score; a period the question names narrows too.
+        today = self._today(read_time)
+        narrowed = everything or filters.active or (today is not None and read_period(query, today) is not None)
+        return search_notes(self._ws().retriever, query, filters, notes=notes, passages=passages, relevant_only=not narrowed, today=today)
+
+    def _today(self, read_time: bool) -> date | None:
+        return today_for(self.settings) if read_time else None
 
     def files(self) -> list[FileInfo]:
         return self.live.workspace().store.files()
@@ -180,13 +192,17 @@ class Knowledge:
         extractive: bool = False,
         on_text: Callable[[str], None] | None = None,
         on_stage: Callable[[str], None] | None = None,
+        read_time: bool = True,
+        filters: Filters = Filters(),
     ) -> Answer:
         """Answer from the notes: with the configured chat model (made and closed here), else — or with
-        `extractive` — by quoting them."""
+        `extractive` — by quoting them. The time the question names narrows the search unless `read_time` is False;
+        a date range in `filters` wins over it."""
         check_query(question, what="question")
         chat = None if extractive else make_chat_model(self.settings)
         try:
-            return ask(self._ws(), question, history=turns, chat=chat, on_text=on_text, on_stage=on_stage)
+            today = self._today(read_time)
+            return ask(self._ws(), question, history=turns, chat=chat, on_text=on_text, on_stage=on_stage, today=today, filters=filters)
         finally:
             if chat is not None:
                 chat.close()

@@ -228,6 +228,7 @@ def test_the_answer_json_has_the_documented_shape(ws, vault, srv, chat):
         "claims",
         "grounding",
         "truncated",
+        "time",
     }
     (claim,) = data["claims"]
     holder = next(s.id for s in answer.context.sources if "38 000" in s.text)
@@ -236,8 +237,9 @@ def test_the_answer_json_has_the_documented_shape(ws, vault, srv, chat):
     assert claim["status"] == ("supported" if holder == "S1" else "misattributed")
     assert sum(data["grounding"].values()) == 1 and data["grounding"][claim["status"]] == 1
     assert data["mode"] == "llm" and data["removed_citations"] == ["S77"] and data["not_found"] is False
-    assert set(data["citations"][0]) == {"id", "path", "heading", "start_line", "end_line"}
-    assert set(data["sources"][0]) == {"id", "path", "heading", "start_line", "end_line", "chars", "used", "score"}
+    assert set(data["citations"][0]) == {"id", "path", "heading", "start_line", "end_line", "day"}
+    assert set(data["sources"][0]) == {"id", "path", "heading", "start_line", "end_line", "chars", "used", "score", "day", "day_source"}
+    assert data["time"] is None  # the question names no time
     assert {"path": "Notes/Sourdough.md", "reason": data["dropped_sources"][0]["reason"]} in data["dropped_sources"]
 
 

@@ -138,6 +138,7 @@ def test_cli_ask_json_has_the_documented_keys(real_ws):
         "claims",
         "grounding",
         "truncated",
+        "time",
     }
     assert data["mode"] == "extractive" and data["citations"][0]["path"] == "Notes/Байкал.md"
     assert data["claims"] and all(c["status"] == "supported" for c in data["claims"])

@@ -16,24 +16,30 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass, replace
+from datetime import date
 from typing import Callable, Iterable
 
 from rag.answer.chat import ChatModel, Message
 from rag.answer.citations import CitationFilter, clean
-from rag.answer.context import ContextLimits, FrozenContext, build_context, fence_for, render_sources
+from rag.answer.context import ContextLimits, FrozenContext, Source, build_context, fence_for, render_sources
 from rag.answer.extractive import Quote, extract
 from rag.answer.grounding import STATUSES, CheckedClaim, check
 from rag.answer.prompts import LANGUAGE_NAMES, language_of, render
 from rag.errors import ChatError
+from rag.notes.dates import full_date
+from rag.search.filters import Filters
 from rag.search.retrieve import SearchResult
 from rag.search.text_vectors import TextVectors
+from rag.search.when import TimeScope, timed_hybrid
 from rag.text import stemming
+from rag.text.date_labels import day_label
 from rag.tokens import count_tokens
 from rag.workspace import Workspace
 
 MESSAGE_OVERHEAD_TOKENS = 8  # per chat message (role, separators), plus a margin for the per-context fence
 TURN_CHARS = 600  # of each earlier answer kept for query rewriting and as background
 _CITATION = re.compile(r"\s*\[S\d+\]")
+_WIKILINK = re.compile(r"\[\[[^\]]*\]\]")  # a link's target names another note, not this line's day
 # What `ask` is doing, for `on_stage`: the app says "searching your notes", then "waiting for the model" …
 SEARCHING, EXTRACTING, GENERATING, CHECKING = "searching", "extracting", "generating", "checking"
 
@@ -51,6 +57,7 @@ class Citation:
     heading: str
     start_line: int
     end_line: int
+    day: str | None = None  # ISO day the passage is from, when the note says it (not a file time)
 
 
 @dataclass(frozen=True)
@@ -68,6 +75,7 @@ class Answer:
     claims: tuple[CheckedClaim, ...] = ()  # each claim of the answer with its status against the sources
     abstained: bool = False  # the answer itself says the notes do not hold the answer
     truncated: bool = False  # the model stopped at max_answer_tokens
+    time: TimeScope | None = None  # the time the search kept to (rag/search/when.py)
 
     @property
     def used(self) -> frozenset[str]:
@@ -101,6 +109,8 @@ class Answer:
                     "chars": len(s.text),
                     "used": s.id in self.used,
                     "score": round(s.score, 4),
+                    "day": s.day,
+                    "day_source": s.day_source,
                 }
                 for s in self.context.sources
             ],
@@ -110,6 +120,7 @@ class Answer:
             "claims": [c.to_json() for c in self.claims],
             "grounding": self.grounding(),
             "truncated": self.truncated,
+            "time": None if self.time is None else self.time.to_json(),
         }
 
 
@@ -124,8 +135,11 @@ def ask(
     chat: ChatModel | None = None,
     on_text: Callable[[str], None] | None = None,
     on_stage: Callable[[str], None] | None = None,
+    today: date | None = None,
+    filters: Filters = Filters(),
 ) -> Answer:
-    """Answer `question` from the vault. With `chat`, the model writes the answer; without, it is extractive.
+    """Answer `question` from the vault (with `today`, the time it names narrows the search: rag/search/when.py;
+    a date range in `filters` wins). With `chat`, the model writes the answer; without, it is extractive.
     `on_text` receives the answer as it streams (already citation-checked); the returned Answer holds it all, with
     its claims checked. `on_stage` hears SEARCHING, then EXTRACTING (no model) or GENERATING (the model is writing)
     and CHECKING."""
@@ -135,22 +149,27 @@ def ask(
     turns = tuple(history)[-settings.history_turns :] if settings.history_turns > 0 else ()
     query = search_query(question, turns, chat=chat)
     budget = None if chat is None else _source_budget(question, turns, chat.context_tokens - settings.max_answer_tokens)
-    result, context = retrieve_context(workspace, query, max_tokens=budget)
+    result, context = retrieve_context(workspace, query, max_tokens=budget, today=today, filters=filters)
     emit = on_text or (lambda text: None)
     if chat is None:
         stage(EXTRACTING)
-        answer = _extractive(question, query, context, workspace, emit, coverage=result.coverage)
+        newest = (result.time.before or today) if result.time is not None and result.time.newest_first else None
+        answer = _extractive(question, query, context, workspace, emit, coverage=result.coverage, newest_until=newest)
     else:
         answer = _generated(question, query, context, turns, chat, emit, stage=stage, vectors=text_vectors(workspace))
+    answer = replace(answer, time=result.time)
     return answer if result.notice is None else replace(answer, notice=result.notice)
 
 
-def retrieve_context(workspace: Workspace, query: str, *, max_tokens: int | None = None) -> tuple[SearchResult, FrozenContext]:
+def retrieve_context(
+    workspace: Workspace, query: str, *, max_tokens: int | None = None, today: date | None = None, filters: Filters = Filters()
+) -> tuple[SearchResult, FrozenContext]:
     """The ranked hits for `query` and the frozen context built from them, under the settings' caps (the same with
     a model and without one; `max_tokens` also fits it to a model's window)."""
     settings = workspace.settings
     # The only index read: the store's lock is held per query inside, and the hits come back as frozen values.
-    result = workspace.retriever.hybrid(query, settings.answer_candidates, candidates=max(100, settings.answer_candidates))
+    n = settings.answer_candidates
+    result = timed_hybrid(workspace.retriever, query, n, today=today, filters=filters, candidates=max(100, n))
     limits = ContextLimits.from_settings(settings)
     return result, build_context(result.hits, vault=settings.vault, outside=settings.outside_folders, limits=limits, max_tokens=max_tokens)
 
@@ -260,12 +279,16 @@ def _streamed(chat: ChatModel, messages, stream: CitationFilter, emit) -> tuple:
     return stream.finish(), truncated
 
 
-def _extractive(question, query, context: FrozenContext, workspace: Workspace, emit, *, coverage: float | None = None) -> Answer:
-    found = extract(question, context, vectors=text_vectors(workspace), coverage=1.0 if coverage is None else coverage)
+def _extractive(
+    question, query, context: FrozenContext, workspace: Workspace, emit, *, coverage: float | None = None, newest_until: date | None = None
+) -> Answer:
+    coverage = 1.0 if coverage is None else coverage
+    found = extract(question, context, vectors=text_vectors(workspace), coverage=coverage, newest_until=newest_until)
     if found.not_found:
         return Answer(question, query, "extractive", _not_found_text(question, emit), (), context, (), not_found=True)
-    blocks = [_quoted(q) for q in found.quotes]
-    text = render(f"extractive.{language_of(question)}", quotes="\n\n".join(blocks)).strip()
+    lang = language_of(question)
+    blocks = [_quoted(q, context.get(q.source_id), lang) for q in found.quotes]
+    text = render(f"extractive.{lang}", quotes="\n\n".join(blocks)).strip()
     emit(text)
     cited = dict.fromkeys(q.source_id for q in found.quotes)
     citations = tuple(_citation(context, i) for i in cited)
@@ -283,10 +306,13 @@ def _extractive(question, query, context: FrozenContext, workspace: Workspace, e
     )
 
 
-def _quoted(q: Quote) -> str:
-    """A quote as its label (which note and section, and the source id) above the note's lines in a blockquote."""
+def _quoted(q: Quote, source: Source | None, lang: str) -> str:
+    """A quote as its label (which note and section, the day it is from when the note says it and the lines do not,
+    and the source id) above the note's lines in a blockquote."""
     label = " ".join(q.label.split())
-    return f"{label} [{q.source_id}]\n" + "\n".join(f"> {line}" for line in q.text.split("\n"))
+    dated = source is not None and source.dated and not full_date(_WIKILINK.sub("", q.text))  # a log's row says its own
+    day = f" · {day_label(source.dated, lang)}" if dated else ""
+    return f"{label}{day} [{q.source_id}]\n" + "\n".join(f"> {line}" for line in q.text.split("\n"))
 
 
 def _quoted_claims(text: str, blocks: list[str], quotes: tuple[Quote, ...]) -> tuple[CheckedClaim, ...]:
@@ -307,7 +333,7 @@ def _not_found_text(question: str, emit) -> str:
 
 def _citation(context: FrozenContext, source_id: str) -> Citation:
     s = context.get(source_id)
-    return Citation(s.id, s.path, s.heading, s.start_line, s.end_line)
+    return Citation(s.id, s.path, s.heading, s.start_line, s.end_line, s.dated.isoformat() if s.dated else None)
 
 
 def _turns_text(turns: tuple[Turn, ...]) -> str:

@@ -22,11 +22,13 @@ import functools
 import hashlib
 import re
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 from typing import Callable, Iterable
 
 from rag.config import Settings
 from rag.errors import NoteError
+from rag.notes.dates import FILE_TIME
 from rag.notes.vault import read_note
 from rag.search.retrieve import Hit
 from rag.tokens import count_tokens as chat_tokens
@@ -61,11 +63,20 @@ class Source:
     dense_rank: int | None = None
     start_char: int = 0  # where `text` is in the note as read (`vault.read_note`)
     end_char: int = 0
+    day: str | None = None  # ISO day the passage is from (rag/notes/dates.py), and where that was read
+    day_source: str | None = None
+
+    @property
+    def dated(self) -> date | None:
+        """The day the passage is from, when something in the note says it (a file time is no such statement)."""
+        return date.fromisoformat(self.day) if self.day and self.day_source != FILE_TIME else None
 
     @property
     def label(self) -> str:
-        """Where the passage is: path, heading path and lines (written by the note's author: it goes inside the fence)."""
-        return " ".join(f"{self.path} › {self.heading}, lines {self.start_line}-{self.end_line}".split())
+        """Where the passage is: path, heading path, lines and day (written by the note's author: it goes inside the
+        fence). The day lets a model answer "when did I …"."""
+        day = f" ({self.dated.isoformat()})" if self.dated else ""
+        return " ".join(f"{self.path} › {self.heading}, lines {self.start_line}-{self.end_line}{day}".split())
 
 
 @dataclass
@@ -230,7 +241,10 @@ def _source(source_id: str, span: _Span) -> Source:
     dense = min((h.dense_rank for h in span.hits if h.dense_rank is not None), default=None)
     sha = chunks[0].sha256 if len(chunks) == 1 else hashlib.sha256(text.encode("utf-8")).hexdigest()
     first, last = chunks[0], chunks[-1]
-    return Source(source_id, span.path, first.heading_path, first.start_line, last.end_line, sha, text, best.score, bm25, dense, span.start, span.end)
+    return Source(
+        source_id, span.path, first.heading_path, first.start_line, last.end_line, sha, text, best.score, bm25, dense, span.start, span.end,
+        first.day, first.day_source,
+    )  # fmt: skip
 
 
 def _label_text(span: _Span) -> str:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import date
 
 from rag.answer import question_kinds, reader
 from rag.answer.citations import defang
@@ -25,6 +26,7 @@ from rag.answer.context import FrozenContext, Source
 from rag.answer.question_kinds import QUANTITY, WHEN
 from rag.answer.quotable import CODE, ROW, SENTENCE, Unit
 from rag.answer.reader import Reading
+from rag.notes.dates import dates_in
 from rag.search.text_vectors import TextVectors
 
 QUOTE_CHARS = 600  # a quote grows around its best unit up to this (bench/offline_answers.py --sweep: 300, 500, 700)
@@ -33,6 +35,9 @@ ALSO_MARGIN = 0.75  # another place is quoted too when it scores within this of 
 MAX_QUOTES = 2
 MARKUP = 0.5  # a unit this much markup (HTML, includes, admonition fences) does not grow a quote
 NAVIGATION_MARGIN = 2.0  # an index entry ("[[Note]] — …") answers only when nothing else scores within this of it
+# "When did I last …": the latest dated unit scoring within this of the best is quoted instead (a log's last row).
+# bench/time_questions' 16 newest-first questions, answer contains every key: 6 without, 6 at 0.75, 7 at 1.5, 8 at 3.
+NEWEST_MARGIN = 3.0
 GROW_MARGIN = 2.5  # a quote grows into another paragraph, list or table only by a unit scoring within this of the best
 
 
@@ -54,15 +59,20 @@ class Extract:
     answerable: float = 0.0  # the reader's probability that the context answers the question
 
 
-def extract(question: str, context: FrozenContext, *, vectors: TextVectors | None = None, coverage: float = 1.0) -> Extract:
+def extract(
+    question: str, context: FrozenContext, *, vectors: TextVectors | None = None, coverage: float = 1.0, newest_until: date | None = None
+) -> Extract:
     """The quotes of `context` that answer `question` (the answer first), or not_found. `coverage`: retrieval's
-    share of the question's terms found anywhere in the index."""
+    share of the question's terms found anywhere in the index. `newest_until`: the question asks for the latest
+    ("when did I last …"), up to that day."""
     reading = reader.read(question, context, vectors=vectors, coverage=coverage)
     if reading is None:
         return Extract((), not_found=True)
     if not reading.answers:
         return Extract((), not_found=True, answerable=reading.answerable)
     best = _best(reading)
+    if newest_until is not None:
+        best = _newest(reading, best, newest_until)
     asked = question_kinds.kinds(question)
     quotes = [_quote(reading, best, asked)]
     second = _second_part(reading, best, asked, quotes[0])
@@ -84,6 +94,28 @@ def _best(reading: Reading) -> int:
     prose = [i for i in range(len(reading.candidates)) if not reading.features[i, links]]
     other = max(prose, key=lambda i: reading.scores[i], default=None)
     return other if other is not None and reading.scores[other] >= reading.scores[best] - NAVIGATION_MARGIN else best
+
+
+def _newest(reading: Reading, best: int, until: date) -> int:
+    """Of the units scoring within NEWEST_MARGIN of the best, the one from the latest day up to `until` (the dates
+    its lines name, else its passage's day when the note says it); the best when none is dated."""
+    floor = reading.scores[best] - NEWEST_MARGIN
+    dated = [
+        (day, float(reading.scores[i]), i)
+        for i, c in enumerate(reading.candidates)
+        if reading.scores[i] >= floor
+        for day in [_unit_day(c, until)]
+        if day
+    ]
+    return max(dated)[2] if dated else best
+
+
+def _unit_day(candidate, until: date) -> date | None:
+    named = [d for d in dates_in(candidate.unit.text) if d <= until]
+    if named:
+        return max(named)
+    day = candidate.source.dated
+    return day if day is not None and day <= until else None
 
 
 def _also(reading: Reading, best: int, quotes: list[Quote]) -> int | None:

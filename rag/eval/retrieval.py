@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from rag.search.when import timed_hybrid, today_for
 from rag.workspace import Workspace
 
 CUTOFF = 10
@@ -127,6 +128,7 @@ def channel_runners(ws: Workspace) -> dict[str, Callable[[str], list[str]]]:
     """Each channel as query → chunk paths, best first, deep enough for Recall@100 at the document level."""
     r = ws.retriever
     n = DEPTH * 3
+    today = today_for(ws.settings)
 
     def paths(rowids: list[int]) -> list[str]:
         chunks = ws.store.chunks_by_rowid(rowids)
@@ -135,8 +137,9 @@ def channel_runners(ws: Workspace) -> dict[str, Callable[[str], list[str]]]:
     return {
         "bm25": lambda q: paths([i for i, _ in r.keyword_ranking(q, n)]),
         "dense": lambda q: paths([i for i, _ in r.dense_ranking(q, n)]),
-        # fused exactly as users get it (fusion_depth candidates per channel); Recall@100 counts their union
-        "hybrid": lambda q: [h.chunk.path for h in r.hybrid(q, n).hits],
+        # fused exactly as users get it (fusion_depth candidates per channel, the time a question names applied);
+        # Recall@100 counts their union
+        "hybrid": lambda q: [h.chunk.path for h in timed_hybrid(r, q, n, today=today).hits],
     }
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import collections
 
+from rag.index.records import DAY_MAX, DAY_MIN
 from rag.text.stemming import fts_tokens
 
 # FTS5's bm25(): k1, b, and the weight of each field (body, title, aliases, description) as in `schema.BM25_RANK`
@@ -43,6 +44,13 @@ class PgKeywordIndex:
         if not paths:
             return []
         return [r[0] for r in self._read("SELECT rowid FROM chunks WHERE path = ANY(%s) ORDER BY rowid", (list(paths),))]
+
+    def chunk_rowids_dated(self, after: str | None, before: str | None) -> list[int]:
+        found = self._read(
+            "SELECT rowid FROM chunks WHERE day BETWEEN %s AND %s UNION SELECT chunk FROM chunk_days WHERE day BETWEEN %s AND %s ORDER BY 1",
+            (after or DAY_MIN, before or DAY_MAX) * 2,
+        )
+        return [r[0] for r in found]
 
     def chunk_paths(self, paths: list[str]) -> dict[int, str]:
         if not paths:

@@ -65,6 +65,16 @@ MIGRATIONS = [
         model TEXT, meaning BYTEA
     );
     """,
+    # 3: the day each passage is from (as SQLite's migration 8).
+    """
+    ALTER TABLE chunks ADD COLUMN day TEXT;
+    ALTER TABLE chunks ADD COLUMN day_source TEXT;
+    ALTER TABLE chunks ADD COLUMN text_last_day TEXT;
+    CREATE INDEX chunks_day ON chunks(day);
+    CREATE TABLE chunk_days (chunk BIGINT NOT NULL REFERENCES chunks(rowid) ON DELETE CASCADE, day TEXT NOT NULL);
+    CREATE INDEX chunk_days_day ON chunk_days(day, chunk);
+    CREATE INDEX chunk_days_chunk ON chunk_days(chunk);
+    """,
 ]
 
 

@@ -129,6 +129,7 @@ class PgStore(CommonReads, PgKeywordIndex, PgVectorTables, PgMemoryStats):
         sentences: list[list] | None = None,
         *,
         fields: NoteFields = ("", "", ""),
+        days: list | None = None,
     ) -> None:
         """Atomically replace one note's rows. Writers of other notes go on meanwhile; two writers of the same note
         take turns (an advisory lock on its path), so the later one replaces the earlier one's rows whole."""
@@ -141,19 +142,23 @@ class PgStore(CommonReads, PgKeywordIndex, PgVectorTables, PgMemoryStats):
                 " VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
                 file_row(state, info),
             )
-            postings, sentence_rows = [], []
+            postings, sentence_rows, day_rows = [], [], []
             for ordinal, (chunk, stem_text) in enumerate(zip(chunks, stems)):
                 weighted, length = weighted_counts(collections.Counter(fts_tokens(stem_text)), field_counts)
                 rowid = db.execute(
                     "INSERT INTO chunks(id, path, ordinal, heading_path, start_line, end_line, start_char, end_char, text,"
-                    " sha256, tokens, index_text, vector_key, script, terms) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s) RETURNING rowid",
-                    (*chunk_row(chunk, state.path, ordinal), length),
+                    " sha256, tokens, index_text, vector_key, script, day, day_source, text_last_day,"
+                    " terms) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s) RETURNING rowid",
+                    (*chunk_row(chunk, state.path, ordinal, days[ordinal] if days else None), length),
                 ).fetchone()[0]
                 postings.extend((term, rowid, freq) for term, freq in weighted.items())
                 if sentences:
                     sentence_rows.extend((rowid, *row) for row in sentences[ordinal])
+                if days and days[ordinal] is not None:
+                    day_rows.extend((rowid, d.isoformat()) for d in days[ordinal].named)
             _copy(db, "postings (term, chunk, freq)", postings)
             _copy(db, "sentences (chunk, text, line, vector_key, script)", sentence_rows)
+            _copy(db, "chunk_days (chunk, day)", day_rows)
 
     def merge_keyword_index(self) -> None:
         """After every note was rewritten: refresh the planner's statistics (PostgreSQL's autovacuum cleans up)."""

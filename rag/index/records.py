@@ -63,9 +63,18 @@ class StoredChunk:
     sha256: str
     tier: int
     project: str | None
+    day: str | None = None  # ISO date the passage is from (rag/notes/dates.py), None if nothing dates it
+    day_source: str | None = None  # where the day was read: one of dates.SOURCES ("file time" is the weakest)
+    text_last_day: str | None = None  # the latest full date the passage's text names (a log's last row)
 
 
-CHUNK_COLUMNS = "c.rowid, c.id, c.path, c.heading_path, c.start_line, c.end_line, c.start_char, c.end_char, c.text, c.sha256, f.tier, f.project"
+# Open ends of a day range, as ISO text (days are compared as text in both backends).
+DAY_MIN, DAY_MAX = "0000-01-01", "9999-12-31"
+
+CHUNK_COLUMNS = (
+    "c.rowid, c.id, c.path, c.heading_path, c.start_line, c.end_line, c.start_char, c.end_char, c.text, c.sha256, f.tier, f.project,"
+    " c.day, c.day_source, c.text_last_day"
+)
 FILE_COLUMNS = "path, sha256, title, tags, aliases, tier, project, frontmatter_error, description"
 
 
@@ -79,8 +88,9 @@ def file_row(state: FileState, info: FileInfo) -> tuple:
     return (s.path, s.sha256, s.mtime, s.size, i.title, tags, aliases, i.tier, i.project, i.frontmatter_error, time.time(), i.description)
 
 
-def chunk_row(chunk, path: str, ordinal: int) -> tuple:
-    c = chunk
+def chunk_row(chunk, path: str, ordinal: int, time=None) -> tuple:
+    """A chunk's row; `time` is its `dates.PassageTime` (or None)."""
+    c, dated = chunk, time.dated if time else None
     return (
         c.id,
         path,
@@ -96,4 +106,11 @@ def chunk_row(chunk, path: str, ordinal: int) -> tuple:
         c.index_text,
         c.vector_key,
         script(c.text),
+        _iso(dated.day if dated else None),
+        dated.source if dated else None,
+        _iso(time.last_named if time else None),
     )
+
+
+def _iso(day) -> str | None:
+    return day.isoformat() if day else None

@@ -139,9 +139,10 @@ class Store(CommonReads, KeywordIndex, VectorTables, MemoryStats):
         sentences: list[list] | None = None,
         *,
         fields: NoteFields = ("", "", ""),
+        days: list | None = None,
     ) -> None:
         """Atomically replace one file's row, chunks, FTS rows (each chunk's `stems` and the note's `fields`) and (if
-        given, one list per chunk) sentence rows `(text, line, vector_key, script)`."""
+        given, one list per chunk) sentence rows `(text, line, vector_key, script)`; `days`: each chunk's `dates.PassageTime` or None."""
         with self.transaction() as db:
             _delete_fts(db, "SELECT rowid FROM chunks WHERE path = ?", (state.path,))
             db.execute("DELETE FROM files WHERE path = ?", (state.path,))
@@ -153,14 +154,17 @@ class Store(CommonReads, KeywordIndex, VectorTables, MemoryStats):
             for ordinal, (chunk, stem_text) in enumerate(zip(chunks, stems)):
                 cur = db.execute(
                     "INSERT INTO chunks(id, path, ordinal, heading_path, start_line, end_line, start_char, end_char, text,"
-                    " sha256, tokens, index_text, vector_key, script) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                    chunk_row(chunk, state.path, ordinal),
+                    " sha256, tokens, index_text, vector_key, script, day, day_source,"
+                    " text_last_day) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    chunk_row(chunk, state.path, ordinal, days[ordinal] if days else None),
                 )
                 db.execute(
                     "INSERT INTO chunks_fts(rowid, stems, title, aliases, description) VALUES (?,?,?,?,?)", (cur.lastrowid, stem_text, *fields)
                 )
                 if sentences:
                     _insert_sentences(db, cur.lastrowid, sentences[ordinal])
+                if days and days[ordinal] is not None and days[ordinal].named:
+                    db.executemany("INSERT INTO chunk_days(chunk, day) VALUES (?,?)", [(cur.lastrowid, d.isoformat()) for d in days[ordinal].named])
 
     def merge_keyword_index(self) -> None:
         """Merge the FTS index into one segment: after every note was rewritten, its deleted rows slow queries down."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 
 from rag.index import schema
+from rag.index.records import DAY_MAX, DAY_MIN
 from rag.text.stemming import fts_query
 
 ROWS_IN_QUERY = 200  # a filtered keyword search over more chunks than this filters the ranked matches instead
@@ -42,6 +43,15 @@ class KeywordIndex:
         if not paths:
             return []
         found = self._read("SELECT rowid FROM chunks WHERE path IN (SELECT value FROM json_each(?)) ORDER BY rowid", (json.dumps(paths),))
+        return [r[0] for r in found]
+
+    def chunk_rowids_dated(self, after: str | None, before: str | None) -> list[int]:
+        """The rowids of every chunk whose day, or a full date its text names, is within [after, before] (ISO days,
+        inclusive; None: open), sorted. A log's rows date its passage as much as its heading does."""
+        found = self._read(
+            "SELECT rowid FROM chunks WHERE day BETWEEN ? AND ? UNION SELECT chunk FROM chunk_days WHERE day BETWEEN ? AND ? ORDER BY 1",
+            (after or DAY_MIN, before or DAY_MAX) * 2,
+        )
         return [r[0] for r in found]
 
     def chunk_paths(self, paths: list[str]) -> dict[int, str]:

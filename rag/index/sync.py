@@ -21,7 +21,8 @@ from rag.index import language_reference
 from rag.index.chunking import SEPARATOR, Chunk, chunk_note, note_title
 from rag.index.records import FileInfo, FileState, NoteFields
 from rag.index.storage import IndexStore
-from rag.notes.vault import FileStat, parse_frontmatter, project_of, read_note, tier_of, walk
+from rag.notes.dates import note_date, passage_time
+from rag.notes.vault import FileStat, Frontmatter, parse_frontmatter, project_of, read_note, tier_of, walk
 from rag.text import sentences, stemming
 
 log = logging.getLogger(__name__)
@@ -70,6 +71,8 @@ REFERENCE_CLAIM = "language reference"  # claimed like a text: one indexer embed
 # What a note's keyword fields hold (see `keyword_fields`); part of the rules, so an index made before them, or by
 # another version, re-derives every note once (its vectors are reused: chunk texts do not change).
 KEYWORD_FIELDS_VERSION = 1
+# How a passage's day is read (rag/notes/dates.py); part of the rules like the keyword fields.
+DATES_VERSION = 1
 
 
 def sync(settings: Settings, store: IndexStore, embedder: Embedder, *, progress: Progress | None = None, embed: bool = True) -> SyncReport:
@@ -160,6 +163,7 @@ def _rules(settings: Settings, embedder: Embedder) -> str:
             settings.projects_folder,
             sorted(settings.project_aliases.items()),
             KEYWORD_FIELDS_VERSION,
+            DATES_VERSION,
         ],
         ensure_ascii=False,
     )
@@ -190,10 +194,13 @@ def _sync_file(
         hard=min(settings.chunk_hard_tokens, embedder.window),
         min_tokens=settings.chunk_min_tokens,
     )
-    info = _file_info(settings, note.path, note.text, note.sha256)
+    frontmatter = parse_frontmatter(note.text)
+    info = _file_info(settings, note.path, frontmatter, note.sha256, note.text)
     stems = [stemming.index_text(_keyword_text(c, info.title)) for c in chunks]
     units = [sentences.for_vectors(c.text, c.start_line) for c in chunks] if settings.sentence_vectors else None
-    store.replace_file(state, info, chunks, stems, units, fields=keyword_fields(info))
+    day = note_date(stat.path, frontmatter.data, note.mtime)
+    days = [passage_time(day, tuple(c.heading_path.split(SEPARATOR)), c.text) for c in chunks]
+    store.replace_file(state, info, chunks, stems, units, fields=keyword_fields(info), days=days)
     tally.reused += len(store.known_vector_keys(embedder.name, [c.vector_key for c in chunks]))
     if old is None:
         tally.added += 1
@@ -201,8 +208,7 @@ def _sync_file(
         tally.updated += 1
 
 
-def _file_info(settings: Settings, path: str, text: str, sha256: str) -> FileInfo:
-    fm = parse_frontmatter(text)
+def _file_info(settings: Settings, path: str, fm: Frontmatter, sha256: str, text: str) -> FileInfo:
     if fm.error:
         log.warning("%s: %s; the note body is indexed anyway.", path, fm.error)
     project = project_of(path, settings) or (settings.project_aliases.get(fm.project, fm.project) if fm.project else None)

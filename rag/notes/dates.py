@@ -17,7 +17,8 @@ from datetime import UTC, date, datetime
 from rag.text.calendar_words import EN_MONTH, RU_MONTH, month_number
 
 FRONTMATTER_KEYS = ("date", "created", "updated")  # in this order: when it happened before when it was edited
-SOURCES = ("frontmatter", "file name", "heading", "message", "file time")
+FILE_TIME = "file time"  # the weakest source: a copy or a sync tool resets it
+SOURCES = ("frontmatter", "file name", "heading", "message", FILE_TIME)
 
 _ISO = re.compile(r"(?<!\d)((?:19|20)\d\d)[-_.](\d\d)[-_.](\d\d)(?!\d)")
 _DOTTED = re.compile(r"(?<![\d.])(\d{1,2})\.(\d{1,2})\.((?:19|20)\d\d)(?![\d.])")
@@ -42,7 +43,13 @@ class Dated:
 def full_date(text: str) -> date | None:
     """The first date with day, month and year in `text` (2026-04-28, 2026_04_28, 28.04.2026, 28 April 2026, April
     28, 2026, 28 апреля 2026), or None. Partial dates ("28 April") are not a note's date: its year is unknown."""
-    found: list[tuple[int, date]] = []
+    found = dates_in(text)
+    return found[0] if found else None
+
+
+def dates_in(text: str) -> list[date]:
+    """Every full date in `text` (as `full_date` reads them), in the order they appear; impossible ones (31.02) left out."""
+    found: list[tuple[int, tuple[int, int, int]]] = []
     for m in _ISO.finditer(text):
         found.append((m.start(), (int(m[1]), int(m[2]), int(m[3]))))
     for m in _DOTTED.finditer(text):
@@ -54,12 +61,13 @@ def full_date(text: str) -> date | None:
             found.append((m.start(), (int(m[6]), month_number(m["en"]), int(m[4]))))
     for m in _MONTH_DAY_YEAR.finditer(text):
         found.append((m.start(), (int(m[3]), month_number(m["en"]), int(m[2]))))
+    days = []
     for _, (year, month, day) in sorted(found):
         try:
-            return date(year, month, day)
+            days.append(date(year, month, day))
         except ValueError:
             continue
-    return None
+    return days
 
 
 def _value_date(value) -> date | None:
@@ -83,8 +91,24 @@ def note_date(path: str, frontmatter: dict | None, mtime: float | None) -> Dated
     if day is not None:
         return Dated(day, "file name")
     if mtime is not None:
-        return Dated(datetime.fromtimestamp(mtime, UTC).date(), "file time")
+        return Dated(datetime.fromtimestamp(mtime, UTC).date(), FILE_TIME)
     return None
+
+
+@dataclass(frozen=True)
+class PassageTime:
+    """What the index keeps of a passage's time."""
+
+    dated: Dated | None  # the day it is from (`passage_date`)
+    named: tuple[date, ...] = ()  # the full dates its text names (a log's rows, a trip's days), each once, sorted
+
+    @property
+    def last_named(self) -> date | None:
+        return self.named[-1] if self.named else None
+
+
+def passage_time(note: Dated | None, headings: tuple[str, ...], text: str) -> PassageTime:
+    return PassageTime(passage_date(note, headings), tuple(sorted(set(dates_in(text)))))
 
 
 def passage_date(note: Dated | None, headings: tuple[str, ...]) -> Dated | None:

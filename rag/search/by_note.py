@@ -5,11 +5,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import date
 
 from rag.index.records import FileInfo
 from rag.index.storage import IndexStore
 from rag.search.filters import Filters, tag_key
 from rag.search.retrieve import Hit, Retriever, relevant
+from rag.search.when import TimeScope, timed_hybrid
 
 __all__ = ["DEPTH", "FilterChoices", "Filters", "NoteMatch", "NoteResults", "filter_choices", "search_notes"]
 
@@ -41,6 +43,7 @@ class NoteResults:
     channels: tuple[str, ...]  # the retrieval channels that served
     notice: str | None  # why a channel is missing
     hidden: int = 0  # notes found only by passages under the relevance floor
+    time: TimeScope | None = None  # the time the search kept to (rag/search/when.py)
 
 
 def filter_choices(store: IndexStore) -> FilterChoices:
@@ -53,11 +56,19 @@ def filter_choices(store: IndexStore) -> FilterChoices:
 
 
 def search_notes(
-    retriever: Retriever, query: str, filters: Filters = Filters(), *, notes: int = 10, passages: int = 3, relevant_only: bool = False
+    retriever: Retriever,
+    query: str,
+    filters: Filters = Filters(),
+    *,
+    notes: int = 10,
+    passages: int = 3,
+    relevant_only: bool = False,
+    today: date | None = None,
 ) -> NoteResults:
     """The best `notes` notes for `query` that pass `filters`, each with up to `passages` passages; with
-    `relevant_only`, only passages that reach the relevance floor (`retrieve.relevant`)."""
-    raw = retriever.hybrid(query, DEPTH, candidates=DEPTH, filters=filters)
+    `relevant_only`, only passages that reach the relevance floor (`retrieve.relevant`). With `today`, the time the
+    question names is applied (rag/search/when.py); notes keep the order of their best passages."""
+    raw = timed_hybrid(retriever, query, DEPTH, today=today, filters=filters, candidates=DEPTH)
     result = relevant(raw) if relevant_only else raw
     infos = {f.path: f for f in retriever.store.files()} if result.hits else {}
     groups: dict[str, list[Hit]] = {}
@@ -66,7 +77,7 @@ def search_notes(
         if info is None:  # removed since it was ranked
             continue
         groups.setdefault(hit.chunk.path, []).append(hit)
+    # In the order of their best passages: by score, or newest first for "when did I last …"
     matches = [NoteMatch(infos[path], hits[0].score, tuple(hits[:passages])) for path, hits in groups.items()]
-    matches.sort(key=lambda m: -m.score)
     hidden = len({h.chunk.path for h in raw.hits} - {m.path for m in matches[:notes]}) if relevant_only else 0
-    return NoteResults(tuple(matches[:notes]), result.channels, result.notice, hidden)
+    return NoteResults(tuple(matches[:notes]), result.channels, result.notice, hidden, raw.time)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import math
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from rag.config import Settings
 from rag.embed.embedders import Embedder
@@ -25,6 +26,9 @@ from rag.search.filters import Filters
 from rag.search.text_vectors import query_vector
 from rag.search.vectors import VectorIndex
 from rag.text import sentences, stemming
+
+if TYPE_CHECKING:
+    from rag.search.when import TimeScope
 
 log = logging.getLogger(__name__)
 # Search shows the hits whose fused score reaches this (z-scores fused: a hit standing out from the candidates by about
@@ -58,6 +62,7 @@ class SearchResult:
     hidden: int = 0  # hits under the relevance floor, left out of what is shown (`relevant`)
     fused: str | None = None  # "zscore" or "rrf" when both channels were fused
     pool: int = 0  # candidates the meaning channel ranked: the z-scores' sample
+    time: TimeScope | None = None  # the time the search kept to (rag/search/when.py), None: all dates
 
 
 def relevant(result: SearchResult, floor: float = RELEVANCE_FLOOR) -> SearchResult:
@@ -171,16 +176,20 @@ class Retriever:
         ranking, notice = self._dense_or_notice(query, k, filters.rows(self.store))
         return SearchResult(self._hits(ranking, dense=ranking), ("dense",) if notice is None else (), notice)
 
-    def hybrid(self, query: str, k: int = 10, *, candidates: int | None = None, filters: Filters = Filters()) -> SearchResult:
-        """Both channels fused. With `filters`, both rank only the notes that pass (inside the query, not after)."""
+    def hybrid(
+        self, query: str, k: int = 10, *, candidates: int | None = None, filters: Filters = Filters(), keywords: str | None = None
+    ) -> SearchResult:
+        """Both channels fused. With `filters`, both rank only the notes that pass (inside the query, not after).
+        `keywords`: the query as the keyword channel reads it (the question without its time words), else `query`."""
         n = candidates or self.settings.fusion_depth  # per channel; k beyond the union of both gets what there is
         rows = filters.rows(self.store)
-        keyword = self.keyword_ranking(query, n, rows=rows)
+        words = query if keywords is None else keywords
+        keyword = self.keyword_ranking(words, n, rows=rows)
         dense, notice = self._dense_or_notice(query, n, rows)
         channels = ("bm25",) if notice else ("bm25", "dense")
-        terms = stemming.query_terms(query)
+        terms = stemming.query_terms(words)
         frequencies = self.store.document_frequencies(terms)
-        hits = self._hits(self._fuse(query, keyword, dense, frequencies), bm25=keyword, dense=dense, boost=True)
+        hits = self._hits(self._fuse(words, keyword, dense, frequencies), bm25=keyword, dense=dense, boost=True)
         fused = self.settings.fusion if dense else None  # meaning served: the scores are fused (z-scores, or RRF)
         return SearchResult(hits[:k], channels, notice, term_coverage(terms, *frequencies), fused=fused, pool=len(dense))
 

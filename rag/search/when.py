@@ -1,0 +1,120 @@
+"""A question's time, applied to a search: "what did I decide last week?", «что я писал про переезд в марте?».
+
+The period the question names (rag/text/periods.py) becomes a date range filter inside both channels (as the note
+filters are: every passage dated then is ranked, not the few of an unfiltered top-N); the words that named it leave
+the keyword query (so "March" does not also match notes that mention March) while meaning still reads the whole
+question; "when did I last …" and "recently" put the relevant passages newest first. A range in which nothing of the
+vault is dated does not empty the search: it runs over all dates and says so (`TimeScope.applied` False). A range set
+by a filter (the app's date filter, `--after/--before`, an agent's arguments) wins over the question's words.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import date
+
+from rag.config import Settings
+from rag.errors import ConfigError
+from rag.index.records import StoredChunk
+from rag.notes.dates import FILE_TIME
+from rag.search.filters import Filters
+from rag.search.retrieve import MIN_POOL, Hit, Retriever, SearchResult
+from rag.text.date_labels import range_label
+from rag.text.periods import Period, read_period
+
+# "When did I last …" puts newest first the hits within this much of the best fused z-score (one deviation, the
+# relevance floor's unit). On bench/time_questions' 16 newest-first questions, hit@1: 9 at 0.5 and 1.0, 7 at 0.3,
+# 8 sorting every hit over the relevance floor, 7 not reordering, 8–9 adding a recency bonus instead (0.25–1.0 z).
+NEWEST_MARGIN = 1.0
+NEWEST_AMONG = 5  # without fused z-scores (a small vault, one channel), the top few are put newest first
+
+
+@dataclass(frozen=True)
+class TimeScope:
+    """The time a search kept to, for the person reading the results ("searching notes from 1–31 March 2026")."""
+
+    after: date | None
+    before: date | None
+    newest_first: bool = False
+    words: str = ""  # the question's words that named it ("" for a range set by a filter)
+    applied: bool = True  # False: nothing in the notes is dated then, so the search ran over all dates
+
+    @property
+    def ranged(self) -> bool:
+        return self.after is not None or self.before is not None
+
+    def label(self, lang: str = "en") -> str:
+        """ "1–31 March 2026", "since 1 May 2026"; "" without a range (only an order)."""
+        return range_label(self.after, self.before, lang)
+
+    def to_json(self) -> dict:
+        iso = lambda d: d.isoformat() if d else None  # noqa: E731
+        return {"after": iso(self.after), "before": iso(self.before), "newest_first": self.newest_first, "words": self.words, "applied": self.applied}
+
+
+def today_for(settings: Settings) -> date | None:
+    """The day questions are read against: the settings' fixed `today` (tests, benchmarks) or the clock; None when
+    reading time from questions is switched off (`time_questions = false`)."""
+    if not settings.time_questions:
+        return None
+    if not settings.today:
+        return date.today()
+    try:
+        return date.fromisoformat(settings.today)
+    except ValueError:
+        raise ConfigError(f"today = {settings.today!r} is not a date (YYYY-MM-DD).") from None
+
+
+def timed_hybrid(
+    retriever: Retriever, query: str, k: int = 10, *, today: date | None, filters: Filters = Filters(), candidates: int | None = None
+) -> SearchResult:
+    """`retriever.hybrid` with the question's time applied; `today` None reads no time from the question (a date
+    range in `filters` still applies)."""
+    if filters.dated:
+        result = retriever.hybrid(query, k, candidates=candidates, filters=filters)
+        return replace(result, time=TimeScope(filters.after, filters.before))
+    period = read_period(query, today) if today is not None else None
+    if period is None:
+        return retriever.hybrid(query, k, candidates=candidates, filters=filters)
+    keywords = (query[: period.start] + " " + query[period.end :]).strip()
+    scope = TimeScope(period.after, period.before if period.ranged else None, period.newest_first, period.words)
+    ranged = replace(filters, after=scope.after, before=scope.before) if scope.ranged else filters
+    result = retriever.hybrid(query, k, candidates=candidates, filters=ranged, keywords=keywords)
+    if scope.ranged and not result.hits:  # nothing dated then: the question is answered from all dates, and says so
+        result = retriever.hybrid(query, k, candidates=candidates, filters=filters, keywords=keywords)
+        scope = replace(scope, applied=False)
+    if period.newest_first:
+        result = newest_first(result, until=period.before or today)
+    return replace(result, time=scope)
+
+
+def newest_first(result: SearchResult, *, until: date) -> SearchResult:
+    """The hits close to the best (within NEWEST_MARGIN of its fused z-score; the top few without fused z-scores)
+    ordered by the latest day they are from, up to `until`; the rest after them as they were. Relevance first:
+    a newer passage that is only loosely about the question does not jump ahead of the one that answers it."""
+    hits = list(result.hits)
+    if not hits:
+        return result
+    if result.fused == "zscore" and result.pool >= MIN_POOL:
+        head = [h for h in hits if h.score >= hits[0].score - NEWEST_MARGIN]
+    else:
+        head = hits[:NEWEST_AMONG]
+    ordered = sorted(head, key=lambda h: latest_day(h.chunk, until.isoformat()), reverse=True)
+    return replace(result, hits=tuple(ordered + hits[len(head) :]))
+
+
+def latest_day(chunk: StoredChunk, until: str) -> tuple[int, str]:
+    """How recent a passage is, to order by: the latest of its day and the dates its text names, not after `until`;
+    a day read from the file time only ranks below every real date (a copy or a sync tool resets it)."""
+    real = [d for d in (chunk.text_last_day, chunk.day if chunk.day_source != FILE_TIME else None) if d and d <= until]
+    if real:
+        return 1, max(real)
+    return 0, chunk.day if chunk.day and chunk.day <= until else ""
+
+
+def hit_day(hit: Hit) -> date | None:
+    """The day a found passage is from, for showing beside it (None if nothing dates it)."""
+    return date.fromisoformat(hit.chunk.day) if hit.chunk.day else None
+
+
+__all__ = ["Period", "TimeScope", "latest_day", "newest_first", "timed_hybrid", "today_for"]
