@@ -10,20 +10,24 @@ import json
 import logging
 import sys
 import time
+from datetime import date
 from pathlib import Path
 
 import click
 from tqdm import tqdm
 
-from rag.cli_common import common_options, echo, open_knowledge
+from rag.cli_common import common_options, echo, open_knowledge, time_line, time_options
 from rag.cli_memory import memory_group
 from rag.eval.cli import eval_group
 from rag.knowledge import Knowledge
 from rag.live import LiveIndex, Progress
 from rag.progress import ProgressBars
+from rag.search.filters import Filters
 from rag.search.presentation import heading_without_title, snippet, why_found
 from rag.search.retrieve import SearchResult
 from rag.search.similar import DUPLICATE_OVERLAP, DUPLICATE_THRESHOLD
+from rag.search.when import hit_day
+from rag.text.date_labels import day_label
 from rag.text.stemming import query_terms
 
 
@@ -88,17 +92,22 @@ def index(settings, as_json: bool) -> None:
     help="Keyword (bm25), meaning (dense) or both fused.",
 )
 @click.option("--all", "everything", is_flag=True, help="Hybrid: all K results, also those under the relevance floor.")
+@time_options
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list of hits.")
-def search(settings, query: str, k: int, mode: str, everything: bool, as_json: bool) -> None:
+def search(settings, query: str, k: int, mode: str, everything: bool, after, before, no_time: bool, as_json: bool) -> None:
     """Search the index by keyword, by meaning, or both (hybrid). Hybrid results stop where matches stop standing
-    out from the rest (--all shows K anyway)."""
+    out from the rest (--all shows K anyway). A time the query names ("last week", «в марте») narrows the search to
+    notes from then (--no-time: it does not); --after/--before set the range."""
+    filters = Filters(after=after, before=before)
     with open_knowledge(settings) as knowledge:
         if mode == "hybrid":
-            result = knowledge.search(query, k, everything=everything)
+            result = knowledge.search(query, k, everything=everything, filters=filters, read_time=not no_time)
         else:
-            result = (knowledge.keyword_search if mode == "bm25" else knowledge.meaning_search)(query, k)
+            result = (knowledge.keyword_search if mode == "bm25" else knowledge.meaning_search)(query, k, filters=filters)
     if result.notice:
         echo(f"note: {result.notice}", err=True)
+    if result.time is not None:
+        echo(f"note: {time_line(result.time)}", err=True)
     if as_json:
         echo(json.dumps(_hits_json(result), ensure_ascii=False, indent=2))
         return
@@ -109,7 +118,8 @@ def search(settings, query: str, k: int, mode: str, everything: bool, as_json: b
         chunk = hit.chunk
         why = why_found(hit.bm25_rank, hit.dense_rank)
         place = heading_without_title(chunk.heading_path, None, chunk.path)
-        echo(f"{i}. {chunk.path}:{chunk.start_line}-{chunk.end_line}  {place}  ({hit.score:.4f}; {why})".replace("   (", "  ("))
+        day = f"  · {day_label(hit_day(hit))}" if hit_day(hit) else ""  # a file time is not the passage's day
+        echo(f"{i}. {chunk.path}:{chunk.start_line}-{chunk.end_line}  {place}{day}  ({hit.score:.4f}; {why})".replace("   (", "  ("))
         echo(f"   {snippet(chunk.text, terms)[0]}")
     if result.hidden:
         echo(f"({result.hidden} weaker matches not shown; --all shows them)")
@@ -124,6 +134,8 @@ def _hits_json(result: SearchResult) -> list[dict]:
             "end_line": h.chunk.end_line,
             "score": round(h.score, 6),
             "ranks": {"bm25": h.bm25_rank, "dense": h.dense_rank},
+            "day": h.chunk.day,
+            "day_source": h.chunk.day_source,
             "text": h.chunk.text,
         }
         for h in result.hits
@@ -158,14 +170,27 @@ def status(settings, as_json: bool) -> None:
 @click.option("--extractive", is_flag=True, help="Quote the best sentences from your notes instead of asking the chat model.")
 @click.option("--max-chars", type=click.IntRange(min=200), help="Cap on the sources' text sent to the model (default 12000; RAG_CONTEXT_MAX_CHARS).")
 @click.option("--max-notes", type=click.IntRange(min=1), help="Cap on the notes the sources come from (default 6; RAG_CONTEXT_MAX_NOTES).")
+@time_options
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object: answer, citations, sources, claims and their grounding.")
-def ask_command(settings, question: str, extractive: bool, max_chars: int | None, max_notes: int | None, as_json: bool) -> None:
+def ask_command(
+    settings, question: str, extractive: bool, max_chars: int | None, max_notes: int | None, after, before, no_time: bool, as_json: bool
+) -> None:
     """Answer QUESTION from your notes with citations (extractive when no chat model is configured). Every claim of a
-    model's answer is checked against the passage it cites; what the notes do not support is listed."""
+    model's answer is checked against the passage it cites; what the notes do not support is listed. A time the
+    question names narrows the notes searched (--no-time: it does not)."""
     settings = settings.replace(**{k: v for k, v in (("context_max_chars", max_chars), ("context_max_notes", max_notes)) if v})
     with open_knowledge(settings) as knowledge:
-        answer = knowledge.ask(question, extractive=extractive, on_text=None if as_json else lambda piece: echo(piece, nl=False))
-    for line in _answer_notes(answer):
+        answer = knowledge.ask(
+            question,
+            extractive=extractive,
+            on_text=None if as_json else lambda piece: echo(piece, nl=False),
+            read_time=not no_time,
+            filters=Filters(after=after, before=before),
+        )
+    notes = _answer_notes(answer)
+    if notes and not as_json:
+        echo()  # the streamed answer's last line ends here, not in the middle of the first note
+    for line in notes:
         echo(f"note: {line}", err=True)
     if as_json:
         echo(json.dumps(answer.to_json(), ensure_ascii=False, indent=2))
@@ -176,7 +201,8 @@ def ask_command(settings, question: str, extractive: bool, max_chars: int | None
     if answer.citations:
         echo("\nSources:")
     for c in answer.citations:
-        echo(f"  [{c.id}] {c.path}:{c.start_line}-{c.end_line}  {c.heading}")
+        day = f"  · {day_label(date.fromisoformat(c.day))}" if c.day else ""
+        echo(f"  [{c.id}] {c.path}:{c.start_line}-{c.end_line}  {c.heading}{day}")
 
 
 def _grounding_lines(answer) -> list[str]:
@@ -198,6 +224,8 @@ def _grounding_lines(answer) -> list[str]:
 
 def _answer_notes(answer) -> list[str]:
     notes = [answer.notice] if answer.notice else []
+    if answer.time is not None:
+        notes.append(time_line(answer.time))
     if answer.truncated:
         notes.append("the model stopped at max_answer_tokens; the answer may be cut short (raise RAG_MAX_ANSWER_TOKENS)")
     if answer.removed_citations:

@@ -13,6 +13,7 @@ from rag.errors import RagError, os_error_text
 from rag.knowledge import Knowledge
 from rag.live import LiveIndex
 from rag.printable import printable
+from rag.search.when import TimeScope
 
 
 def common_options(command):
@@ -35,6 +36,29 @@ def common_options(command):
             raise click.ClickException(printable(os_error_text(exc))) from exc
 
     return wrapper
+
+
+def time_options(command):
+    """--after, --before and --no-time for the commands that search."""
+    day = click.DateTime(formats=["%Y-%m-%d"])
+    command = click.option("--no-time", is_flag=True, help='Do not read a time from the question ("last week" is then just words).')(command)
+    command = click.option("--before", type=day, callback=_day, help="Only notes and passages from this day or earlier (YYYY-MM-DD).")(command)
+    return click.option("--after", type=day, callback=_day, help="Only notes and passages from this day or later (YYYY-MM-DD).")(command)
+
+
+def _day(ctx, param, value):
+    return value.date() if value is not None else None
+
+
+def time_line(scope: TimeScope) -> str:
+    """What a search kept to, in a line: "searching notes from 1–31 March 2026 ("in March"; --no-time searches all dates)"."""
+    words = f"\u201c{scope.words}\u201d; " if scope.words else ""
+    if not scope.ranged:
+        return f"newest first among the best matches ({words}--no-time to rank by relevance only)"
+    if not scope.applied:
+        return f"nothing in your notes is dated {scope.label()}; searched all dates ({words.rstrip('; ')})".replace(" ()", "")
+    again = "--no-time searches all dates" if scope.words else "without --after/--before: all dates"
+    return f"searching notes from {scope.label()} ({words}{again})"
 
 
 def echo(message: object = "", *, err: bool = False, nl: bool = True) -> None:

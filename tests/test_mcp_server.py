@@ -85,7 +85,9 @@ async def test_every_tool_is_listed_with_a_description_schemas_and_read_only_onl
         assert tool.annotations.read_only_hint is (tool.name not in writes), tool.name
         assert len(tool.description) > 80 and tool.output_schema["type"] == "object"
     search = next(t for t in tools if t.name == "knowledge_search")
-    assert set(search.input_schema["properties"]) == {"query", "limit", "project", "tier"}
+    assert set(search.input_schema["properties"]) == {"query", "limit", "project", "tier", "after", "before", "read_time"}
+    ask = next(t for t in tools if t.name == "knowledge_ask")
+    assert set(ask.input_schema["properties"]) == {"question", "after", "before", "read_time"}
 
 
 # --- search, ask, read ----------------------------------------------------------------------------------------
@@ -98,7 +100,7 @@ async def test_search_gives_path_heading_lines_score_and_an_excerpt_of_at_most_2
         found = await call(client, "knowledge_search", query="zebrafish", limit=3)
         hydration = await call(client, "knowledge_search", query="sourdough hydration", limit=2)
     top = found["results"][0]
-    assert set(top) == {"path", "heading", "start_line", "end_line", "score", "excerpt", "project", "tier"}
+    assert set(top) == {"path", "heading", "start_line", "end_line", "score", "excerpt", "project", "tier", "day", "day_from"}
     assert top["path"] == "Notes/Long.md" and len(top["excerpt"]) == 2000 and top["excerpt"].endswith("…")
     first = hydration["results"][0]
     assert first["path"] == "Notes/Sourdough.md" and first["heading"].startswith("Sourdough bread")

@@ -9,7 +9,7 @@ message that names the fix); anything else is a bug, logged with its traceback. 
 from __future__ import annotations
 
 from contextlib import asynccontextmanager
-from datetime import datetime
+from datetime import date, datetime
 from typing import Annotated, Literal
 
 from mcp.server import MCPServer
@@ -18,7 +18,7 @@ from pydantic import Field
 from rag import projects
 from rag.agents.http_auth import BearerGate
 from rag.agents.memory_tools import MemoryTools
-from rag.agents.results import AskResult, Projects, Reindexed, Saved, SearchHit, SearchResults, Similar, Status
+from rag.agents.results import AskResult, Projects, Reindexed, Saved, SearchHit, SearchResults, SearchTime, Similar, Status
 from rag.agents.tools import ADD, INDEX, READ, WRITE, declared, register, tool
 from rag.config import Settings
 from rag.knowledge import Knowledge, SavedNote
@@ -31,6 +31,7 @@ from rag.projects import NoteList, ProjectContext
 from rag.search.filters import Filters
 from rag.search.presentation import block_excerpt
 from rag.search.retrieve import Hit
+from rag.search.when import TimeScope
 
 INSTRUCTIONS = (
     "Tools over the user's Markdown notes (an Obsidian vault, Russian and English). Search the notes before answering "
@@ -41,6 +42,9 @@ INSTRUCTIONS = (
 )
 NotePath = Annotated[str, Field(description="Vault-relative path with forward slashes, e.g. 'Projects/Alpha/Overview.md'.")]
 Sha = Annotated[str | None, Field(description="The sha256 that knowledge_read returned for this note.")]
+After = Annotated[date | None, Field(description="Only passages from this day or later (YYYY-MM-DD); wins over a time named in the query.")]
+Before = Annotated[date | None, Field(description="Only passages from this day or earlier (YYYY-MM-DD).")]
+ReadTime = Annotated[bool, Field(description='Read a time named in the query ("last week", «в марте») and search only then; false: plain words.')]
 
 
 class VaultTools:
@@ -58,28 +62,42 @@ class VaultTools:
         limit: Annotated[int, Field(ge=1, le=50)] = 8,
         project: Annotated[str | None, Field(description="Only notes of this project (see knowledge_projects).")] = None,
         tier: Annotated[Literal[1, 2] | None, Field(description="1 = curated notes (profile, memory, overviews) only; 2 = the rest.")] = None,
+        after: After = None,
+        before: Before = None,
+        read_time: ReadTime = True,
     ) -> SearchResults:
         """Search the user's notes by keywords and by meaning (hybrid; Russian and English, across languages).
         Use it before answering anything about the user's past work, decisions, projects or preferences. Each result
         gives the note path, heading, line range, score and an excerpt; read more with knowledge_read(path,
         start_line, end_line). Cite the paths you rely on. Results stop where matches stop standing out (fewer than
-        `limit`, or none: the notes probably do not cover it); `weaker_matches` says how many were left out."""
+        `limit`, or none: the notes probably do not cover it); `weaker_matches` says how many were left out.
+        A time in the query ("last week", "in March", «вчера», "when did I last …") is read against today and
+        narrows the search to passages from then (`time` says which days; each result has its `day`)."""
         if project is not None:
             project = self.knowledge.resolve_project(project)
-        filters = Filters(projects=(project,) if project is not None else (), tiers=(tier,) if tier is not None else ())
-        result = self.knowledge.search(query, limit, filters=filters)
+        filters = Filters(projects=(project,) if project is not None else (), tiers=(tier,) if tier is not None else (), after=after, before=before)
+        result = self.knowledge.search(query, limit, filters=filters, read_time=read_time)
         hits = list(result.hits)
         notice = " ".join(n for n in (self._indexing_notice(), result.notice) if n) or None
-        return SearchResults(tuple(_search_hit(h) for h in hits[:limit]), result.channels, notice, result.hidden)
+        return SearchResults(tuple(_search_hit(h) for h in hits[:limit]), result.channels, notice, result.hidden, _search_time(result.time))
 
     @tool(READ)
-    def knowledge_ask(self, question: Annotated[str, Field(min_length=1, max_length=MAX_QUERY_CHARS)]) -> AskResult:
+    def knowledge_ask(
+        self,
+        question: Annotated[str, Field(min_length=1, max_length=MAX_QUERY_CHARS)],
+        after: After = None,
+        before: Before = None,
+        read_time: ReadTime = True,
+    ) -> AskResult:
         """Answer a question from the notes, with citations checked against the passages used. Without a configured
         chat model the answer quotes the best sentences (extractive). `not_found` means the notes hold no answer:
         say so rather than guess. Every claim is checked against its passage: never repeat an `unsupported` claim as a
-        fact. Prefer knowledge_search when you want to read and reason over the passages yourself."""
-        answer = self.knowledge.ask(question)
-        return AskResult(answer.text, answer.mode, answer.not_found, answer.citations, answer.notice, answer.claims, answer.grounding())
+        fact. Prefer knowledge_search when you want to read and reason over the passages yourself. A time the
+        question names narrows the notes searched (`time`); citations of dated notes carry their `day`."""
+        answer = self.knowledge.ask(question, read_time=read_time, filters=Filters(after=after, before=before))
+        return AskResult(
+            answer.text, answer.mode, answer.not_found, answer.citations, answer.notice, answer.claims, answer.grounding(), _search_time(answer.time)
+        )
 
     @tool(READ)
     def knowledge_read(
@@ -201,7 +219,16 @@ class VaultTools:
 
 def _search_hit(hit: Hit) -> SearchHit:
     c = hit.chunk
-    return SearchHit(c.path, c.heading_path, c.start_line, c.end_line, round(hit.score, 4), block_excerpt(c.text), c.project, c.tier)
+    return SearchHit(
+        c.path, c.heading_path, c.start_line, c.end_line, round(hit.score, 4), block_excerpt(c.text), c.project, c.tier, c.day, c.day_source
+    )
+
+
+def _search_time(scope: TimeScope | None) -> SearchTime | None:
+    if scope is None:
+        return None
+    iso = scope.to_json()
+    return SearchTime(iso["after"], iso["before"], scope.newest_first, scope.words, scope.applied)
 
 
 TOOLS = declared(VaultTools)  # name → annotations, in the order agents see them

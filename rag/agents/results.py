@@ -20,6 +20,19 @@ class SearchHit:
     excerpt: str  # at most 2,000 characters of the passage
     project: str | None
     tier: int  # 1 = curated (profile, memory, overviews), 2 = everything else
+    day: str | None = None  # YYYY-MM-DD the passage is from, as the note says (frontmatter, file name, a dated heading, a chat message's time)
+    day_from: str | None = None  # where that day was read; "file time" when the note says nothing (a copy or sync resets it)
+
+
+@dataclass(frozen=True)
+class SearchTime:
+    """The time a search kept to: from the question's words ("last week") or the after/before arguments."""
+
+    after: str | None  # YYYY-MM-DD, inclusive; None: open
+    before: str | None
+    newest_first: bool  # "when did I last …": the best matches were put newest first
+    words: str  # the question's words that named it ("" when set by arguments)
+    applied: bool  # False: nothing in the notes is dated then, so all dates were searched
 
 
 @dataclass(frozen=True)
@@ -28,6 +41,7 @@ class SearchResults:
     channels: tuple[str, ...]  # "bm25" (keywords) and/or "dense" (meaning)
     notice: str | None  # why a channel is missing or results may be incomplete
     weaker_matches: int = 0  # results under the relevance floor, not returned
+    time: SearchTime | None = None  # the time the search kept to; None: all dates
 
 
 @dataclass(frozen=True)
@@ -39,6 +53,7 @@ class AskResult:
     notice: str | None
     claims: tuple[CheckedClaim, ...]  # each sentence with its status: supported, misattributed, uncited, unsupported
     grounding: dict[str, int]  # claims per status
+    time: SearchTime | None = None  # the time the notes were searched in; None: all dates
 
 
 @dataclass(frozen=True)

@@ -78,7 +78,7 @@ def extract(
     second = _second_part(reading, best, asked, quotes[0])
     if second is not None:
         quotes.append(_quote(reading, second, asked[1:]))
-    also = _also(reading, best, quotes)
+    also = _also(reading, best, quotes) if newest_until is None else None  # an older place is not "the last time"
     if also is not None and len(quotes) < MAX_QUOTES:
         quotes.append(_quote(reading, also, asked))
     return Extract(tuple(quotes), not_found=False, answerable=reading.answerable)

@@ -113,8 +113,10 @@ def latest_day(chunk: StoredChunk, until: str) -> tuple[int, str]:
 
 
 def hit_day(hit: Hit) -> date | None:
-    """The day a found passage is from, for showing beside it (None if nothing dates it)."""
-    return date.fromisoformat(hit.chunk.day) if hit.chunk.day else None
+    """The day a found passage is from, for showing beside it: None when nothing in the note dates it (a file time
+    is not shown as the passage's day)."""
+    chunk = hit.chunk
+    return date.fromisoformat(chunk.day) if chunk.day and chunk.day_source != FILE_TIME else None
 
 
 __all__ = ["Period", "TimeScope", "latest_day", "newest_first", "timed_hybrid", "today_for"]
