@@ -11,6 +11,7 @@ from app_pages import common
 from app_pages.common import t
 from rag.answer.ask import CHECKING, GENERATING, Answer, Turn
 from rag.errors import RagError
+from rag.text.date_labels import day_label
 from rag.web import i18n, untrusted
 from rag.web.conversations import ChatTurn, Conversation, ConversationFile
 from rag.web.ui_render import ANSWER_CSS, answer_html, claim_notes
@@ -134,8 +135,9 @@ def _answer(ctx: common.AppContext, question: str, turns: list[ChatTurn]) -> Non
         with slot.container():
             waiting = st.empty()
             waiting.caption(":material/search: " + t("ask.searching"))
+            read_time = st.session_state.pop("rag_ask_all_dates", None) != question  # "All dates" asked it again
             call = StreamedCall(
-                lambda emit, stage: ctx.knowledge.ask(question, turns=history, on_text=emit, on_stage=stage),
+                lambda emit, stage: ctx.knowledge.ask(question, turns=history, on_text=emit, on_stage=stage, read_time=read_time),
                 on_stage=lambda name: _show_stage(waiting, name),
             )
             _stream(call, waiting, len(turns))
@@ -188,6 +190,9 @@ def _show_answer(ctx: common.AppContext, i: int, turn: ChatTurn) -> None:
         st.badge(t("ask.badge.extractive"), icon=":material/format_quote:", color="gray")
     else:
         st.badge(t("ask.badge.model", model=turn.model or "chat"), icon=":material/smart_toy:", color="blue")
+    if a.time is not None and common.time_chip(a.time, key=f"time-{i}"):  # the days searched, before the answer from them
+        st.session_state["rag_pending_question"] = st.session_state["rag_ask_all_dates"] = a.question
+        st.rerun()
     if a.not_found and a.mode == "llm" and a.claims:
         st.warning(t("ask.not_found.model"), icon=":material/search_off:")
         st.html(ANSWER_CSS + answer_html(a.text, a.context.ids, turn=i, claims=a.claims, badges=badges))
@@ -263,6 +268,8 @@ def _dropped(a: Answer) -> None:
 def _source_line(ctx: common.AppContext, i: int, a: Answer, s, mark: str) -> None:
     text, button = st.columns([5, 1], vertical_alignment="center")
     lines = t("lines", start=s.start_line, end=s.end_line)
+    if s.dated:  # the day the note says the passage is from, beside its citation
+        lines += " · " + day_label(s.dated, common.language())
     text.markdown(
         f"**[{s.id}]** {untrusted.text(s.path)} › {untrusted.text(s.heading)} · {lines}  \n"
         f":gray[{t('sources.found_by', why=common.why(s.bm25_rank, s.dense_rank))} · {mark}]"

@@ -71,6 +71,24 @@ def t(key: str, /, **values) -> str:
     return i18n.text(language(), key, **{k: untrusted.text(v) for k, v in values.items()})
 
 
+def time_chip(scope, *, key: str) -> bool:
+    """The time a search kept to, as a line with an "All dates" button when the question's words named it; True when
+    that button was clicked (search again without reading the time)."""
+    lang = language()
+    if not scope.ranged:
+        line, icon = t("time.newest", words=scope.words), ":material/history:"
+    elif not scope.applied:
+        st.info(t("time.none", range=scope.label(lang), words=scope.words), icon=":material/event_busy:")
+        return False
+    else:
+        named = scope.words
+        text = t("time.searching", range=scope.label(lang), words=named) if named else t("time.searching.filter", range=scope.label(lang))
+        line, icon = text, ":material/calendar_month:"
+    left, right = st.columns([4, 1], vertical_alignment="center")
+    left.caption(f"{icon} {line}")
+    return bool(scope.words) and right.button(t("time.remove"), key=key, icon=":material/close:", help=t("time.remove.help", words=scope.words))
+
+
 def language() -> str:
     """The session's language ("en" or "ru"), chosen when the app opened the index (`open_context`)."""
     return st.session_state.get("rag_language", "en")

@@ -1,5 +1,5 @@
-"""Search: hybrid search grouped by note, each note with its best passages and line ranges; filters by folder,
-tag, project and tier."""
+"""Search: hybrid search grouped by note, each note with its best passages, line ranges and days; filters by folder,
+tag, project, tier and dates. A time the query names ("last week") narrows it and is shown, removable in a click."""
 
 from __future__ import annotations
 
@@ -10,7 +10,9 @@ from app_pages.common import t
 from rag.errors import RagError
 from rag.search.by_note import Filters, NoteMatch
 from rag.search.presentation import heading_without_title, snippet
+from rag.search.when import hit_day
 from rag.text import stemming
+from rag.text.date_labels import day_label
 from rag.web import untrusted
 from rag.web.ui_render import highlighted, obsidian_url
 
@@ -24,19 +26,24 @@ def main() -> None:
         st.caption(t("search.empty_query") if query else t("search.hint"))
         return
     everything = st.session_state.get("rag_search_everything", False)
+    read_time = st.session_state.get("rag_search_all_dates") != query  # "All dates" was clicked for this query
     try:
-        results = ctx.knowledge.search_notes(query, filters, everything=everything)
+        results = ctx.knowledge.search_notes(query, filters, everything=everything, read_time=read_time)
     except RagError as exc:
         common.fail(exc)
     if results.notice:
         st.info(common.notice(results.notice), icon=":material/info:")
+    if results.time is not None and common.time_chip(results.time, key="rag_search_time"):
+        st.session_state["rag_search_all_dates"] = query
+        st.rerun()
     if not results.notes:
         st.warning(t("search.none.filtered") if filters.active else t("search.none"), icon=":material/search_off:")
     else:
         channels = " + ".join(t(f"channel.{c}") for c in results.channels)
         st.caption(t("search.summary", n=len(results.notes), channels=channels))
+        words = query.replace(results.time.words, " ") if results.time and results.time.applied and results.time.words else query
         for n, match in enumerate(results.notes):
-            _note(ctx, n, match, query)
+            _note(ctx, n, match, words)  # the time's words are not what the passages are marked for
     if results.hidden or everything:
         # Results stop where matches stop standing out (bench/search_cutoff.py); the weaker ones are a click away.
         st.toggle(t("search.weaker", n=results.hidden) if results.hidden else t("search.weaker.shown"), key="rag_search_everything")
@@ -50,7 +57,9 @@ def _filters(ctx: common.AppContext) -> Filters:
         tags = right.multiselect(t("filters.tag"), choices.tags, key="rag_filter_tag")
         projects = left.multiselect(t("filters.project"), choices.projects, key="rag_filter_project")
         tiers = right.multiselect(t("filters.tier"), choices.tiers, key="rag_filter_tier", format_func=_tier_name)
-    return Filters(tuple(folders), tuple(tags), tuple(projects), tuple(tiers))
+        days = left.date_input(t("filters.dates"), value=(), key="rag_filter_dates", help=t("filters.dates.help"), format="YYYY-MM-DD")
+    after, before = (tuple(days) + (None, None))[:2] if isinstance(days, (tuple, list)) else (days, days)
+    return Filters(tuple(folders), tuple(tags), tuple(projects), tuple(tiers), after=after, before=before or after)
 
 
 def _tier_name(tier: int) -> str:
@@ -81,7 +90,9 @@ def _passage(ctx: common.AppContext, n: int, h: int, hit, title: str | None, que
     place = heading_without_title(c.heading_path, title, c.path)
     shown, spans = snippet(c.text, stemming.query_terms(query))
     where = f"{untrusted.text(place)} · " if place else ""
-    text.markdown(f":gray[{where}{t('lines', start=c.start_line, end=c.end_line)} · {why}]  \n{highlighted(shown, spans)}")
+    day = hit_day(hit)
+    when = f" · {day_label(day, common.language())}" if day else ""
+    text.markdown(f":gray[{where}{t('lines', start=c.start_line, end=c.end_line)}{when} · {why}]  \n{highlighted(shown, spans)}")
     if button.button(t("show"), key=f"hit-{n}-{h}", help=t("show.help")):
         common.passage_dialog(
             ctx.settings.vault,

@@ -56,9 +56,9 @@ def time_line(scope: TimeScope) -> str:
     if not scope.ranged:
         return f"newest first among the best matches ({words}--no-time to rank by relevance only)"
     if not scope.applied:
-        return f"nothing in your notes is dated {scope.label()}; searched all dates ({words.rstrip('; ')})".replace(" ()", "")
+        return f"no notes {scope.label()}; searched all dates ({words.rstrip('; ')})".replace(" ()", "")
     again = "--no-time searches all dates" if scope.words else "without --after/--before: all dates"
-    return f"searching notes from {scope.label()} ({words}{again})"
+    return f"searching notes {scope.label()} ({words}{again})"
 
 
 def echo(message: object = "", *, err: bool = False, nl: bool = True) -> None:

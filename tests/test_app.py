@@ -6,6 +6,7 @@ workspace makes it); the chat model, when one is used, is the real OpenAI client
 from __future__ import annotations
 
 import shutil
+from datetime import date
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -182,6 +183,30 @@ def test_search_filters_by_folder_tag_project_and_tier(app):
     assert "Notes/Байкал.md" in shown(at.markdown) and "Sourdough" not in shown(at.markdown)
     at.multiselect(key="rag_filter_tier").select(2).run()  # tier 2 only: the Байкал note is tier 1 (in Notes/)
     assert "No matches in your notes with these filters" in texts(at.warning)
+
+
+def test_search_reads_the_time_in_the_query_shows_it_and_searches_all_dates_in_a_click(app, monkeypatch):
+    monkeypatch.setenv("RAG_TODAY", "2026-05-08")
+    at = search(app("app_pages/search.py"), "what did I decide in March")
+    assert "Searching notes from 1–31 March 2026 (“in March”)" in shown(at.caption)
+    assert "Projects/Alpha/Decisions/2026-03-14 Use SQLite.md" in shown(at.markdown) and "Notes/Sourdough.md" not in shown(at.markdown)
+    assert "· 14 March 2026 ·" in shown(at.markdown)  # the passage's day beside its lines
+    at.button(key="rag_search_time").click().run()  # "All dates"
+    assert "Searching notes" not in shown(at.caption) and "Notes/" in shown(at.markdown)
+    at.date_input(key="rag_filter_dates").set_value((date(2026, 4, 1), date(2026, 4, 30))).run()  # the date filter
+    assert "Searching notes from 1–30 April 2026" in shown(at.caption) and "Bread chat" in shown(at.markdown)
+    assert "2026-03-14 Use SQLite" not in shown(at.markdown)
+
+
+def test_ask_says_which_days_it_searched_dates_its_sources_and_asks_again_over_all_dates(app, monkeypatch):
+    monkeypatch.setenv("RAG_TODAY", "2026-05-08")
+    at = ask(app(), "What did I decide in March about the database?")
+    assert "Searching notes from 1–31 March 2026 (“in March”)" in shown(at.caption)
+    assert "· 14 March 2026" in shown(at.markdown)  # beside the source in the sources panel
+    at.button(key="time-0").click().run()  # "All dates": the same question again, its time words as plain words
+    at.run()
+    assert len([m for m in at.chat_message if m.name == "user"]) == 2
+    assert shown(at.caption).count("Searching notes from 1–31 March 2026") == 1  # only the first answer kept to March
 
 
 # --- Similar notes and duplicates ----------------------------------------------------------------------------------

@@ -3,12 +3,15 @@ after a reload or from the sidebar's list, deleted from it; a damaged file never
 
 from __future__ import annotations
 
+import dataclasses
 import json
+from datetime import date
 
 from rag.answer.ask import Answer
 from rag.answer.context import Dropped, FrozenContext, Source
 from rag.answer.extractive import Quote
 from rag.answer.grounding import CheckedClaim
+from rag.search.when import TimeScope
 from rag.web.conversations import FILE_NAME, KEEP, ChatTurn, Conversation, ConversationFile
 from tests.app_harness import answers, ask, shown, texts, unescaped
 
@@ -32,6 +35,16 @@ def test_a_conversation_comes_back_whole_from_its_file(tmp_path):
     assert again is not None and again.turns == conversation.turns  # every nested value, typed as before
     assert again.turns[0].answer.context.get("S1").text == "Жильё: 21 600 ₽" and again.title == "Сколько стоил Байкал?"
     assert "21 600" in saved.path.read_text(encoding="utf-8")  # readable UTF-8, not escapes
+
+
+def test_an_answer_kept_to_a_time_comes_back_with_its_days(tmp_path):
+    saved = ConversationFile(tmp_path / "index" / "index.db")
+    scope = TimeScope(date(2026, 4, 27), date(2026, 5, 3), words="на прошлой неделе")
+    answer = dataclasses.replace(_answer(), time=scope)
+    conversation = Conversation(turns=[ChatTurn(answer, None, 0.1, 0.2)])
+    saved.save(conversation)
+    assert saved.get(conversation.id).turns[0].answer.time == scope  # the days as dates, not text
+    assert '"after": "2026-04-27"' in saved.path.read_text(encoding="utf-8")
 
 
 def test_only_the_newest_conversations_are_kept_and_an_empty_one_is_not_saved(tmp_path):

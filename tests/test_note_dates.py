@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from datetime import date, datetime
 
-from rag.notes.dates import Dated, full_date, note_date, passage_date
+from rag.notes.dates import Dated, entry_dates, full_date, note_date, passage_date
+from rag.text.date_labels import day_label, range_phrase
 
 
 def test_a_full_date_is_read_in_either_language_and_a_partial_one_is_not():
@@ -30,3 +31,21 @@ def test_a_passage_takes_its_nearest_dated_heading_and_a_chat_turn_its_message_t
     assert passage_date(note, ("Log", "2026-04-28", "Garden")) == Dated(date(2026, 4, 28), "heading")
     assert passage_date(note, ("Sourdough", "User · 2026-04-10 14:03")) == Dated(date(2026, 4, 10), "message")
     assert passage_date(note, ("Log", "Garden")) == note
+
+
+def test_a_log_entry_is_a_date_that_begins_a_line_item_or_row_and_prose_dates_are_not():
+    text = (
+        "| 2026-04-26 | focaccia | 5/5 |\n- [x] 2026-03-14 — storage decided\n1. 05.03.2026 call\n"
+        "  * **28 April 2026** lead session\nThe lease was signed on 2026-03-01.\nIn 2015 the Panthers won.\n"
+    )
+    assert entry_dates(text) == [date(2026, 4, 26), date(2026, 3, 14), date(2026, 3, 5), date(2026, 4, 28)]
+
+
+def test_days_and_ranges_read_as_a_person_writes_them():
+    assert day_label(date(2026, 5, 3)) == "3 May 2026" and day_label(date(2026, 5, 3), "ru") == "3 мая 2026"
+    assert range_phrase(date(2026, 3, 1), date(2026, 3, 31)) == "from 1–31 March 2026"
+    assert range_phrase(date(2026, 3, 1), date(2026, 3, 31), "ru") == "за 1–31 марта 2026"
+    assert range_phrase(date(2026, 4, 27), date(2026, 5, 3)) == "from 27 April – 3 May 2026"
+    assert range_phrase(date(2025, 12, 1), date(2026, 2, 28), "ru") == "за 1 декабря 2025 – 28 февраля 2026"
+    assert range_phrase(date(2026, 5, 2), date(2026, 5, 2)) == "on 2 May 2026"
+    assert range_phrase(date(2026, 5, 1), None) == "since 1 May 2026" and range_phrase(None, date(2024, 12, 31), "ru") == "по 31 декабря 2024"

@@ -52,6 +52,16 @@ class PgKeywordIndex:
         )
         return [r[0] for r in found]
 
+    def latest_entry_days(self, rowids: list[int], until: str) -> dict[int, str]:
+        """chunk rowid → the latest day of a log entry in it up to `until` (chunks without one left out)."""
+        if not rowids:
+            return {}
+        found = self._read(
+            "SELECT chunk, MAX(day) FROM chunk_days WHERE day <= %s AND chunk = ANY(%s) GROUP BY chunk",
+            (until, list(rowids)),
+        )
+        return dict(found)
+
     def chunk_paths(self, paths: list[str]) -> dict[int, str]:
         if not paths:
             return {}

@@ -69,7 +69,6 @@ MIGRATIONS = [
     """
     ALTER TABLE chunks ADD COLUMN day TEXT;
     ALTER TABLE chunks ADD COLUMN day_source TEXT;
-    ALTER TABLE chunks ADD COLUMN text_last_day TEXT;
     CREATE INDEX chunks_day ON chunks(day);
     CREATE TABLE chunk_days (chunk BIGINT NOT NULL REFERENCES chunks(rowid) ON DELETE CASCADE, day TEXT NOT NULL);
     CREATE INDEX chunk_days_day ON chunk_days(day, chunk);

@@ -147,15 +147,15 @@ class PgStore(CommonReads, PgKeywordIndex, PgVectorTables, PgMemoryStats):
                 weighted, length = weighted_counts(collections.Counter(fts_tokens(stem_text)), field_counts)
                 rowid = db.execute(
                     "INSERT INTO chunks(id, path, ordinal, heading_path, start_line, end_line, start_char, end_char, text,"
-                    " sha256, tokens, index_text, vector_key, script, day, day_source, text_last_day,"
-                    " terms) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s) RETURNING rowid",
+                    " sha256, tokens, index_text, vector_key, script, day, day_source, terms)"
+                    " VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s) RETURNING rowid",
                     (*chunk_row(chunk, state.path, ordinal, days[ordinal] if days else None), length),
                 ).fetchone()[0]
                 postings.extend((term, rowid, freq) for term, freq in weighted.items())
                 if sentences:
                     sentence_rows.extend((rowid, *row) for row in sentences[ordinal])
                 if days and days[ordinal] is not None:
-                    day_rows.extend((rowid, d.isoformat()) for d in days[ordinal].named)
+                    day_rows.extend((rowid, d.isoformat()) for d in days[ordinal].entries)
             _copy(db, "postings (term, chunk, freq)", postings)
             _copy(db, "sentences (chunk, text, line, vector_key, script)", sentence_rows)
             _copy(db, "chunk_days (chunk, day)", day_rows)

@@ -65,7 +65,6 @@ class StoredChunk:
     project: str | None
     day: str | None = None  # ISO date the passage is from (rag/notes/dates.py), None if nothing dates it
     day_source: str | None = None  # where the day was read: one of dates.SOURCES ("file time" is the weakest)
-    text_last_day: str | None = None  # the latest full date the passage's text names (a log's last row)
 
 
 # Open ends of a day range, as ISO text (days are compared as text in both backends).
@@ -73,7 +72,7 @@ DAY_MIN, DAY_MAX = "0000-01-01", "9999-12-31"
 
 CHUNK_COLUMNS = (
     "c.rowid, c.id, c.path, c.heading_path, c.start_line, c.end_line, c.start_char, c.end_char, c.text, c.sha256, f.tier, f.project,"
-    " c.day, c.day_source, c.text_last_day"
+    " c.day, c.day_source"
 )
 FILE_COLUMNS = "path, sha256, title, tags, aliases, tier, project, frontmatter_error, description"
 
@@ -108,7 +107,6 @@ def chunk_row(chunk, path: str, ordinal: int, time=None) -> tuple:
         script(c.text),
         _iso(dated.day if dated else None),
         dated.source if dated else None,
-        _iso(time.last_named if time else None),
     )
 
 

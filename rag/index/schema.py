@@ -74,12 +74,11 @@ MIGRATIONS = [
         model TEXT, meaning BLOB
     );
     """,
-    # 8: the day each passage is from and the dates its text names (rag/notes/dates.py), for questions about time; filled by the next sync (its
+    # 8: the day each passage is from and the days of the log entries in it (rag/notes/dates.py), for questions about time; filled by the next sync (its
     # rules changed: `sync.DATES_VERSION`), which re-derives every note and reuses its vectors.
     """
     ALTER TABLE chunks ADD COLUMN day TEXT;
     ALTER TABLE chunks ADD COLUMN day_source TEXT;
-    ALTER TABLE chunks ADD COLUMN text_last_day TEXT;
     CREATE INDEX chunks_day ON chunks(day);
     CREATE TABLE chunk_days (chunk INTEGER NOT NULL REFERENCES chunks(rowid) ON DELETE CASCADE, day TEXT NOT NULL);
     CREATE INDEX chunk_days_day ON chunk_days(day, chunk);

@@ -154,8 +154,8 @@ class Store(CommonReads, KeywordIndex, VectorTables, MemoryStats):
             for ordinal, (chunk, stem_text) in enumerate(zip(chunks, stems)):
                 cur = db.execute(
                     "INSERT INTO chunks(id, path, ordinal, heading_path, start_line, end_line, start_char, end_char, text,"
-                    " sha256, tokens, index_text, vector_key, script, day, day_source,"
-                    " text_last_day) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    " sha256, tokens, index_text, vector_key, script, day, day_source)"
+                    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                     chunk_row(chunk, state.path, ordinal, days[ordinal] if days else None),
                 )
                 db.execute(
@@ -163,8 +163,8 @@ class Store(CommonReads, KeywordIndex, VectorTables, MemoryStats):
                 )
                 if sentences:
                     _insert_sentences(db, cur.lastrowid, sentences[ordinal])
-                if days and days[ordinal] is not None and days[ordinal].named:
-                    db.executemany("INSERT INTO chunk_days(chunk, day) VALUES (?,?)", [(cur.lastrowid, d.isoformat()) for d in days[ordinal].named])
+                if days and days[ordinal] is not None and days[ordinal].entries:
+                    db.executemany("INSERT INTO chunk_days(chunk, day) VALUES (?,?)", [(cur.lastrowid, d.isoformat()) for d in days[ordinal].entries])
 
     def merge_keyword_index(self) -> None:
         """Merge the FTS index into one segment: after every note was rewritten, its deleted rows slow queries down."""

@@ -46,13 +46,23 @@ class KeywordIndex:
         return [r[0] for r in found]
 
     def chunk_rowids_dated(self, after: str | None, before: str | None) -> list[int]:
-        """The rowids of every chunk whose day, or a full date its text names, is within [after, before] (ISO days,
+        """The rowids of every chunk whose day, or the day of a log entry in it, is within [after, before] (ISO days,
         inclusive; None: open), sorted. A log's rows date its passage as much as its heading does."""
         found = self._read(
             "SELECT rowid FROM chunks WHERE day BETWEEN ? AND ? UNION SELECT chunk FROM chunk_days WHERE day BETWEEN ? AND ? ORDER BY 1",
             (after or DAY_MIN, before or DAY_MAX) * 2,
         )
         return [r[0] for r in found]
+
+    def latest_entry_days(self, rowids: list[int], until: str) -> dict[int, str]:
+        """chunk rowid → the latest day of a log entry in it up to `until` (chunks without one left out)."""
+        if not rowids:
+            return {}
+        found = self._read(
+            "SELECT chunk, MAX(day) FROM chunk_days WHERE day <= ? AND chunk IN (SELECT value FROM json_each(?)) GROUP BY chunk",
+            (until, json.dumps(rowids)),
+        )
+        return dict(found)
 
     def chunk_paths(self, paths: list[str]) -> dict[int, str]:
         """rowid → path of every chunk of these notes."""

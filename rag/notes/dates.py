@@ -31,6 +31,8 @@ _DAY_MONTH_YEAR = re.compile(
     re.IGNORECASE,
 )
 _MONTH_DAY_YEAR = re.compile(r"\b" + EN_MONTH.format(g="en") + r"\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+((?:19|20)\d\d)(?!\d)", re.IGNORECASE)
+# What may stand before an entry's date: indentation, a list marker and checkbox, a table row's bar, emphasis.
+_ENTRY_LEAD = re.compile(r"\s*(?:[-*+]\s+(?:\[[ xX]\]\s+)?|\d+[.)]\s+|\|\s*)?(?:\*\*|__|\*|_)?")
 _MESSAGE = re.compile(r"\s·\s(?:19|20)\d\d-\d\d-\d\d\b")  # the importers' turn heading: "Speaker · 2026-04-10 14:03"
 
 
@@ -49,6 +51,24 @@ def full_date(text: str) -> date | None:
 
 def dates_in(text: str) -> list[date]:
     """Every full date in `text` (as `full_date` reads them), in the order they appear; impossible ones (31.02) left out."""
+    return [day for _, day in _dates_at(text)]
+
+
+def entry_dates(text: str) -> list[date]:
+    """The full dates that begin a line, a list item or a table row: a log's entries ("| 2026-04-26 | focaccia |",
+    "- [x] 2026-03-14 — storage decision", "2026-04-05: restore tested"). A date inside prose ("the lease was signed
+    on 2026-03-01", "in 2015 the Panthers…") is what a passage is about, not the day of an entry in it."""
+    days = []
+    for line in text.split("\n"):
+        lead = _ENTRY_LEAD.match(line)
+        rest = line[lead.end() :] if lead else line
+        found = _dates_at(rest[:40])
+        if found and found[0][0] == 0:
+            days.append(found[0][1])
+    return days
+
+
+def _dates_at(text: str) -> list[tuple[int, date]]:
     found: list[tuple[int, tuple[int, int, int]]] = []
     for m in _ISO.finditer(text):
         found.append((m.start(), (int(m[1]), int(m[2]), int(m[3]))))
@@ -62,9 +82,9 @@ def dates_in(text: str) -> list[date]:
     for m in _MONTH_DAY_YEAR.finditer(text):
         found.append((m.start(), (int(m[3]), month_number(m["en"]), int(m[2]))))
     days = []
-    for _, (year, month, day) in sorted(found):
+    for at, (year, month, day) in sorted(found):
         try:
-            days.append(date(year, month, day))
+            days.append((at, date(year, month, day)))
         except ValueError:
             continue
     return days
@@ -100,15 +120,11 @@ class PassageTime:
     """What the index keeps of a passage's time."""
 
     dated: Dated | None  # the day it is from (`passage_date`)
-    named: tuple[date, ...] = ()  # the full dates its text names (a log's rows, a trip's days), each once, sorted
-
-    @property
-    def last_named(self) -> date | None:
-        return self.named[-1] if self.named else None
+    entries: tuple[date, ...] = ()  # the days of the log entries in it (`entry_dates`), each once, sorted
 
 
 def passage_time(note: Dated | None, headings: tuple[str, ...], text: str) -> PassageTime:
-    return PassageTime(passage_date(note, headings), tuple(sorted(set(dates_in(text)))))
+    return PassageTime(passage_date(note, headings), tuple(sorted(set(entry_dates(text)))))
 
 
 def passage_date(note: Dated | None, headings: tuple[str, ...]) -> Dated | None:

@@ -3,9 +3,10 @@
 The period the question names (rag/text/periods.py) becomes a date range filter inside both channels (as the note
 filters are: every passage dated then is ranked, not the few of an unfiltered top-N); the words that named it leave
 the keyword query (so "March" does not also match notes that mention March) while meaning still reads the whole
-question; "when did I last …" and "recently" put the relevant passages newest first. A range in which nothing of the
-vault is dated does not empty the search: it runs over all dates and says so (`TimeScope.applied` False). A range set
-by a filter (the app's date filter, `--after/--before`, an agent's arguments) wins over the question's words.
+question; "when did I last …" and "recently" put the relevant passages newest first. A range from which no note or
+passage is does not empty the search: the question was about its content's time ("Panthers' defence in 2015" over an
+encyclopedia), so it runs over all dates with every word, and says so (`TimeScope.applied` False). A range set by a
+filter (the app's date filter, `--after/--before`, an agent's arguments) wins over the question's words.
 """
 
 from __future__ import annotations
@@ -16,17 +17,18 @@ from datetime import date
 from rag.config import Settings
 from rag.errors import ConfigError
 from rag.index.records import StoredChunk
+from rag.index.storage import IndexStore
 from rag.notes.dates import FILE_TIME
 from rag.search.filters import Filters
-from rag.search.retrieve import MIN_POOL, Hit, Retriever, SearchResult
-from rag.text.date_labels import range_label
+from rag.search.retrieve import Hit, Retriever, SearchResult
+from rag.text.date_labels import range_phrase
 from rag.text.periods import Period, read_period
 
 # "When did I last …" puts newest first the hits within this much of the best fused z-score (one deviation, the
 # relevance floor's unit). On bench/time_questions' 16 newest-first questions, hit@1: 9 at 0.5 and 1.0, 7 at 0.3,
 # 8 sorting every hit over the relevance floor, 7 not reordering, 8–9 adding a recency bonus instead (0.25–1.0 z).
 NEWEST_MARGIN = 1.0
-NEWEST_AMONG = 5  # without fused z-scores (a small vault, one channel), the top few are put newest first
+NEWEST_AMONG = 5  # without fused z-scores (RRF fusion, one channel), the top few are put newest first
 
 
 @dataclass(frozen=True)
@@ -44,8 +46,9 @@ class TimeScope:
         return self.after is not None or self.before is not None
 
     def label(self, lang: str = "en") -> str:
-        """ "1–31 March 2026", "since 1 May 2026"; "" without a range (only an order)."""
-        return range_label(self.after, self.before, lang)
+        """The range as it follows "searching notes": "from 1–31 March 2026", "since 1 May 2026", «за 1–31 марта
+        2026»; "" without a range (only an order)."""
+        return range_phrase(self.after, self.before, lang)
 
     def to_json(self) -> dict:
         iso = lambda d: d.isoformat() if d else None  # noqa: E731
@@ -78,35 +81,52 @@ def timed_hybrid(
         return retriever.hybrid(query, k, candidates=candidates, filters=filters)
     keywords = (query[: period.start] + " " + query[period.end :]).strip()
     scope = TimeScope(period.after, period.before if period.ranged else None, period.newest_first, period.words)
-    ranged = replace(filters, after=scope.after, before=scope.before) if scope.ranged else filters
-    result = retriever.hybrid(query, k, candidates=candidates, filters=ranged, keywords=keywords)
-    if scope.ranged and not result.hits:  # nothing dated then: the question is answered from all dates, and says so
+    if scope.ranged:
+        result = _in_range(retriever, query, k, keywords, scope, filters, candidates)
+        if result is None:  # nothing is from then: the time words were about the content ("in 2015"), not the notes
+            result, scope = retriever.hybrid(query, k, candidates=candidates, filters=filters), replace(scope, applied=False)
+    else:
         result = retriever.hybrid(query, k, candidates=candidates, filters=filters, keywords=keywords)
-        scope = replace(scope, applied=False)
     if period.newest_first:
-        result = newest_first(result, until=period.before or today)
+        result = newest_first(result, until=period.before or today, store=retriever.store)
     return replace(result, time=scope)
 
 
-def newest_first(result: SearchResult, *, until: date) -> SearchResult:
+def _in_range(retriever: Retriever, query: str, k: int, keywords: str, scope: TimeScope, filters: Filters, candidates) -> SearchResult | None:
+    """The search within the range, or None when no passage is from then. A range that admits every passage narrows
+    nothing: the question's words then all count, as without it."""
+    store = retriever.store
+    ranged = replace(filters, after=scope.after, before=scope.before)
+    rows = ranged.rows(store) or []
+    if not rows:
+        return None
+    if len(rows) == store.document_frequencies([])[0] and not filters.active:
+        return retriever.hybrid(query, k, candidates=candidates, filters=filters)
+    result = retriever.hybrid(query, k, candidates=candidates, filters=ranged, keywords=keywords)
+    return result if result.hits else None
+
+
+def newest_first(result: SearchResult, *, until: date, store: IndexStore) -> SearchResult:
     """The hits close to the best (within NEWEST_MARGIN of its fused z-score; the top few without fused z-scores)
     ordered by the latest day they are from, up to `until`; the rest after them as they were. Relevance first:
     a newer passage that is only loosely about the question does not jump ahead of the one that answers it."""
     hits = list(result.hits)
     if not hits:
         return result
-    if result.fused == "zscore" and result.pool >= MIN_POOL:
+    if result.fused == "zscore":
         head = [h for h in hits if h.score >= hits[0].score - NEWEST_MARGIN]
     else:
         head = hits[:NEWEST_AMONG]
-    ordered = sorted(head, key=lambda h: latest_day(h.chunk, until.isoformat()), reverse=True)
+    last = until.isoformat()
+    entries = store.latest_entry_days([h.chunk.rowid for h in head], last)
+    ordered = sorted(head, key=lambda h: latest_day(h.chunk, entries.get(h.chunk.rowid), last), reverse=True)
     return replace(result, hits=tuple(ordered + hits[len(head) :]))
 
 
-def latest_day(chunk: StoredChunk, until: str) -> tuple[int, str]:
-    """How recent a passage is, to order by: the latest of its day and the dates its text names, not after `until`;
-    a day read from the file time only ranks below every real date (a copy or a sync tool resets it)."""
-    real = [d for d in (chunk.text_last_day, chunk.day if chunk.day_source != FILE_TIME else None) if d and d <= until]
+def latest_day(chunk: StoredChunk, entry: str | None, until: str) -> tuple[int, str]:
+    """How recent a passage is, to order by: the latest of its day and its latest log entry (`entry`), not after
+    `until`; a day read from the file time only ranks below every real date (a copy or a sync tool resets it)."""
+    real = [d for d in (entry, chunk.day if chunk.day_source != FILE_TIME else None) if d and d <= until]
     if real:
         return 1, max(real)
     return 0, chunk.day if chunk.day and chunk.day <= until else ""

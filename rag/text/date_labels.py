@@ -33,5 +33,16 @@ def range_label(after: date | None, before: date | None, lang: str = "en") -> st
     return f"{after.day}–{day_label(before, lang)}"
 
 
+def range_phrase(after: date | None, before: date | None, lang: str = "en") -> str:
+    """The range as it follows "searching notes": "from 1–31 March 2026", "on 3 May 2026", "since 1 May 2026";
+    «за 1–31 марта 2026», «с 1 мая 2026», «по 31 марта 2026»."""
+    label = range_label(after, before, lang)
+    if after is None or before is None or not label:
+        return label
+    if lang == "ru":
+        return f"за {label}"
+    return f"on {label}" if after == before else f"from {label}"
+
+
 def _month(month: int, lang: str) -> str:
     return (_RU if lang == "ru" else _EN)[month - 1]

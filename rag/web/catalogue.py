@@ -198,6 +198,21 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "filters.tag": ("Tag", "Тег"),
     "filters.project": ("Project", "Проект"),
     "filters.tier": ("Tier", "Уровень"),
+    "filters.dates": ("Dates", "Даты"),
+    "filters.dates.help": (
+        "Only passages from these days: a daily note's day, a dated heading, a chat message's time, the frontmatter date, or a date in the line.",
+        "Только фрагменты за эти дни: день ежедневной заметки, дата в заголовке, время сообщения в чате, дата во frontmatter или дата в строке.",
+    ),
+    # Time in the question (rag/search/when.py)
+    "time.searching": ("Searching notes {range} (“{words}”)", "Ищу в заметках {range} («{words}»)"),
+    "time.searching.filter": ("Searching notes {range}", "Ищу в заметках {range}"),
+    "time.none": ("No notes {range} (“{words}”); searched all dates.", "Нет заметок {range} («{words}»); искал по всем датам."),
+    "time.newest": ("Newest first among the best matches (“{words}”)", "Сначала самые новые из лучших совпадений («{words}»)"),
+    "time.remove": ("All dates", "Все даты"),
+    "time.remove.help": (
+        "Search again without the time: “{words}” is then read as plain words.",
+        "Искать снова без времени: «{words}» будет прочитано как обычные слова.",
+    ),
     "tier.1": ("Curated (profile, memory, overviews)", "Ключевые (профиль, память, обзоры)"),
     "tier.2": ("Other notes", "Остальные заметки"),
     "tier.other": ("Tier {tier}", "Уровень {tier}"),

@@ -17,6 +17,7 @@ import types
 import typing
 import uuid
 from dataclasses import dataclass, field
+from datetime import date
 from pathlib import Path
 
 from rag.answer.ask import Answer
@@ -95,7 +96,15 @@ class ConversationFile:
     def _write(self, conversations: list[Conversation]) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         data = {"format": FORMAT, "conversations": [dataclasses.asdict(c) for c in conversations]}
-        disk.replace(self.path, json.dumps(data, ensure_ascii=False).encode("utf-8"), new_mode=0o600)  # questions are private
+        text = json.dumps(data, ensure_ascii=False, default=_day_text)
+        disk.replace(self.path, text.encode("utf-8"), new_mode=0o600)  # questions are private
+
+
+def _day_text(value):
+    """The one value of an answer that JSON has no type for: the days of the time it searched in."""
+    if isinstance(value, date):
+        return value.isoformat()
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
 
 
 def _build(kind, value):
@@ -115,4 +124,6 @@ def _build(kind, value):
         return tuple(_build(a, v) for a, v in zip(args, value))
     if origin is list:
         return [_build(typing.get_args(kind)[0], v) for v in value]
+    if kind is date:
+        return date.fromisoformat(value)
     return value

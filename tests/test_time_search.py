@@ -1,0 +1,214 @@
+"""Questions about time, end to end on real files and a real index: the day each passage is stored with, a period
+the question names filtering both channels (its words left out of the keyword query), "when did I last" newest
+first, a range nothing is from searching all dates, explicit ranges, and the same through the CLI and MCP."""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+from pathlib import Path
+
+import anyio
+import pytest
+from click.testing import CliRunner
+from mcp import Client
+
+from rag.agents.mcp_server import build_server
+from rag.answer.ask import ask
+from rag.cli import cli
+from rag.config import load_settings
+from rag.errors import ConfigError
+from rag.index import sync as sync_module
+from rag.knowledge import Knowledge
+from rag.live import LiveIndex
+from rag.search.filters import Filters
+from rag.search.when import timed_hybrid
+from rag.workspace import Workspace
+
+TODAY = date(2026, 5, 8)  # a Friday: "last week" is 27 April – 3 May 2026
+NOTES = {
+    "Daily/2026-04-28.md": "# Tuesday\n\nFlashed firmware v0.3 to the greenhouse controller on the bench. The valve relay clicked"
+    " after exactly ten minutes.\n",
+    "Daily/2026-05-02.md": "# Saturday\n\nPlanted 24 tomatoes in the greenhouse.\n",
+    "Daily/2026-03-10.md": "# March day\n\nRepaired the greenhouse door hinge.\n",
+    "Notes/Weekly review.md": "# Weekly review\n\nEvery week the review of the week: week goals, week habits.\n",
+    "Notes/Bread.md": "---\ncreated: 2021-11-20\n---\n# Sourdough bread\n\nMy everyday sourdough bread, baked on Sundays.\n\n"
+    "## Bake log\n\nEvery loaf I baked, and how it turned out.\n\n| Date | Loaf | Result |\n|---|---|---|\n"
+    "| 2026-03-29 | everyday loaf | flat, the kitchen was cold |\n| 2026-04-26 | focaccia | cherry tomatoes |\n"
+    "| 2026-06-01 | rye, planned | |\n",
+    "Notes/Football.md": "# Football\n\nIn 2015 the Panthers defence made 24 interceptions, the most in the league.\n",
+    "Conversations/claude-ai/General/2026-04-10 Oven.md": "---\ncreated: 2026-04-10T09:12:00+03:00\n---\n# Oven\n\n"
+    "## User · 2026-04-10 09:12\n\nHow warm is my oven with the light on?\n",
+}
+
+
+@pytest.fixture
+def dated_vault(tmp_path) -> Path:
+    root = tmp_path / "vault"
+    for path, text in NOTES.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text, encoding="utf-8")
+    return root
+
+
+@pytest.fixture
+def dated_settings(dated_vault, index_location):
+    return load_settings(vault=dated_vault, db_path=index_location, env={}, sentence_vectors=False)
+
+
+@pytest.fixture
+def dated_ws(dated_settings, fake_embedder):
+    with Workspace.open(dated_settings, create=True, embedder=fake_embedder) as ws:
+        ws.sync()
+        yield ws
+
+
+def days(ws, path: str) -> list[tuple]:
+    chunks = ws.store.chunks_of(path)
+    entries = ws.store.latest_entry_days([c.rowid for c in chunks], "9999-12-31")
+    return [(c.day, c.day_source, entries.get(c.rowid)) for c in chunks]
+
+
+@pytest.mark.both_backends
+def test_each_passage_keeps_the_day_its_note_says_and_its_log_entries(dated_ws):
+    assert days(dated_ws, "Daily/2026-04-28.md") == [("2026-04-28", "file name", None)]
+    assert {d[:2] for d in days(dated_ws, "Conversations/claude-ai/General/2026-04-10 Oven.md")} <= {
+        ("2026-04-10", "frontmatter"),
+        ("2026-04-10", "message"),
+    }
+    bread = days(dated_ws, "Notes/Bread.md")
+    assert {(d, s) for d, s, _ in bread} == {("2021-11-20", "frontmatter")}  # the note's own day, trusted first
+    assert "2026-06-01" in {last for _, _, last in bread}  # the log's latest row, kept for "when did I last"
+    (football,) = days(dated_ws, "Notes/Football.md")
+    assert football[1] == "file time" and football[2] is None  # "In 2015" in prose is not an entry's day
+
+
+@pytest.mark.both_backends
+def test_a_period_in_the_question_filters_both_channels_and_its_words_are_not_keywords(dated_ws):
+    result = timed_hybrid(dated_ws.retriever, "what did I do in the greenhouse last week", 10, today=TODAY)
+    assert result.time.words == "last week" and (result.time.after, result.time.before) == (date(2026, 4, 27), date(2026, 5, 3))
+    paths = [h.chunk.path for h in result.hits]
+    assert set(paths) <= {"Daily/2026-04-28.md", "Daily/2026-05-02.md", "Notes/Bread.md"}  # Bread: its 26 April row
+    assert "Daily/2026-03-10.md" not in paths  # a greenhouse note from March is outside the week
+    # "week" was not searched as a word: the note full of it is not in the range, and no keyword hit came from it
+    assert all(h.chunk.path != "Notes/Weekly review.md" for h in result.hits)
+    unfiltered = timed_hybrid(dated_ws.retriever, "what did I do in the greenhouse last week", 10, today=None)
+    assert unfiltered.time is None and "Daily/2026-03-10.md" in [h.chunk.path for h in unfiltered.hits]
+
+
+def test_a_period_no_note_is_from_searches_all_dates_with_every_word(dated_ws):
+    result = timed_hybrid(dated_ws.retriever, "Panthers interceptions in 2015", 5, today=TODAY)
+    assert result.time.words == "in 2015" and not result.time.applied
+    top = result.hits[0]
+    assert top.chunk.path == "Notes/Football.md" and top.bm25_rank == 1  # "2015" still counted as a word
+
+
+def test_an_explicit_range_wins_over_the_question_and_admits_log_rows(dated_ws):
+    filters = Filters(after=date(2026, 4, 20), before=date(2026, 4, 30))
+    result = timed_hybrid(dated_ws.retriever, "bread focaccia yesterday", 10, today=TODAY, filters=filters)
+    assert result.time.words == "" and result.time.after == date(2026, 4, 20)
+    assert {h.chunk.path for h in result.hits} == {"Daily/2026-04-28.md", "Notes/Bread.md"}  # a row of 26 April
+
+
+def test_the_period_is_read_against_the_settings_today_and_can_be_switched_off(dated_settings, fake_embedder):
+    live = LiveIndex(dated_settings.replace(today="2026-05-08"), embedder=fake_embedder, create=True)
+    try:
+        live.workspace().sync()
+        found = Knowledge(live).search("greenhouse last week", 5)
+        assert found.time.before == date(2026, 5, 3)
+        assert Knowledge(live).search("greenhouse last week", 5, read_time=False).time is None
+        off = Knowledge(LiveIndex(dated_settings.replace(time_questions=False), embedder=fake_embedder))
+        try:
+            assert off.search("greenhouse last week", 5).time is None
+        finally:
+            off.live.close()
+    finally:
+        live.close()
+
+
+def test_when_did_i_last_quotes_the_latest_log_row_up_to_today_and_dates_citations(dated_vault, tmp_path, real_embedder):
+    settings = load_settings(vault=dated_vault, db_path=tmp_path / "real" / "index.db", env={})
+    with Workspace.open(settings, create=True, embedder=real_embedder) as ws:
+        ws.sync()
+        answer = ask(ws, "When did I last bake bread?", today=TODAY)
+        assert answer.time.newest_first and answer.time.words == "last"
+        assert "2026-04-26 | focaccia" in answer.text  # the last row up to today, not June's plan nor an older row
+        assert "2026-03-29" not in answer.text and "2026-06-01" not in answer.text
+        dated = ask(ws, "Which firmware did I flash to the greenhouse controller?", today=TODAY)
+        assert "· 28 April 2026 [S" in dated.text  # the day beside the citation of a dated note
+        cited = next(c for c in dated.citations if c.path == "Daily/2026-04-28.md")
+        assert cited.day == "2026-04-28"
+        assert ask(ws, "Какую прошивку я залил в контроллер теплицы на столе?", today=TODAY).text.count("· 28 апреля 2026") >= 1
+
+
+def test_an_index_from_before_dates_gets_them_on_the_next_sync_without_embedding_again(dated_settings, fake_embedder):
+    with Workspace.open(dated_settings, create=True, embedder=fake_embedder) as ws:
+        ws.sync()
+        rules = json.loads(ws.store.get_meta("rules"))
+        ws.store.set_meta("rules", json.dumps(rules[:-1], ensure_ascii=False))  # the rules as they were without dates
+        with ws.store.transaction() as db:
+            db.execute("UPDATE chunks SET day = NULL, day_source = NULL")
+            db.execute("DELETE FROM chunk_days")
+        report = ws.sync()
+        assert report.files_updated == len(NOTES) and report.chunks_embedded == 0  # re-derived, vectors reused
+        assert days(ws, "Daily/2026-05-02.md") == [("2026-05-02", "file name", None)]
+        assert json.loads(ws.store.get_meta("rules"))[-1] == sync_module.DATES_VERSION
+
+
+def test_cli_search_says_which_days_it_searched_and_gives_each_hit_its_day(dated_vault, tmp_path):
+    place = ["--vault", str(dated_vault), "--db", str(tmp_path / "cli" / "index.db")]
+    assert CliRunner().invoke(cli, ["index", *place], catch_exceptions=False).exit_code == 0  # the real local model
+    base = ["search", "greenhouse last week", *place]
+    env = {"RAG_TODAY": "2026-05-08"}
+    run = CliRunner().invoke(cli, base, env=env, catch_exceptions=False)
+    assert run.exit_code == 0, run.output
+    assert "searching notes from 27 April – 3 May 2026 (“last week”; --no-time searches all dates)" in run.stderr
+    assert "Daily/2026-05-02.md" in run.stdout and "· 2 May 2026" in run.stdout
+    hits = json.loads(CliRunner().invoke(cli, [*base, "--json"], env=env, catch_exceptions=False).stdout)
+    assert hits and all(h["day"] and h["day_source"] for h in hits)
+    plain = CliRunner().invoke(cli, [*base, "--no-time"], env=env, catch_exceptions=False)
+    assert "searching notes" not in plain.stderr and "Daily/2026-03-10.md" in plain.stdout
+    ranged = CliRunner().invoke(cli, [*base[:1], "greenhouse", *base[2:], "--after", "2026-03-01", "--before", "2026-03-31"], env=env)
+    assert "Daily/2026-03-10.md" in ranged.stdout and "Daily/2026-05-02.md" not in ranged.stdout
+    assert "searching notes from 1–31 March 2026" in ranged.stderr
+    bad = CliRunner().invoke(cli, [*base, "--after", "March"], env=env)
+    assert bad.exit_code == 2 and "YYYY-MM-DD" in bad.output.replace("%Y-%m-%d", "YYYY-MM-DD")
+
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+
+@pytest.mark.anyio
+async def test_mcp_search_and_ask_take_a_range_and_say_the_time_they_kept_to(dated_settings, fake_embedder):
+    with Workspace.open(dated_settings, create=True, embedder=fake_embedder) as ws:
+        ws.sync()
+    live = LiveIndex(dated_settings.replace(today="2026-05-08"), embedder=fake_embedder)
+    try:
+        async with Client(build_server(Knowledge(live)), mode="legacy") as client:
+            found = (await client.call_tool("knowledge_search", {"query": "greenhouse last week"})).structured_content
+            assert found["time"]["words"] == "last week" and found["time"]["after"] == "2026-04-27"
+            assert found["results"] and all(r["day"] for r in found["results"])
+            ranged = await client.call_tool("knowledge_search", {"query": "greenhouse", "after": "2026-03-01", "before": "2026-03-31"})
+            # the March daily note, and the bread log for its row of 29 March
+            assert {r["path"] for r in ranged.structured_content["results"]} == {"Daily/2026-03-10.md", "Notes/Bread.md"}
+            plain = await client.call_tool("knowledge_search", {"query": "greenhouse last week", "read_time": False})
+            assert plain.structured_content["time"] is None
+            asked = (await client.call_tool("knowledge_ask", {"question": "What did I plant in the greenhouse last week?"})).structured_content
+            assert asked["time"]["before"] == "2026-05-03"
+            assert any(c["day"] == "2026-05-02" for c in asked["citations"])
+            wrong = await client.call_tool("knowledge_search", {"query": "greenhouse", "after": "last week"})
+            assert wrong.is_error
+    finally:
+        live.close()
+    await anyio.sleep(0)
+
+
+def test_a_fixed_today_that_is_not_a_date_is_a_clear_error(dated_settings, fake_embedder):
+    live = LiveIndex(dated_settings.replace(today="tomorrow"), embedder=fake_embedder, create=True)
+    try:
+        with pytest.raises(ConfigError, match=r"today = 'tomorrow' is not a date \(YYYY-MM-DD\)"):
+            Knowledge(live).search("greenhouse last week", 5)
+    finally:
+        live.close()
