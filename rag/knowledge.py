@@ -41,7 +41,6 @@ from rag.search.similar import (
     similar_notes,
 )
 from rag.search.when import timed_hybrid, today_for
-from rag.text.periods import read_period
 from rag.workspace import Workspace
 
 log = logging.getLogger(__name__)
@@ -157,9 +156,8 @@ class Knowledge:
         """The best notes for `query` that pass `filters` (and the time it names, unless `read_time` is False), each
         with its best passages that reach the relevance floor (`everything`: however weak)."""
         check_query(query)
-        # A few filtered notes put fewer candidates behind each z-score; a period the question names narrows too.
+        narrowed = everything or filters.active  # a few filtered notes put fewer candidates behind each z-score
         today = self._today(read_time)
-        narrowed = everything or filters.active or (today is not None and read_period(query, today) is not None)
         return search_notes(self._ws().retriever, query, filters, notes=notes, passages=passages, relevant_only=not narrowed, today=today)
 
     def _today(self, read_time: bool) -> date | None:

@@ -37,8 +37,9 @@ def test_a_log_entry_is_a_date_that_begins_a_line_item_or_row_and_prose_dates_ar
     text = (
         "| 2026-04-26 | focaccia | 5/5 |\n- [x] 2026-03-14 — storage decided\n1. 05.03.2026 call\n"
         "  * **28 April 2026** lead session\nThe lease was signed on 2026-03-01.\nIn 2015 the Panthers won.\n"
+        "2026-04-05: restore tested\n2 мая 2026 г. — дача\n6 октября 1973 года Сирия и Египет напали на Израиль.\n"
     )
-    assert entry_dates(text) == [date(2026, 4, 26), date(2026, 3, 14), date(2026, 3, 5), date(2026, 4, 28)]
+    assert entry_dates(text) == [date(2026, 4, 26), date(2026, 3, 14), date(2026, 3, 5), date(2026, 4, 28), date(2026, 4, 5), date(2026, 5, 2)]
 
 
 def test_days_and_ranges_read_as_a_person_writes_them():

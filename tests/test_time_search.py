@@ -15,6 +15,7 @@ from mcp import Client
 
 from rag.agents.mcp_server import build_server
 from rag.answer.ask import ask
+from rag.answer.chat import OpenAIChat
 from rag.cli import cli
 from rag.config import load_settings
 from rag.errors import ConfigError
@@ -24,6 +25,7 @@ from rag.live import LiveIndex
 from rag.search.filters import Filters
 from rag.search.when import timed_hybrid
 from rag.workspace import Workspace
+from tests.openai_server import FakeOpenAI
 
 TODAY = date(2026, 5, 8)  # a Friday: "last week" is 27 April – 3 May 2026
 NOTES = {
@@ -212,3 +214,17 @@ def test_a_fixed_today_that_is_not_a_date_is_a_clear_error(dated_settings, fake_
             Knowledge(live).search("greenhouse last week", 5)
     finally:
         live.close()
+
+
+def test_a_model_reads_each_source_with_its_day_and_its_answer_cites_it_with_that_day(dated_ws):
+    with FakeOpenAI() as server:
+        server.script_chat("You planted 24 tomatoes [S1].")
+        chat = OpenAIChat(dated_ws.settings.replace(chat_model="fake-chat", openai_base_url=server.base_url, request_timeout=5.0, max_retries=0))
+        try:
+            answer = ask(dated_ws, "What did I plant in the greenhouse last week?", chat=chat, today=TODAY)
+        finally:
+            chat.close()
+        prompt = "\n".join(m["content"] for m in server.requests[-1]["json"]["messages"])
+    assert "Daily/2026-05-02.md › Saturday, lines 1-3 (2026-05-02)" in prompt  # inside the fence, with the sources
+    assert answer.citations[0].path == "Daily/2026-05-02.md" and answer.citations[0].day == "2026-05-02"
+    assert answer.time.words == "last week"

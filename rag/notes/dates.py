@@ -32,7 +32,9 @@ _DAY_MONTH_YEAR = re.compile(
 )
 _MONTH_DAY_YEAR = re.compile(r"\b" + EN_MONTH.format(g="en") + r"\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+((?:19|20)\d\d)(?!\d)", re.IGNORECASE)
 # What may stand before an entry's date: indentation, a list marker and checkbox, a table row's bar, emphasis.
-_ENTRY_LEAD = re.compile(r"\s*(?:[-*+]\s+(?:\[[ xX]\]\s+)?|\d+[.)]\s+|\|\s*)?(?:\*\*|__|\*|_)?")
+_ENTRY_LEAD = re.compile(r"\s*(?P<marker>[-*+]\s+(?:\[[ xX]\]\s+)?|\d+[.)]\s+|\|\s*)?(?:\*\*|__|\*|_)?")
+# …and what follows the date of an entry on a plain line: a separator or the line's end («2 мая 2026 г. — дача»).
+_ENTRY_TAIL = re.compile(r"\s*(?:г\.|года|году)?\s*(?:\*\*|__|\*|_)?\s*(?:$|[:—–\-|,;.)])")
 _MESSAGE = re.compile(r"\s·\s(?:19|20)\d\d-\d\d-\d\d\b")  # the importers' turn heading: "Speaker · 2026-04-10 14:03"
 
 
@@ -51,40 +53,45 @@ def full_date(text: str) -> date | None:
 
 def dates_in(text: str) -> list[date]:
     """Every full date in `text` (as `full_date` reads them), in the order they appear; impossible ones (31.02) left out."""
-    return [day for _, day in _dates_at(text)]
+    return [day for _, _, day in _dates_at(text)]
 
 
 def entry_dates(text: str) -> list[date]:
-    """The full dates that begin a line, a list item or a table row: a log's entries ("| 2026-04-26 | focaccia |",
-    "- [x] 2026-03-14 — storage decision", "2026-04-05: restore tested"). A date inside prose ("the lease was signed
-    on 2026-03-01", "in 2015 the Panthers…") is what a passage is about, not the day of an entry in it."""
+    """The full dates that begin a list item or a table row, or a line where a separator follows them: a log's entries
+    ("| 2026-04-26 | focaccia |", "- [x] 2026-03-14 — storage decision", "2026-04-05: restore tested"). A date in
+    prose ("the lease was signed on 2026-03-01", «6 октября 1973 года Сирия и Египет…») is what a passage is about,
+    not the day of an entry in it."""
     days = []
     for line in text.split("\n"):
         lead = _ENTRY_LEAD.match(line)
-        rest = line[lead.end() :] if lead else line
+        rest = line[lead.end() :]
         found = _dates_at(rest[:40])
-        if found and found[0][0] == 0:
-            days.append(found[0][1])
+        if not found or found[0][0] != 0:
+            continue
+        _, end, day = found[0]
+        if lead.group("marker") or _ENTRY_TAIL.match(rest, end):
+            days.append(day)
     return days
 
 
-def _dates_at(text: str) -> list[tuple[int, date]]:
-    found: list[tuple[int, tuple[int, int, int]]] = []
+def _dates_at(text: str) -> list[tuple[int, int, date]]:
+    """(start, end, date) of every full date in `text`, in order."""
+    found: list[tuple[re.Match, tuple[int, int, int]]] = []
     for m in _ISO.finditer(text):
-        found.append((m.start(), (int(m[1]), int(m[2]), int(m[3]))))
+        found.append((m, (int(m[1]), int(m[2]), int(m[3]))))
     for m in _DOTTED.finditer(text):
-        found.append((m.start(), (int(m[3]), int(m[2]), int(m[1]))))
+        found.append((m, (int(m[3]), int(m[2]), int(m[1]))))
     for m in _DAY_MONTH_YEAR.finditer(text):
         if m["ru"]:
-            found.append((m.start(), (int(m[3]), month_number(m["ru"]), int(m[1]))))
+            found.append((m, (int(m[3]), month_number(m["ru"]), int(m[1]))))
         else:
-            found.append((m.start(), (int(m[6]), month_number(m["en"]), int(m[4]))))
+            found.append((m, (int(m[6]), month_number(m["en"]), int(m[4]))))
     for m in _MONTH_DAY_YEAR.finditer(text):
-        found.append((m.start(), (int(m[3]), month_number(m["en"]), int(m[2]))))
+        found.append((m, (int(m[3]), month_number(m["en"]), int(m[2]))))
     days = []
-    for at, (year, month, day) in sorted(found):
+    for m, (year, month, day) in sorted(found, key=lambda f: f[0].start()):
         try:
-            days.append((at, date(year, month, day)))
+            days.append((m.start(), m.end(), date(year, month, day)))
         except ValueError:
             continue
     return days

@@ -66,9 +66,11 @@ def search_notes(
     today: date | None = None,
 ) -> NoteResults:
     """The best `notes` notes for `query` that pass `filters`, each with up to `passages` passages; with
-    `relevant_only`, only passages that reach the relevance floor (`retrieve.relevant`). With `today`, the time the
-    question names is applied (rag/search/when.py); notes keep the order of their best passages."""
+    `relevant_only`, only passages that reach the relevance floor (`retrieve.relevant`) unless a period the question
+    names narrowed the search. With `today`, that time is applied (rag/search/when.py); notes keep the order of their
+    best passages."""
     raw = timed_hybrid(retriever, query, DEPTH, today=today, filters=filters, candidates=DEPTH)
+    relevant_only = relevant_only and not (raw.time is not None and raw.time.applied and raw.time.ranged)  # a period narrows like a filter
     result = relevant(raw) if relevant_only else raw
     infos = {f.path: f for f in retriever.store.files()} if result.hits else {}
     groups: dict[str, list[Hit]] = {}
