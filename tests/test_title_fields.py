@@ -163,6 +163,10 @@ def downgrade_to_schema_4(path) -> None:
         """
         DROP TABLE IF EXISTS memory_stats;
         DROP TABLE IF EXISTS memory_facts;
+        DROP TABLE IF EXISTS chunk_days;
+        DROP INDEX IF EXISTS chunks_day;
+        ALTER TABLE chunks DROP COLUMN day;
+        ALTER TABLE chunks DROP COLUMN day_source;
         CREATE VIRTUAL TABLE old_fts USING fts5(stems, tokenize = 'unicode61 remove_diacritics 2');
         INSERT INTO old_fts(rowid, stems) SELECT rowid, stems FROM chunks_fts;
         DROP TABLE chunks_vocab;
@@ -170,7 +174,7 @@ def downgrade_to_schema_4(path) -> None:
         ALTER TABLE old_fts RENAME TO chunks_fts;
         CREATE VIRTUAL TABLE chunks_vocab USING fts5vocab(chunks_fts, 'row');
         ALTER TABLE files DROP COLUMN description;
-        UPDATE meta SET value = json_remove(value, '$[#-1]') WHERE key = 'rules';  -- no keyword fields version
+        UPDATE meta SET value = json_remove(value, '$[#-1]', '$[#-1]') WHERE key = 'rules';  -- no keyword fields nor dates version
         PRAGMA user_version = 4;
         """
     )
