@@ -22,7 +22,7 @@ from rag.notes.dates import FILE_TIME
 from rag.search.filters import Filters
 from rag.search.retrieve import Hit, Retriever, SearchResult
 from rag.text.date_labels import range_phrase
-from rag.text.periods import Period, read_period
+from rag.text.periods import read_period
 
 # "When did I last …" puts newest first the hits within this much of the best fused z-score (one deviation, the
 # relevance floor's unit). On bench/time_questions' 16 newest-first questions, hit@1: 9 at 0.5 and 1.0, 7 at 0.3,
@@ -73,10 +73,13 @@ def timed_hybrid(
 ) -> SearchResult:
     """`retriever.hybrid` with the question's time applied; `today` None reads no time from the question (a date
     range in `filters` still applies)."""
-    if filters.dated:
-        result = retriever.hybrid(query, k, candidates=candidates, filters=filters)
-        return replace(result, time=TimeScope(filters.after, filters.before))
     period = read_period(query, today) if today is not None else None
+    if filters.dated:  # the range set wins; "when did I last …" still orders within it
+        result = retriever.hybrid(query, k, candidates=candidates, filters=filters)
+        newest = period is not None and period.newest_first
+        if newest:
+            result = newest_first(result, until=filters.before or today, store=retriever.store)
+        return replace(result, time=TimeScope(filters.after, filters.before, newest))
     if period is None:
         return retriever.hybrid(query, k, candidates=candidates, filters=filters)
     keywords = (query[: period.start] + " " + query[period.end :]).strip()
@@ -137,6 +140,3 @@ def hit_day(hit: Hit) -> date | None:
     is not shown as the passage's day)."""
     chunk = hit.chunk
     return date.fromisoformat(chunk.day) if chunk.day and chunk.day_source != FILE_TIME else None
-
-
-__all__ = ["Period", "TimeScope", "latest_day", "newest_first", "timed_hybrid", "today_for"]
