@@ -18,6 +18,7 @@ from tqdm import tqdm
 
 from rag.cli_common import common_options, echo, open_knowledge, time_line, time_options
 from rag.cli_memory import memory_group
+from rag.cli_models import models_command
 from rag.eval.cli import eval_group
 from rag.knowledge import Knowledge
 from rag.live import LiveIndex, Progress
@@ -40,6 +41,7 @@ def cli(verbose: bool) -> None:
 
 cli.add_command(eval_group)  # `eval retrieval|qa`, in rag/eval/cli.py
 cli.add_command(memory_group)  # `memory add|import|recall|probe|reason|related|feedback|forget`, in rag/cli_memory.py
+cli.add_command(models_command)  # `models [--test MODEL]`, in rag/cli_models.py
 
 
 @cli.command()

@@ -14,6 +14,13 @@ Endpoints: ``GET /v1/models``, ``POST /v1/chat/completions`` (plain JSON or SSE
 streaming over chunked transfer encoding), ``POST /v1/embeddings`` (float or
 base64). Use the scripting hooks on FakeOpenAI (replies, injected errors, delays,
 recorded requests) to test the answer pipeline.
+
+``kind`` makes it behave like a particular local server, with ``context_tokens`` as
+the window it runs the model with: "ollama" (``/api/version``, ``/api/tags``,
+``/api/show``, ``/api/chat`` streaming NDJSON with ``options.num_ctx``; a prompt longer
+than the window loses its start, silently, as Ollama does), "llama.cpp" (``/props``;
+a longer prompt is refused with its error), "vllm" (``max_model_len``; refused with
+OpenAI's error). ``delay_first_token`` is a CPU model reading the prompt.
 """
 
 from __future__ import annotations
@@ -132,10 +139,15 @@ class _Handler(BaseHTTPRequestHandler):
         path = self.path.split("?")[0].rstrip("/")
         if (self.command, path) == ("GET", "/v1/models"):
             meta = {"meta": {"n_ctx_train": fake.embed_window}} if fake.embed_window else {}  # as llama.cpp reports it
+            if fake.kind == "vllm":
+                meta = {"max_model_len": fake.context_tokens}
             return self._send(
                 200,
                 {"object": "list", "data": [{"id": m, "object": "model", "created": 1700000000, "owned_by": "fake", **meta} for m in fake.models]},
             )
+        local = self._local_endpoint(fake, path, body)
+        if local is not None:
+            return local
         handler = {"/v1/chat/completions": self._chat, "/v1/embeddings": self._embeddings}.get(path)
         if self.command != "POST" or handler is None:
             return self._send(404, _error(f"Invalid URL ({self.command} {self.path})"))
@@ -145,7 +157,91 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(404, _error(f"The model `{body.get('model')}` does not exist", code="model_not_found"))
         handler(fake, body)
 
+    def _local_endpoint(self, fake: FakeOpenAI, path: str, body):
+        """The endpoints of the local server `fake.kind` imitates; None for a path it does not have."""
+        if fake.kind == "ollama":
+            if path == "/api/version":
+                return self._send(200, {"version": "0.6.5"})
+            if path == "/api/tags":
+                return self._send(200, {"models": [{"name": m, "model": m, "size": 1, "details": {"family": "qwen2"}} for m in fake.models]})
+            if path == "/api/show":
+                if not isinstance(body, dict) or body.get("model") not in fake.models:
+                    return self._send(404, {"error": f"model '{(body or {}).get('model')}' not found"})
+                parameters = f"num_ctx {fake.model_num_ctx}\nstop <|im_end|>" if fake.model_num_ctx else "stop <|im_end|>"
+                return self._send(200, {"parameters": parameters, "model_info": {"qwen2.context_length": fake.trained_context}})
+            if path == "/api/chat":
+                return self._ollama_chat(fake, body)
+        if fake.kind == "llama.cpp" and path == "/props":
+            return self._send(200, {"default_generation_settings": {"n_ctx": fake.context_tokens}, "total_slots": 1})
+        return None
+
+    def _window(self, fake: FakeOpenAI, body: dict, num_ctx: int | None = None) -> int | None:
+        """The window this request runs with: Ollama takes the request's num_ctx, else the model's, else its default."""
+        if fake.kind == "ollama":
+            return num_ctx or fake.model_num_ctx or fake.context_tokens
+        return fake.context_tokens if fake.kind else None
+
+    def _fits(self, fake: FakeOpenAI, body: dict, window: int | None) -> bool:
+        """Whether the prompt fits `window`; an Ollama that it does not fit drops the prompt's start, silently."""
+        if window is None:
+            return True
+        prompt = _count_tokens(body.get("messages", ""))
+        if prompt + int(body.get("max_tokens") or (body.get("options") or {}).get("num_predict") or 0) <= window:
+            return True
+        if fake.kind == "ollama":
+            with fake._lock:
+                fake.truncated_prompts += 1
+            kept = _words(json.dumps(body.get("messages", ""), ensure_ascii=False))[-window:]
+            body["messages"] = [{"role": "user", "content": " ".join(kept)}]  # the rules and first sources are gone
+            return True
+        if fake.kind == "llama.cpp":
+            self._send(
+                400,
+                {
+                    "error": {
+                        "code": 400,
+                        "message": f"the request exceeds the available context size ({window} tokens), try increasing it",
+                        "type": "exceed_context_size_error",
+                        "n_prompt_tokens": prompt,
+                        "n_ctx": window,
+                    }
+                },
+            )
+        else:
+            self._send(
+                400,
+                _error(
+                    f"This model's maximum context length is {window} tokens. However, you requested {prompt} tokens.", code="context_length_exceeded"
+                ),
+            )
+        return False
+
+    def _ollama_chat(self, fake: FakeOpenAI, body):
+        if not isinstance(body, dict) or body.get("model") not in fake.models:
+            return self._send(404, {"error": f"model '{(body or {}).get('model')}' not found, try pulling it first"})
+        options = body.get("options") or {}
+        self._fits(fake, body, self._window(fake, body, options.get("num_ctx")))
+        pieces, finish = _limit(fake._next_reply(body), options.get("num_predict"))
+        if not body.get("stream", True):
+            text = "".join(pieces)
+            return self._send(200, {"model": body["model"], "message": {"role": "assistant", "content": text}, "done": True, "done_reason": finish})
+        self._started = True
+        self.send_response(200)
+        self.send_header("Content-Type", "application/x-ndjson")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        for i, piece in enumerate(pieces):
+            fake._sleep(fake.delay_first_token if i == 0 else fake.delay_per_chunk)
+            line = {"model": body["model"], "message": {"role": "assistant", "content": piece}, "done": False}
+            self._write_chunk((json.dumps(line) + "\n").encode())
+        done = {"model": body["model"], "message": {"role": "assistant", "content": ""}, "done": True, "done_reason": finish,
+                "prompt_eval_count": _count_tokens(body.get("messages", "")), "eval_count": _count_tokens("".join(pieces))}  # fmt: skip
+        self._write_chunk((json.dumps(done) + "\n").encode())
+        self._write_chunk(b"")
+
     def _chat(self, fake: FakeOpenAI, body: dict):
+        if not self._fits(fake, body, self._window(fake, body)):
+            return
         pieces, finish = _limit(fake._next_reply(body), body.get("max_tokens"))
         text, model = "".join(pieces), body["model"]
         cid, created = f"chatcmpl-{next(fake._ids)}", int(time.time())
@@ -272,6 +368,11 @@ class FakeOpenAI:
         self.models, self.api_key = list(models), api_key
         self.embedding_dim, self.chunk_size, self.default_reply = embedding_dim, chunk_size, default_reply
         self.embed_window: int | None = None  # set: /v1/models reports it, and longer embedding inputs are refused
+        self.kind: str | None = None  # "ollama", "llama.cpp" or "vllm": behave like that server (see the module docstring)
+        self.context_tokens = 4096  # the window a `kind` server runs models with (Ollama: its default num_ctx)
+        self.model_num_ctx: int | None = None  # Ollama: the num_ctx a model's Modelfile sets
+        self.trained_context = 32768  # Ollama: the model's own context length
+        self.truncated_prompts = 0  # Ollama requests whose prompt lost its start
         self.chat_handler = None  # callable(request_json) -> str | list[str], used when the script is empty
         self.delay_response = self.delay_first_token = self.delay_per_chunk = 0.0
         self.requests: list[dict] = []  # {"method", "path", "headers" (lowercased), "json"}

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import time
+from dataclasses import dataclass
 from typing import Generator, Protocol
 
 from rag.config import CONNECT_TIMEOUT, Settings
@@ -121,6 +123,24 @@ def _message(openai, chat: OpenAIChat, exc: Exception) -> str:
 def _detail(exc: Exception) -> str:
     message = getattr(exc, "message", None) or str(exc)
     return " ".join(str(message).split())[:300]
+
+
+@dataclass(frozen=True)
+class Tried:
+    seconds: float  # from sending to the whole reply
+    reply: str  # the model's words, cut to 200 characters (untrusted: shown as text)
+
+
+def try_model(settings: Settings, *, base_url: str, model: str) -> Tried:
+    """One short request to `model` at `base_url` and how long its reply took (the Settings page's "Test" and `rag
+    models --test`). Raises ChatError with the fix."""
+    chat = OpenAIChat(settings.replace(openai_base_url=base_url, chat_model=model, max_answer_tokens=8, max_retries=0))
+    started = time.perf_counter()
+    try:
+        reply = chat.complete([{"role": "user", "content": "Reply with one word: OK"}])
+    finally:
+        chat.close()
+    return Tried(round(time.perf_counter() - started, 2), " ".join(reply.split())[:200])
 
 
 def make_chat_model(settings: Settings) -> OpenAIChat | None:

@@ -1,0 +1,170 @@
+"""Chat model servers on this machine, found rather than typed: which OpenAI-compatible servers listen on the usual
+local ports (Ollama 11434, LM Studio 1234, llama.cpp and LocalAI 8080, vLLM 8000), the models each serves, and the
+context window each model really runs with — the one number a prompt must fit, or the server cuts its start.
+
+Only loopback addresses are probed, each with a short connect timeout; nothing is sent anywhere else. A server's own
+endpoints say the window: Ollama's `/api/show` (`num_ctx` when the model sets one, else the model's trained length,
+and the server's default applies unless the client asks: see `OllamaChat`), llama.cpp's `/props` (`n_ctx`), vLLM's
+`max_model_len` in `/v1/models`, LM Studio's `/api/v0/models` (the loaded context length), llama-cpp-python's
+`/v1/models` metadata; failing those, an error message that names it ("maximum context length is 4096 tokens").
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import urllib.error
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+LOCAL_PORTS = ((11434, "Ollama"), (1234, "LM Studio"), (8080, "llama.cpp"), (8000, "vLLM"))
+PROBE_TIMEOUT = 0.5  # seconds per local port: a closed port refuses at once, a listening server answers in ms
+ASK_TIMEOUT = 3.0  # seconds for a server's own description of a model
+OLLAMA_DEFAULT_CTX = 4096  # what Ollama runs a model with when neither the model nor the request sets num_ctx
+LOOPBACK = ("127.0.0.1", "localhost", "::1", "[::1]")
+_WINDOW_IN_ERROR = re.compile(
+    r"(?:maximum context length is|context (?:length|window|size)(?: of| is)?|n_ctx(?:_slot)?\s*[=:]?|exceeds? (?:the )?(?:available )?context size of)\s*\(?(\d{3,7})",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class ServerModel:
+    id: str
+    context_tokens: int | None = None  # the window the server runs it with, when it says
+
+
+@dataclass(frozen=True)
+class ModelServer:
+    kind: str  # "Ollama", "LM Studio", "llama.cpp", "vLLM" or "OpenAI-compatible"
+    base_url: str  # the OpenAI-compatible address, ending in /v1
+    models: tuple[ServerModel, ...]
+
+    def model(self, model_id: str) -> ServerModel | None:
+        return next((m for m in self.models if m.id == model_id), None)
+
+
+def is_loopback(url: str) -> bool:
+    return (urlsplit(url).hostname or "") in {h.strip("[]") for h in LOOPBACK}
+
+
+def find_servers(ports=LOCAL_PORTS, *, timeout: float = PROBE_TIMEOUT) -> list[ModelServer]:
+    """The servers answering on this machine's usual ports, each with its models and their windows."""
+    urls = [f"http://127.0.0.1:{port}/v1" for port, _ in ports]
+    with ThreadPoolExecutor(max_workers=len(urls) or 1) as pool:
+        found = list(pool.map(lambda url: describe(url, timeout=timeout), urls))
+    return [server for server in found if server is not None]
+
+
+def describe(base_url: str, *, api_key: str | None = None, timeout: float = ASK_TIMEOUT) -> ModelServer | None:
+    """What the server at `base_url` is and serves, or None when nothing OpenAI-compatible answers there."""
+    listed = _get(base_url.rstrip("/") + "/models", api_key, timeout)
+    if not isinstance(listed, dict) or not isinstance(listed.get("data"), list):
+        return None
+    root = _root(base_url)
+    data = [m for m in listed["data"] if isinstance(m, dict) and isinstance(m.get("id"), str)]
+    kind, windows = _kind_and_windows(root, data, api_key, timeout)
+    models = tuple(ServerModel(m["id"], windows.get(m["id"])) for m in data)
+    return ModelServer(kind, base_url.rstrip("/"), models)
+
+
+def context_window(base_url: str, model: str, *, api_key: str | None = None, timeout: float = ASK_TIMEOUT) -> int | None:
+    """The window `model` runs with at `base_url`, as the server says it; None when it does not say."""
+    server = describe(base_url, api_key=api_key, timeout=timeout)
+    found = server.model(model) if server else None
+    return found.context_tokens if found else None
+
+
+def window_in_error(message: str) -> int | None:
+    """The context window an error names ("This model's maximum context length is 4096 tokens", llama.cpp's "the
+    request exceeds the available context size (2048 tokens)"), or None."""
+    found = _WINDOW_IN_ERROR.search(message or "")
+    return int(found.group(1)) if found else None
+
+
+def is_ollama(base_url: str, *, timeout: float = ASK_TIMEOUT) -> bool:
+    version = _get(_root(base_url) + "/api/version", None, timeout)
+    return isinstance(version, dict) and "version" in version
+
+
+def ollama_show(base_url: str, model: str, *, timeout: float = ASK_TIMEOUT) -> dict:
+    found = _post(_root(base_url) + "/api/show", {"model": model}, timeout)
+    return found if isinstance(found, dict) else {}
+
+
+def ollama_window(shown: dict) -> tuple[int | None, int | None]:
+    """(num_ctx the model sets, the context length it was trained for) from Ollama's `/api/show`."""
+    set_ctx = re.search(r"(?m)^\s*num_ctx\s+(\d+)", str(shown.get("parameters") or ""))
+    info = shown.get("model_info") or {}
+    trained = next((v for k, v in info.items() if k.endswith(".context_length") and isinstance(v, int)), None)
+    return (int(set_ctx.group(1)) if set_ctx else None), trained
+
+
+# --- per kind ---------------------------------------------------------------------------------------------------
+
+
+def _kind_and_windows(root: str, data: list[dict], api_key: str | None, timeout: float) -> tuple[str, dict[str, int]]:
+    if is_ollama(root, timeout=timeout):
+        windows = {}
+        for m in data:
+            set_ctx, _trained = ollama_window(ollama_show(root, m["id"], timeout=timeout))
+            windows[m["id"]] = set_ctx or OLLAMA_DEFAULT_CTX  # what a plain OpenAI-endpoint request gets
+        return "Ollama", windows
+    vllm = {m["id"]: m["max_model_len"] for m in data if isinstance(m.get("max_model_len"), int)}
+    if vllm:
+        return "vLLM", vllm
+    meta = {m["id"]: m["meta"]["n_ctx"] for m in data if isinstance(m.get("meta"), dict) and isinstance(m["meta"].get("n_ctx"), int)}
+    props = _get(root + "/props", api_key, timeout)
+    if isinstance(props, dict) and ("default_generation_settings" in props or "n_ctx" in props):
+        n_ctx = props.get("n_ctx") or (props.get("default_generation_settings") or {}).get("n_ctx")
+        return "llama.cpp", {m["id"]: n_ctx for m in data} if isinstance(n_ctx, int) else meta
+    studio = _get(root + "/api/v0/models", api_key, timeout)
+    if isinstance(studio, dict) and isinstance(studio.get("data"), list):
+        windows = {
+            m["id"]: m.get("loaded_context_length") or m.get("max_context_length")
+            for m in studio["data"]
+            if isinstance(m, dict) and isinstance(m.get("loaded_context_length") or m.get("max_context_length"), int)
+        }
+        return "LM Studio", windows
+    return "OpenAI-compatible", meta
+
+
+# --- HTTP ---------------------------------------------------------------------------------------------------------
+
+
+def _root(base_url: str) -> str:
+    """The server's own address: `http://127.0.0.1:11434/v1` → `http://127.0.0.1:11434`."""
+    url = base_url.rstrip("/")
+    return url[: -len("/v1")] if url.endswith("/v1") else url
+
+
+def _get(url: str, api_key: str | None, timeout: float):
+    return _request(urllib.request.Request(url, headers=_headers(api_key)), timeout)
+
+
+def _post(url: str, body: dict, timeout: float):
+    data = json.dumps(body).encode()
+    return _request(urllib.request.Request(url, data=data, headers={"Content-Type": "application/json"}, method="POST"), timeout)
+
+
+def _headers(api_key: str | None) -> dict[str, str]:
+    return {"Authorization": f"Bearer {api_key}"} if api_key else {}
+
+
+def _request(request: urllib.request.Request, timeout: float):
+    """Parsed JSON, or None when nothing (or no JSON) answers. Never follows a redirect elsewhere."""
+    try:
+        with _OPENER.open(request, timeout=timeout) as response:
+            return json.loads(response.read(2_000_000))
+    except (OSError, ValueError, urllib.error.URLError):
+        return None
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):  # a local server has no business sending us to another address
+        return None
+
+
+_OPENER = urllib.request.build_opener(_NoRedirect, urllib.request.ProxyHandler({}))  # no proxy for loopback

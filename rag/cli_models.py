@@ -1,0 +1,53 @@
+"""`python -m rag models`: the chat model servers on this machine (Ollama, LM Studio, llama.cpp, vLLM, LocalAI on
+their usual local ports, and the configured endpoint), the models each serves with the context window it runs them
+with, and `--test MODEL` to time one short request. Only loopback ports are probed."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+
+import click
+
+from rag.answer.chat import try_model
+from rag.answer.servers import ModelServer, describe, find_servers
+from rag.cli_common import common_options, echo
+
+
+@click.command(name="models")
+@common_options
+@click.option("--test", "test_model", metavar="MODEL", help="Send one short request to MODEL and show how long the reply took.")
+@click.option("--base-url", help="The server of --test (default: the one that serves MODEL, else OPENAI_BASE_URL).")
+@click.option("--json", "as_json", is_flag=True, help='Print [{"kind", "base_url", "models": [{"id", "context_tokens"}]}].')
+def models_command(settings, test_model: str | None, base_url: str | None, as_json: bool) -> None:
+    """List the chat models of the servers on this machine (and of OPENAI_BASE_URL), or --test one."""
+    servers = _servers(settings)
+    if test_model:
+        url = base_url or next((s.base_url for s in servers if s.model(test_model)), None) or settings.openai_base_url
+        if not url:
+            raise click.ClickException(f"No server here serves {test_model!r}; pass --base-url.")
+        tried = try_model(settings, base_url=url, model=test_model)
+        echo(json.dumps(asdict(tried), ensure_ascii=False) if as_json else f"{test_model} at {url} replied in {tried.seconds:g} s: {tried.reply}")
+        return
+    if as_json:
+        echo(json.dumps([asdict(s) for s in servers], ensure_ascii=False, indent=2))
+        return
+    if not servers:
+        echo("No chat model server answers on this machine's usual ports (Ollama 11434, LM Studio 1234, llama.cpp 8080, vLLM 8000).")
+        echo("Start one, or set OPENAI_BASE_URL to its /v1 address.")
+    for server in servers:
+        echo(f"{server.kind} at {server.base_url}" + ("" if server.models else ": no models loaded"))
+        for m in server.models:
+            window = f"  (window {m.context_tokens:,} tokens)" if m.context_tokens else ""
+            echo(f"  {m.id}{window}")
+    if servers:
+        echo("Use one: RAG_CHAT_MODEL=<model> OPENAI_BASE_URL=<address>, or pick it in the app's Settings.")
+
+
+def _servers(settings) -> list[ModelServer]:
+    found = find_servers()
+    configured = settings.openai_base_url
+    if configured and all(s.base_url != configured.rstrip("/") for s in found):
+        server = describe(configured, api_key=settings.openai_api_key)
+        found += [server] if server else []
+    return found
