@@ -228,6 +228,11 @@ def _answer_notes(answer) -> list[str]:
     notes = [answer.notice] if answer.notice else []
     if answer.time is not None:
         notes.append(time_line(answer.time))
+    if answer.context.left_out:
+        notes.append(
+            f"the model's window ({answer.window:,} tokens) held {len(answer.context.sources)} of the {len(answer.context.sources) + answer.context.left_out}"
+            " sources found; the rest were left out whole rather than cut (a model with a larger window reads more)"
+        )
     if answer.truncated:
         notes.append("the model stopped at max_answer_tokens; the answer may be cut short (raise RAG_MAX_ANSWER_TOKENS)")
     if answer.removed_citations:

@@ -94,7 +94,9 @@ class Settings:
     context_max_chunks_per_note: int = 2
     context_max_notes: int = 6
     context_max_chars: int = 12_000
-    chat_context_tokens: int = 8192  # the chat model's context window (prompt + answer), in tokens
+    # The chat model's context window (prompt + answer), in tokens; None: as the server says it runs the model
+    # (rag/answer/servers.py: local servers), else DEFAULT_CONTEXT_TOKENS.
+    chat_context_tokens: int | None = None
     # Generation: deterministic by default (the same question gives the same answer); the answer's length is capped
     # and that much of the window is kept free for it.
     temperature: float = 0.0
@@ -350,7 +352,7 @@ def _check_sizes(s: Settings) -> None:
             "Chunk sizes must satisfy 0 < chunk_min_tokens ≤ chunk_target_tokens ≤ chunk_hard_tokens; "
             f"got {s.chunk_min_tokens}/{s.chunk_target_tokens}/{s.chunk_hard_tokens}."
         )
-    if s.max_answer_tokens >= s.chat_context_tokens:
+    if s.chat_context_tokens is not None and s.max_answer_tokens >= s.chat_context_tokens:
         raise ConfigError(
             f"max_answer_tokens must be at least 16 and below chat_context_tokens ({s.chat_context_tokens}); got {s.max_answer_tokens}."
         )

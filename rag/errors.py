@@ -52,6 +52,14 @@ class ChatError(RagError):
     """The chat model endpoint failed, is unreachable, or does not know the model."""
 
 
+class PromptTooLong(ChatError):
+    """The server refused the prompt as longer than its window, and said the window (`window`, in tokens)."""
+
+    def __init__(self, message: str, window: int) -> None:
+        super().__init__(message)
+        self.window = window
+
+
 class ImportFormatError(RagError):
     """An export file to import is malformed or of the wrong kind."""
 

@@ -229,6 +229,7 @@ def test_the_answer_json_has_the_documented_shape(ws, vault, srv, chat):
         "grounding",
         "truncated",
         "time",
+        "window",
     }
     (claim,) = data["claims"]
     holder = next(s.id for s in answer.context.sources if "38 000" in s.text)
@@ -240,6 +241,7 @@ def test_the_answer_json_has_the_documented_shape(ws, vault, srv, chat):
     assert set(data["citations"][0]) == {"id", "path", "heading", "start_line", "end_line", "day"}
     assert set(data["sources"][0]) == {"id", "path", "heading", "start_line", "end_line", "chars", "used", "score", "day", "day_source"}
     assert data["time"] is None  # the question names no time
+    assert data["window"] == {"tokens": 8192, "sources_left_out": 0}  # the test server says no window: the default
     assert {"path": "Notes/Sourdough.md", "reason": data["dropped_sources"][0]["reason"]} in data["dropped_sources"]
 
 

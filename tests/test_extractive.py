@@ -139,6 +139,7 @@ def test_cli_ask_json_has_the_documented_keys(real_ws):
         "grounding",
         "truncated",
         "time",
+        "window",
     }
     assert data["mode"] == "extractive" and data["citations"][0]["path"] == "Notes/Байкал.md"
     assert data["claims"] and all(c["status"] == "supported" for c in data["claims"])
@@ -164,7 +165,8 @@ def test_cli_ask_streams_the_model_answer_then_lists_sources_without_phantoms(re
             env=env,
             catch_exceptions=False,
         )
-        assert len(srv.requests) == 1, "--extractive never calls the model"
+        chats = [r for r in srv.requests if r["path"].endswith("/chat/completions")]
+        assert len(chats) == 1, "--extractive never calls the model"  # (the first ask also asked the server its window)
     assert result.exit_code == 0, result.output
     assert "Tickets cost 38 000 rubles [S1]." in result.stdout and "S99" not in result.stdout
     assert "Sources:\n  [S1] Notes/Байкал.md:" in result.stdout

@@ -25,7 +25,7 @@ from rag.answer.context import ContextLimits, FrozenContext, Source, build_conte
 from rag.answer.extractive import Quote, extract
 from rag.answer.grounding import STATUSES, CheckedClaim, check
 from rag.answer.prompts import LANGUAGE_NAMES, language_of, render
-from rag.errors import ChatError
+from rag.errors import ChatError, PromptTooLong
 from rag.notes.dates import full_date
 from rag.search.filters import Filters
 from rag.search.retrieve import SearchResult
@@ -37,6 +37,9 @@ from rag.tokens import count_tokens
 from rag.workspace import Workspace
 
 MESSAGE_OVERHEAD_TOKENS = 8  # per chat message (role, separators), plus a margin for the per-context fence
+# Of the model's window, the share the prompt may fill: our tokenizer (cl100k) is not the model's, and a prompt one
+# token too long is cut at its start by Ollama's OpenAI endpoint, or refused by llama.cpp.
+WINDOW_SHARE = 0.9
 TURN_CHARS = 600  # of each earlier answer kept for query rewriting and as background
 _CITATION = re.compile(r"\s*\[S\d+\]")
 _WIKILINK = re.compile(r"\[\[[^\]]*\]\]")  # a link's target names another note, not this line's day
@@ -76,6 +79,7 @@ class Answer:
     abstained: bool = False  # the answer itself says the notes do not hold the answer
     truncated: bool = False  # the model stopped at max_answer_tokens
     time: TimeScope | None = None  # the time the search kept to (rag/search/when.py)
+    window: int | None = None  # with a model: its context window in tokens, which the prompt was sized to
 
     @property
     def used(self) -> frozenset[str]:
@@ -121,6 +125,7 @@ class Answer:
             "grounding": self.grounding(),
             "truncated": self.truncated,
             "time": None if self.time is None else self.time.to_json(),
+            "window": None if self.window is None else {"tokens": self.window, "sources_left_out": self.context.left_out},
         }
 
 
@@ -148,7 +153,7 @@ def ask(
     stage(SEARCHING)
     turns = tuple(history)[-settings.history_turns :] if settings.history_turns > 0 else ()
     query = search_query(question, turns, chat=chat)
-    budget = None if chat is None else _source_budget(question, turns, chat.context_tokens - settings.max_answer_tokens)
+    budget = None if chat is None else _source_budget(question, turns, _prompt_room(chat.context_tokens, settings))
     result, context = retrieve_context(workspace, query, max_tokens=budget, today=today, filters=filters)
     emit = on_text or (lambda text: None)
     if chat is None:
@@ -156,7 +161,13 @@ def ask(
         newest = (result.time.before or today) if result.time is not None and result.time.newest_first else None
         answer = _extractive(question, query, context, workspace, emit, coverage=result.coverage, newest_until=newest)
     else:
-        answer = _generated(question, query, context, turns, chat, emit, stage=stage, vectors=text_vectors(workspace))
+        try:
+            answer = _generated(question, query, context, turns, chat, emit, stage=stage, vectors=text_vectors(workspace))
+        except PromptTooLong as exc:  # the server's window is smaller than it said (or than set): fewer sources, once
+            chat.context_tokens = exc.window
+            context = frozen_context(workspace, result, _source_budget(question, turns, _prompt_room(exc.window, settings)))
+            answer = _generated(question, query, context, turns, chat, emit, stage=stage, vectors=text_vectors(workspace))
+        answer = replace(answer, window=chat.context_tokens)
     answer = replace(answer, time=result.time)
     return answer if result.notice is None else replace(answer, notice=result.notice)
 
@@ -170,8 +181,18 @@ def retrieve_context(
     # The only index read: the store's lock is held per query inside, and the hits come back as frozen values.
     n = settings.answer_candidates
     result = timed_hybrid(workspace.retriever, query, n, today=today, filters=filters, candidates=max(100, n))
+    return result, frozen_context(workspace, result, max_tokens)
+
+
+def frozen_context(workspace: Workspace, result: SearchResult, max_tokens: int | None) -> FrozenContext:
+    settings = workspace.settings
     limits = ContextLimits.from_settings(settings)
-    return result, build_context(result.hits, vault=settings.vault, outside=settings.outside_folders, limits=limits, max_tokens=max_tokens)
+    return build_context(result.hits, vault=settings.vault, outside=settings.outside_folders, limits=limits, max_tokens=max_tokens)
+
+
+def _prompt_room(window: int, settings) -> int:
+    """Tokens the prompt may take of a model's window: its share, less the answer's reserve."""
+    return int(window * WINDOW_SHARE) - settings.max_answer_tokens
 
 
 def text_vectors(workspace: Workspace) -> TextVectors:

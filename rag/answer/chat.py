@@ -13,12 +13,16 @@ import time
 from dataclasses import dataclass
 from typing import Generator, Protocol
 
+from rag.answer import servers
 from rag.config import CONNECT_TIMEOUT, Settings
-from rag.errors import ChatError, ConfigError
+from rag.errors import ChatError, ConfigError, PromptTooLong
 
 log = logging.getLogger(__name__)
 
 Message = dict[str, str]  # {"role": "system" | "user" | "assistant", "content": …}
+DEFAULT_CONTEXT_TOKENS = 8192  # when neither the settings nor the server say the window
+WINDOW_TTL = 300.0  # seconds a server's answer about a model's window is kept
+_windows: dict[tuple[str, str], tuple[float, servers.ServerModel | None, str | None]] = {}
 
 
 class ChatModel(Protocol):
@@ -52,7 +56,7 @@ class OpenAIChat:
         self.base_url = settings.openai_base_url or "https://api.openai.com/v1"
         self.model = settings.chat_model
         self.name = f"{settings.chat_model}@{self.base_url}"
-        self.context_tokens = settings.chat_context_tokens
+        self.context_tokens = settings.chat_context_tokens or _served(self.base_url, self.model)[0].context_tokens or DEFAULT_CONTEXT_TOKENS
         self.timeout = settings.request_timeout
         # Sent with every request: temperature 0 (and a seed, if set) gives the same answer to the same question.
         self._generation = {"temperature": settings.temperature, "max_tokens": settings.max_answer_tokens}
@@ -94,6 +98,10 @@ class OpenAIChat:
         try:
             yield
         except self._openai.OpenAIError as exc:
+            window = servers.window_in_error(_detail(exc)) if isinstance(exc, self._openai.BadRequestError) else None
+            if window:  # the next question is sized to it at once
+                _windows[(self.base_url.rstrip("/"), self.model)] = (time.monotonic(), servers.ServerModel(self.model, window), None)
+                raise PromptTooLong(_message(self._openai, self, exc), window) from exc
             raise ChatError(_message(self._openai, self, exc)) from exc
 
 
@@ -112,6 +120,8 @@ def _message(openai, chat: OpenAIChat, exc: Exception) -> str:
         return f"The chat endpoint {url} refused the API key. Check OPENAI_API_KEY."
     if isinstance(exc, openai.RateLimitError):
         return f"The chat endpoint {url} is rate limiting requests. Wait a moment and ask again."
+    if isinstance(exc, openai.BadRequestError) and servers.window_in_error(_detail(exc)):
+        return f"The chat endpoint {url} runs {model!r} with a {servers.window_in_error(_detail(exc)):,}-token window; the prompt was longer."
     if isinstance(exc, openai.BadRequestError):
         return (
             f"The chat endpoint {url} rejected the request ({_detail(exc)}). If the prompt is too long, "
@@ -143,6 +153,27 @@ def try_model(settings: Settings, *, base_url: str, model: str) -> Tried:
     return Tried(round(time.perf_counter() - started, 2), " ".join(reply.split())[:200])
 
 
-def make_chat_model(settings: Settings) -> OpenAIChat | None:
-    """The configured chat model, or None when RAG_CHAT_MODEL is not set (answers are then extractive)."""
-    return OpenAIChat(settings) if settings.chat_model else None
+def make_chat_model(settings: Settings) -> ChatModel | None:
+    """The configured chat model, or None when RAG_CHAT_MODEL is not set (answers are then extractive). A model on
+    Ollama is asked through its native endpoint, which takes the window the prompt needs (rag/answer/ollama.py)."""
+    if not settings.chat_model:
+        return None
+    if settings.openai_base_url:
+        model, kind = _served(settings.openai_base_url, settings.chat_model)
+        if kind == "Ollama":
+            from rag.answer.ollama import OllamaChat
+
+            return OllamaChat(settings, trained=model.trained_tokens if model else None)
+    return OpenAIChat(settings)
+
+
+def _served(base_url: str, model: str) -> tuple[servers.ServerModel, str | None]:
+    """What a local server says of `model` (its window) and what kind it is; asked once per WINDOW_TTL. Servers that
+    are not on this machine are not asked (OpenAI's /models says no window)."""
+    key = (base_url.rstrip("/"), model)
+    cached = _windows.get(key)
+    if cached is None or time.monotonic() - cached[0] > WINDOW_TTL:
+        server = servers.describe(base_url) if servers.is_loopback(base_url) else None
+        cached = (time.monotonic(), server.model(model) if server else None, server.kind if server else None)
+        _windows[key] = cached
+    return cached[1] or servers.ServerModel(model), cached[2]

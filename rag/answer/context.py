@@ -115,6 +115,7 @@ class FrozenContext:
     dropped: tuple[Dropped, ...]  # chunks left out because their file changed or vanished
     fence: str  # the backtick fence around every source; longer than any backtick run inside
     tokens: int  # of `render()`, in the chat model's tokenizer
+    left_out: int = 0  # sources the caps chose that the model's window could not hold (left out whole, never cut)
 
     def get(self, source_id: str) -> Source | None:
         return next((s for s in self.sources if s.id == source_id), None)
@@ -145,10 +146,12 @@ def build_context(
     until the rendered sources fit; a source is always kept whole."""
     spans, dropped = _select(hits, functools.partial(_read, vault, outside=outside), limits)
     fence = fence_for([s.text for s in spans] + [_label_text(s) for s in spans])
+    chosen = len(spans)
     if max_tokens is not None:
         spans = _fit_tokens(spans, fence, max_tokens, count_tokens)
     sources = tuple(_source(f"S{i}", span) for i, span in enumerate(spans, 1))
-    return FrozenContext(sources, tuple(dropped), fence, count_tokens(render_sources(sources, fence)) if sources else 0)
+    tokens = count_tokens(render_sources(sources, fence)) if sources else 0
+    return FrozenContext(sources, tuple(dropped), fence, tokens, chosen - len(spans))
 
 
 def fence_for(texts: Iterable[str]) -> str:

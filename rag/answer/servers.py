@@ -34,6 +34,7 @@ _WINDOW_IN_ERROR = re.compile(
 class ServerModel:
     id: str
     context_tokens: int | None = None  # the window the server runs it with, when it says
+    trained_tokens: int | None = None  # Ollama: the model's own context length (a request may ask up to it)
 
 
 @dataclass(frozen=True)
@@ -66,7 +67,7 @@ def describe(base_url: str, *, api_key: str | None = None, timeout: float = ASK_
     root = _root(base_url)
     data = [m for m in listed["data"] if isinstance(m, dict) and isinstance(m.get("id"), str)]
     kind, windows = _kind_and_windows(root, data, api_key, timeout)
-    models = tuple(ServerModel(m["id"], windows.get(m["id"])) for m in data)
+    models = tuple(ServerModel(m["id"], *(windows.get(m["id"]) or (None, None))) for m in data)
     return ModelServer(kind, base_url.rstrip("/"), models)
 
 
@@ -105,25 +106,26 @@ def ollama_window(shown: dict) -> tuple[int | None, int | None]:
 # --- per kind ---------------------------------------------------------------------------------------------------
 
 
-def _kind_and_windows(root: str, data: list[dict], api_key: str | None, timeout: float) -> tuple[str, dict[str, int]]:
+def _kind_and_windows(root: str, data: list[dict], api_key: str | None, timeout: float) -> tuple[str, dict[str, tuple]]:
+    """The server's kind and, per model id, (window it runs the model with, trained length where it says)."""
     if is_ollama(root, timeout=timeout):
         windows = {}
         for m in data:
-            set_ctx, _trained = ollama_window(ollama_show(root, m["id"], timeout=timeout))
-            windows[m["id"]] = set_ctx or OLLAMA_DEFAULT_CTX  # what a plain OpenAI-endpoint request gets
+            set_ctx, trained = ollama_window(ollama_show(root, m["id"], timeout=timeout))
+            windows[m["id"]] = (set_ctx or OLLAMA_DEFAULT_CTX, trained)  # what a plain OpenAI-endpoint request gets
         return "Ollama", windows
-    vllm = {m["id"]: m["max_model_len"] for m in data if isinstance(m.get("max_model_len"), int)}
+    vllm = {m["id"]: (m["max_model_len"], None) for m in data if isinstance(m.get("max_model_len"), int)}
     if vllm:
         return "vLLM", vllm
-    meta = {m["id"]: m["meta"]["n_ctx"] for m in data if isinstance(m.get("meta"), dict) and isinstance(m["meta"].get("n_ctx"), int)}
+    meta = {m["id"]: (m["meta"]["n_ctx"], None) for m in data if isinstance(m.get("meta"), dict) and isinstance(m["meta"].get("n_ctx"), int)}
     props = _get(root + "/props", api_key, timeout)
     if isinstance(props, dict) and ("default_generation_settings" in props or "n_ctx" in props):
         n_ctx = props.get("n_ctx") or (props.get("default_generation_settings") or {}).get("n_ctx")
-        return "llama.cpp", {m["id"]: n_ctx for m in data} if isinstance(n_ctx, int) else meta
+        return "llama.cpp", {m["id"]: (n_ctx, None) for m in data} if isinstance(n_ctx, int) else meta
     studio = _get(root + "/api/v0/models", api_key, timeout)
     if isinstance(studio, dict) and isinstance(studio.get("data"), list):
         windows = {
-            m["id"]: m.get("loaded_context_length") or m.get("max_context_length")
+            m["id"]: (m.get("loaded_context_length") or m.get("max_context_length"), m.get("max_context_length"))
             for m in studio["data"]
             if isinstance(m, dict) and isinstance(m.get("loaded_context_length") or m.get("max_context_length"), int)
         }

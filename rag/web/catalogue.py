@@ -203,6 +203,10 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "Only passages from these days: a daily note's day, a dated heading, a chat message's time, the frontmatter date, or a date in the line.",
         "Только фрагменты за эти дни: день ежедневной заметки, дата в заголовке, время сообщения в чате, дата во frontmatter или дата в строке.",
     ),
+    "ask.window": (
+        "The model's window ({window} tokens) held {kept} of the {found} sources found; the others were not sent (a source is never cut).",
+        "В окно модели ({window} токенов) поместились {kept} из {found} найденных источников; остальные не отправлены (источник не обрезается).",
+    ),
     # Time in the question (rag/search/when.py)
     "time.searching": ("Searching notes {range} (“{words}”)", "Ищу в заметках {range} («{words}»)"),
     "time.searching.filter": ("Searching notes {range}", "Ищу в заметках {range}"),

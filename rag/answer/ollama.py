@@ -1,0 +1,77 @@
+"""A chat model on Ollama through its native `/api/chat`, so the request can say the context window it needs.
+
+Ollama's OpenAI-compatible endpoint runs a model with the model's (or the server's default) `num_ctx`, often 2,048 or
+4,096 tokens, and silently drops the start of a longer prompt — the rules and the first sources. The native endpoint
+takes `options.num_ctx`, so the window is the one the prompt was sized for. Same `ChatModel` seam as `OpenAIChat`.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+from typing import Generator
+
+from rag.answer.servers import _OPENER, _root
+from rag.config import Settings
+from rag.errors import ChatError
+
+NUM_CTX = 8192  # asked for unless the settings say otherwise or the model was trained for less
+
+
+class OllamaChat:
+    def __init__(self, settings: Settings, *, trained: int | None = None) -> None:
+        self.base_url = settings.openai_base_url or ""
+        self.model = settings.chat_model or ""
+        self.name = f"{self.model}@{self.base_url}"
+        self.context_tokens = settings.chat_context_tokens or min(trained or NUM_CTX, NUM_CTX)
+        self.timeout = settings.request_timeout
+        self._options = {"temperature": settings.temperature, "num_predict": settings.max_answer_tokens, "num_ctx": self.context_tokens}
+        if settings.seed is not None:
+            self._options["seed"] = settings.seed
+
+    def stream(self, messages: list[dict]) -> Generator[str, None, bool]:
+        body = json.dumps({"model": self.model, "messages": messages, "stream": True, "options": self._options}).encode()
+        request = urllib.request.Request(_root(self.base_url) + "/api/chat", data=body, headers={"Content-Type": "application/json"}, method="POST")
+        truncated = False
+        try:
+            # The socket timeout counts from the last byte received: a slow model that streams is never cut off.
+            with _OPENER.open(request, timeout=self.timeout) as response:
+                for line in response:
+                    if not line.strip():
+                        continue
+                    part = json.loads(line)
+                    if part.get("error"):
+                        raise ChatError(f"Ollama at {self.base_url} failed: {' '.join(str(part['error']).split())[:300]}")
+                    piece = (part.get("message") or {}).get("content") or ""
+                    if piece:
+                        yield piece
+                    if part.get("done"):
+                        truncated = part.get("done_reason") == "length"
+                        break
+        except urllib.error.HTTPError as exc:
+            raise ChatError(self._refused(exc)) from exc
+        except TimeoutError as exc:
+            raise ChatError(
+                f"Ollama at {self.base_url} sent nothing for {self.timeout:g} s. Check that it is not overloaded, or raise request_timeout."
+            ) from exc
+        except (urllib.error.URLError, OSError) as exc:
+            raise ChatError(f"Cannot reach Ollama at {self.base_url}. Start it (`ollama serve`) or fix OPENAI_BASE_URL.") from exc
+        except ValueError as exc:
+            raise ChatError(f"Ollama at {self.base_url} sent a reply that is not JSON lines ({exc}).") from exc
+        return truncated
+
+    def complete(self, messages: list[dict]) -> str:
+        return "".join(self.stream(messages))
+
+    def close(self) -> None:
+        """Nothing held open between requests."""
+
+    def _refused(self, exc: urllib.error.HTTPError) -> str:
+        try:
+            detail = json.loads(exc.read(20_000)).get("error", "")
+        except (ValueError, OSError, AttributeError):
+            detail = ""
+        if exc.code == 404:
+            return f"Ollama at {self.base_url} does not have the model {self.model!r} ({detail}). Run `ollama pull {self.model}` or pick another."
+        return f"Ollama at {self.base_url} refused the request (HTTP {exc.code}: {' '.join(str(detail).split())[:300]})."
