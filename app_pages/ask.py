@@ -9,7 +9,7 @@ import streamlit as st
 
 from app_pages import common
 from app_pages.common import t
-from rag.answer.ask import CHECKING, GENERATING, Answer, Turn
+from rag.answer.ask import CHECKING, GENERATING, Answer, ModelReading, Turn
 from rag.errors import RagError
 from rag.text.date_labels import day_label
 from rag.web import i18n, untrusted
@@ -136,9 +136,11 @@ def _answer(ctx: common.AppContext, question: str, turns: list[ChatTurn]) -> Non
             waiting = st.empty()
             waiting.caption(":material/search: " + t("ask.searching"))
             read_time = st.session_state.pop("rag_ask_all_dates", None) != question  # "All dates" asked it again
+            progress = _Progress(waiting)
             call = StreamedCall(
                 lambda emit, stage: ctx.knowledge.ask(question, turns=history, on_text=emit, on_stage=stage, read_time=read_time),
-                on_stage=lambda name: _show_stage(waiting, name),
+                on_stage=progress.stage,
+                on_wait=progress.wait,
             )
             _stream(call, waiting, len(turns))
         try:
@@ -155,10 +157,31 @@ def _answer(ctx: common.AppContext, question: str, turns: list[ChatTurn]) -> Non
 _STAGES = {GENERATING: (":material/hourglass_top:", "ask.generating"), CHECKING: (":material/fact_check:", "ask.checking")}
 
 
-def _show_stage(waiting, name: str) -> None:
-    if name in _STAGES:
-        icon, key = _STAGES[name]
-        waiting.caption(f"{icon} {t(key)}")
+class _Progress:
+    """What the answer is waiting for, redrawn each second: "The model is reading 6 sources (~45 s) · 12 s"."""
+
+    def __init__(self, waiting) -> None:
+        self.waiting, self.reading, self.since = waiting, None, None
+
+    def stage(self, name: str) -> None:
+        self.reading = name if isinstance(name, ModelReading) else None
+        self.since = time.perf_counter()
+        if self.reading is not None:
+            self._draw()
+        elif name in _STAGES:
+            icon, key = _STAGES[name]
+            self.waiting.caption(f"{icon} {t(key)}")
+
+    def wait(self, _elapsed: float) -> None:
+        if self.reading is not None:
+            self._draw()
+
+    def _draw(self) -> None:
+        r, lang = self.reading, common.language()
+        so_far = i18n.decimal(lang, time.perf_counter() - self.since, 0)
+        key = "ask.reading" if r.seconds is not None else "ask.reading.unknown"
+        expected = i18n.decimal(lang, r.seconds or 0, 0)
+        self.waiting.caption(f":material/hourglass_top: {t(key, n=r.sources, seconds=expected, so_far=so_far)}")
 
 
 def _stream(call: StreamedCall, waiting, turn: int, every: float = 0.15) -> None:

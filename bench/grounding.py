@@ -57,9 +57,16 @@ class RecordedChat:
     def stream(self, messages):
         key = hashlib.sha256(json.dumps([self.chat.name, messages], ensure_ascii=False).encode()).hexdigest()
         if key not in self.replies:
-            started, pieces = time.perf_counter(), []
-            truncated = yield from _collect(self.chat.stream(messages), pieces)
-            row = {"key": key, "reply": "".join(pieces), "truncated": truncated, "seconds": round(time.perf_counter() - started, 1)}
+            started, pieces, first = time.perf_counter(), [], []
+            truncated = yield from _collect(self.chat.stream(messages), pieces, first)
+            seconds = round(time.perf_counter() - started, 1)
+            row = {
+                "key": key,
+                "reply": "".join(pieces),
+                "truncated": truncated,
+                "seconds": seconds,
+                "first_token": first[0] - started if first else None,
+            }
             self.replies[key] = row
             self.asked += 1
             with self.path.open("a", encoding="utf-8") as f:
@@ -73,12 +80,14 @@ class RecordedChat:
         return self.chat.complete(messages)
 
 
-def _collect(stream, pieces):
+def _collect(stream, pieces, first=None):
     while True:
         try:
             piece = next(stream)
         except StopIteration as end:
             return end.value
+        if first is not None and not first:
+            first.append(time.perf_counter())
         pieces.append(piece)
         yield piece
 

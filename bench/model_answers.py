@@ -3,7 +3,7 @@ how many are correct and cited to the right note, how many are wrongly "not foun
 
     bash ../shared/tools/local-llm.sh        # a real small model on 127.0.0.1:8765 (not for CI)
     OPENAI_BASE_URL=http://127.0.0.1:8765/v1 OPENAI_API_KEY=x RAG_CHAT_MODEL=local \
-        python bench/model_answers.py [--sets fastapi-en,fastapi-ru] [--n 12] [--json] [--dump claims.jsonl]
+        python bench/model_answers.py [--sets fastapi-en,fastapi-ru] [--n 12] [--max-chars 12000] [--json] [--dump claims.jsonl]
 
 Correct: the shown answer (its claims the check did not mark unsupported) holds an answer key. Cited: one of those
 claims cites a passage of the gold note; on gold lines: that passage covers the gold lines. The model's replies are
@@ -31,10 +31,12 @@ from rag.config import load_settings  # noqa: E402
 from rag.workspace import Workspace  # noqa: E402
 
 
-def run(name: str, n: int, chat: RecordedChat, db_dir: Path, dump) -> list[dict]:
+def run(name: str, n: int, chat: RecordedChat, db_dir: Path, dump, max_chars: int | None = None) -> list[dict]:
     qa = SETS[name]
     rows = []
-    with Workspace.open(load_settings(vault=qa.vault, db_path=index_path(name, db_dir)), create=True) as ws:
+    settings = load_settings(vault=qa.vault, db_path=index_path(name, db_dir))
+    settings = settings.replace(context_max_chars=max_chars) if max_chars else settings
+    with Workspace.open(settings, create=True) as ws:
         ws.sync()
         for done, item in enumerate(questions(qa, n), 1):
             answer = ask(ws, item["question"], chat=chat)
@@ -51,6 +53,9 @@ def run(name: str, n: int, chat: RecordedChat, db_dir: Path, dump) -> list[dict]
                     "reply_has_key": has_keys(chat.last["reply"], item["keys"]),
                     "status_counts": answer.grounding(),
                     "seconds": chat.last["seconds"],
+                    "first_token": chat.last.get("first_token"),
+                    "context_chars": answer.context.chars,
+                    "context_tokens": answer.context.tokens,
                 }
             )
             if dump:
@@ -79,7 +84,15 @@ def summary(rows: list[dict]) -> dict:
         "not_found_though_the_reply_had_the_key": sum(r["not_found"] and r["reply_has_key"] for r in rows),
         "claims": {s: sum(r["status_counts"][s] for r in rows) for s in STATUSES},
         "model_seconds_total": round(sum(r["seconds"] for r in rows)),
+        "seconds_per_answer_median": _median([r["seconds"] for r in rows]),
+        "first_token_median": _median([r["first_token"] for r in rows if r.get("first_token") is not None]),
+        "context_chars_median": _median([r["context_chars"] for r in rows if "context_chars" in r]),
     }
+
+
+def _median(values: list) -> float | None:
+    values = sorted(values)
+    return round(values[len(values) // 2], 1) if values else None
 
 
 def main() -> None:
@@ -89,6 +102,7 @@ def main() -> None:
     parser.add_argument("--db-dir", type=Path, default=Path("/tmp/rag-eval"))
     parser.add_argument("--replies", type=Path, default=Path("/tmp/rag-eval/model-replies.jsonl"))
     parser.add_argument("--dump", type=Path)
+    parser.add_argument("--max-chars", type=int, help="the context's character cap (default: the settings', 12,000)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     settings = load_settings()
@@ -96,8 +110,8 @@ def main() -> None:
         sys.exit("Set RAG_CHAT_MODEL and OPENAI_BASE_URL to a real model (see the docstring: bash ../shared/tools/local-llm.sh).")
     chat = RecordedChat(make_chat_model(settings), args.replies)
     dump = args.dump.open("w", encoding="utf-8") if args.dump else None
-    rows = {name: run(name, args.n, chat, args.db_dir, dump) for name in args.sets.split(",")}
-    report = {"model": settings.chat_model, "asked_the_model": chat.asked, **{k: summary(v) for k, v in rows.items()}}
+    rows = {name: run(name, args.n, chat, args.db_dir, dump, args.max_chars) for name in args.sets.split(",")}
+    report = {"model": settings.chat_model, "max_chars": args.max_chars, "asked_the_model": chat.asked, **{k: summary(v) for k, v in rows.items()}}
     report["all"] = summary([r for v in rows.values() for r in v])
     report["rows"] = rows
     if args.json:

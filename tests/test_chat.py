@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from rag.answer import chat as chat_module
 from rag.answer.chat import OpenAIChat, make_chat_model
 from rag.config import load_settings
 from rag.errors import ChatError, ConfigError
@@ -91,10 +92,22 @@ def test_a_server_error_is_a_chat_error_and_the_next_request_works(srv, tmp_path
 
 
 def test_a_slow_first_token_times_out_with_the_setting_to_raise(srv, tmp_path):
-    srv.delay_first_token = 2.0
+    srv.delay_first_token = 2.0  # a 5-token prompt: a local model reads it in 0.5 s, so 1 s is waited for
     chat = OpenAIChat(chat_settings(tmp_path, srv.base_url, request_timeout=0.3))
-    with pytest.raises(ChatError, match="did not answer within 0.3 s.*request_timeout"):
+    with pytest.raises(ChatError, match="sent nothing for 1 s.*request_timeout"):
         list(chat.stream(HI))
+
+
+def test_the_wait_for_the_first_word_covers_reading_a_long_prompt_and_the_speed_is_kept(srv, tmp_path):
+    chat_module._speeds.clear()
+    srv.delay_first_token = 2.0  # a CPU model reading ~2,000 tokens: slow, but well inside twice the expected time
+    srv.script_chat("read it")
+    chat = OpenAIChat(chat_settings(tmp_path, srv.base_url, request_timeout=0.3))
+    long = [{"role": "user", "content": "word " * 2000}]
+    assert chat.reading_seconds(long) > 100  # before any measurement: ASSUMED_LOCAL_SPEED
+    assert "".join(chat.stream(long)) == "read it"
+    speed = chat_module._speeds[(srv.base_url, "fake-chat")]
+    assert 500 < speed < 1500 and chat.reading_seconds(long) < 5  # ~2,000 tokens in ~2 s, kept for the next question
 
 
 def test_a_slow_but_steady_stream_is_not_cut_off(srv, tmp_path):

@@ -61,3 +61,25 @@ def test_a_server_that_refuses_a_prompt_as_too_long_gets_it_again_with_fewer_sou
     assert len(chats) == 2 and answer.window == 1400 and answer.context.left_out >= 1
     assert "72%" in answer.text
     assert chat_module._windows[(url, "local")][1].context_tokens == 1400  # the next question is sized at once
+
+
+def test_while_the_model_reads_the_answer_says_how_many_sources_and_how_long_and_ticks(ws, settings):
+    from rag.answer.ask import GENERATING, ModelReading
+    from rag.web.ui_stream import StreamedCall
+
+    chat_module._speeds.clear()
+    with FakeOpenAI(models=("local",)) as server:
+        server.kind, server.context_tokens = "llama.cpp", 8192
+        server.delay_first_token = 2.5  # a CPU model reading the prompt
+        server.script_chat("72% [S1].")
+        chat = make_chat_model(settings.replace(chat_model="local", openai_base_url=server.base_url, request_timeout=1.0))
+        stages, waits = [], []
+        call = StreamedCall(
+            lambda emit, stage: ask(ws, QUESTION, chat=chat, on_text=emit, on_stage=stage), on_stage=stages.append, on_wait=waits.append
+        )
+        text = "".join(call)
+        answer = call.result()
+    reading = next(s for s in stages if isinstance(s, ModelReading))
+    assert reading == GENERATING and reading.sources == len(answer.context.sources) and reading.seconds > 1
+    assert len(waits) >= 2 and "72%" in text  # the page could redraw "· 1 s", "· 2 s" while nothing came
+    # request_timeout 1 s did not cut it off: the first byte was waited for twice the expected reading time

@@ -47,6 +47,19 @@ _WIKILINK = re.compile(r"\[\[[^\]]*\]\]")  # a link's target names another note,
 SEARCHING, EXTRACTING, GENERATING, CHECKING = "searching", "extracting", "generating", "checking"
 
 
+class ModelReading(str):
+    """The GENERATING stage with what the model reads first: how many sources, and the seconds that is expected to
+    take before its first word (None: its speed is not known). A local CPU model can read for a minute or more."""
+
+    sources: int
+    seconds: float | None
+
+    def __new__(cls, sources: int, seconds: float | None) -> ModelReading:
+        stage = super().__new__(cls, GENERATING)
+        stage.sources, stage.seconds = sources, seconds
+        return stage
+
+
 @dataclass(frozen=True)
 class Turn:
     question: str
@@ -271,8 +284,10 @@ def _source_budget(question: str, turns: tuple[Turn, ...], window: int) -> int:
 def _generated(question, query, context: FrozenContext, turns, chat: ChatModel, emit, *, stage, vectors: TextVectors) -> Answer:
     if not context.sources:  # nothing to answer from: the model is not asked, so it cannot answer from memory
         return Answer(question, query, "llm", _not_found_text(question, emit), (), context, (), not_found=True)
-    stage(GENERATING)
-    cleaned, truncated = _streamed(chat, messages_for(question, context, turns), CitationFilter(context.ids), emit)
+    messages = messages_for(question, context, turns)
+    reading = getattr(chat, "reading_seconds", None)
+    stage(ModelReading(len(context.sources), reading(messages) if reading else None))
+    cleaned, truncated = _streamed(chat, messages, CitationFilter(context.ids), emit)
     if not re.search(r"\w", _CITATION.sub("", cleaned.text)):  # an empty reply, or citations alone: nothing to show or check
         text = _not_found_text(question, emit)
         return Answer(question, query, "llm", text, (), context, cleaned.removed, not_found=True, notice=NOTICE_EMPTY_REPLY, truncated=truncated)

@@ -16,11 +16,17 @@ from typing import Generator, Protocol
 from rag.answer import servers
 from rag.config import CONNECT_TIMEOUT, Settings
 from rag.errors import ChatError, ConfigError, PromptTooLong
+from rag.tokens import count_tokens
 
 log = logging.getLogger(__name__)
 
 Message = dict[str, str]  # {"role": "system" | "user" | "assistant", "content": …}
 DEFAULT_CONTEXT_TOKENS = 8192  # when neither the settings nor the server say the window
+# A model on this machine reads the prompt before it sends a byte: 35–65 tokens/s for a 1.5B model on 2 quiet cores,
+# 10–15 for a 7B, a third of that on a busy machine. Until its first answer says its speed, a local model is given
+# this much; the wait for the first byte then covers twice the expected reading time (and request_timeout at least).
+ASSUMED_LOCAL_SPEED = 10.0  # prompt tokens per second
+_speeds: dict[tuple[str, str], float] = {}  # measured prompt tokens per second, per (server, model)
 WINDOW_TTL = 300.0  # seconds a server's answer about a model's window is kept
 _windows: dict[tuple[str, str], tuple[float, servers.ServerModel | None, str | None]] = {}
 
@@ -69,15 +75,25 @@ class OpenAIChat:
             max_retries=settings.max_retries,
         )
 
+    def reading_seconds(self, messages: list[Message]) -> float | None:
+        """How long the model is expected to read `messages` before its first word (None: not known)."""
+        return reading_seconds(self.base_url, self.model, prompt_tokens(messages))
+
     def stream(self, messages: list[Message]) -> Generator[str, None, bool]:
-        truncated = False
-        with self._errors():
-            response = self._client.chat.completions.create(model=self.model, messages=messages, stream=True, **self._generation)
+        truncated, tokens = False, prompt_tokens(messages)
+        wait = first_byte_timeout(self.base_url, self.model, tokens, self.timeout)
+        timeout = self._openai.Timeout(wait, connect=min(CONNECT_TIMEOUT, wait))
+        with self._errors(wait):
+            started = time.perf_counter()
+            response = self._client.chat.completions.create(model=self.model, messages=messages, stream=True, timeout=timeout, **self._generation)
             with response:
                 for chunk in response:
                     if not chunk.choices:
                         continue
                     if chunk.choices[0].delta.content:
+                        if started is not None:
+                            measured(self.base_url, self.model, tokens, time.perf_counter() - started)
+                            started = None
                         yield chunk.choices[0].delta.content
                     truncated = truncated or chunk.choices[0].finish_reason == "length"
         return truncated
@@ -93,10 +109,12 @@ class OpenAIChat:
         self._client.close()
 
     @contextlib.contextmanager
-    def _errors(self):
+    def _errors(self, waited: float | None = None):
         """openai exceptions → ChatError with the fix (also around a stream's iteration)."""
         try:
             yield
+        except self._openai.APITimeoutError as exc:
+            raise ChatError(_message(self._openai, self, exc, waited)) from exc
         except self._openai.OpenAIError as exc:
             window = servers.window_in_error(_detail(exc)) if isinstance(exc, self._openai.BadRequestError) else None
             if window:  # the next question is sized to it at once
@@ -105,11 +123,11 @@ class OpenAIChat:
             raise ChatError(_message(self._openai, self, exc)) from exc
 
 
-def _message(openai, chat: OpenAIChat, exc: Exception) -> str:
+def _message(openai, chat: OpenAIChat, exc: Exception, waited: float | None = None) -> str:
     url, model = chat.base_url, chat.model
     if isinstance(exc, openai.APITimeoutError):
         return (
-            f"The chat endpoint {url} did not answer within {chat.timeout:g} s. "
+            f"The chat endpoint {url} sent nothing for {waited or chat.timeout:.0f} s. "
             "Check that the server is not overloaded, or raise request_timeout in rag.toml."
         )
     if isinstance(exc, openai.APIConnectionError):
@@ -165,6 +183,32 @@ def make_chat_model(settings: Settings) -> ChatModel | None:
 
             return OllamaChat(settings, trained=model.trained_tokens if model else None)
     return OpenAIChat(settings)
+
+
+def prompt_tokens(messages: list[Message]) -> int:
+    return sum(count_tokens(m.get("content") or "") + 4 for m in messages)
+
+
+def reading_seconds(base_url: str, model: str, tokens: int) -> float | None:
+    """Expected seconds before the first word: the prompt's tokens at the model's measured reading speed (a local
+    model not measured yet: ASSUMED_LOCAL_SPEED; a remote one: None)."""
+    speed = _speeds.get((base_url.rstrip("/"), model)) or (ASSUMED_LOCAL_SPEED if servers.is_loopback(base_url) else None)
+    return round(tokens / speed, 1) if speed else None
+
+
+def first_byte_timeout(base_url: str, model: str, tokens: int, floor: float) -> float:
+    """How long to wait for a byte: `floor` (request_timeout), or twice the expected reading time if longer."""
+    expected = reading_seconds(base_url, model, tokens)
+    return max(floor, 2 * expected) if expected is not None else floor
+
+
+def measured(base_url: str, model: str, tokens: int, seconds: float) -> None:
+    """A first word came `seconds` after sending `tokens` of prompt: keep the reading speed (prompts under 200 tokens
+    say more about the server's latency than its speed)."""
+    if tokens >= 200 and seconds > 0:
+        key = (base_url.rstrip("/"), model)
+        speed = tokens / seconds
+        _speeds[key] = speed if key not in _speeds else 0.5 * (_speeds[key] + speed)
 
 
 def _served(base_url: str, model: str) -> tuple[servers.ServerModel, str | None]:

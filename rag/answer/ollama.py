@@ -12,6 +12,7 @@ import urllib.error
 import urllib.request
 from typing import Generator
 
+from rag.answer.chat import first_byte_timeout, measured, prompt_tokens, reading_seconds
 from rag.answer.servers import _OPENER, _root
 from rag.config import Settings
 from rag.errors import ChatError
@@ -30,13 +31,18 @@ class OllamaChat:
         if settings.seed is not None:
             self._options["seed"] = settings.seed
 
+    def reading_seconds(self, messages: list[dict]) -> float | None:
+        return reading_seconds(self.base_url, self.model, prompt_tokens(messages))
+
     def stream(self, messages: list[dict]) -> Generator[str, None, bool]:
+        tokens = prompt_tokens(messages)
+        wait = first_byte_timeout(self.base_url, self.model, tokens, self.timeout)
         body = json.dumps({"model": self.model, "messages": messages, "stream": True, "options": self._options}).encode()
         request = urllib.request.Request(_root(self.base_url) + "/api/chat", data=body, headers={"Content-Type": "application/json"}, method="POST")
         truncated = False
         try:
             # The socket timeout counts from the last byte received: a slow model that streams is never cut off.
-            with _OPENER.open(request, timeout=self.timeout) as response:
+            with _OPENER.open(request, timeout=wait) as response:
                 for line in response:
                     if not line.strip():
                         continue
@@ -48,12 +54,14 @@ class OllamaChat:
                         yield piece
                     if part.get("done"):
                         truncated = part.get("done_reason") == "length"
+                        if part.get("prompt_eval_count") and part.get("prompt_eval_duration"):  # Ollama times its reading
+                            measured(self.base_url, self.model, part["prompt_eval_count"], part["prompt_eval_duration"] / 1e9)
                         break
         except urllib.error.HTTPError as exc:
             raise ChatError(self._refused(exc)) from exc
         except TimeoutError as exc:
             raise ChatError(
-                f"Ollama at {self.base_url} sent nothing for {self.timeout:g} s. Check that it is not overloaded, or raise request_timeout."
+                f"Ollama at {self.base_url} sent nothing for {wait:.0f} s. Check that it is not overloaded, or raise request_timeout."
             ) from exc
         except (urllib.error.URLError, OSError) as exc:
             raise ChatError(f"Cannot reach Ollama at {self.base_url}. Start it (`ollama serve`) or fix OPENAI_BASE_URL.") from exc

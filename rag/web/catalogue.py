@@ -120,6 +120,8 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "ask.input": ("Ask your notes — in English or Russian", "Спросите заметки — по-русски или по-английски"),
     "ask.searching": ("Searching your notes…", "Ищу в заметках…"),
     "ask.generating": ("Found passages in your notes; waiting for the model…", "Нашёл фрагменты в заметках; жду модель…"),
+    "ask.reading": ("The model is reading {n} sources (~{seconds} s) · {so_far} s", "Модель читает источники: {n} (~{seconds} с) · {so_far} с"),
+    "ask.reading.unknown": ("The model is reading {n} sources · {so_far} s", "Модель читает источники: {n} · {so_far} с"),
     "ask.checking": ("Checking every sentence against your notes…", "Сверяю каждое предложение с заметками…"),
     "ask.badge.extractive": ("Extractive", "Цитаты"),
     "ask.badge.model": ("Model · {model}", "Модель · {model}"),

@@ -16,15 +16,25 @@ T = TypeVar("T")
 _END = object()
 
 
-class _Stage(str):
-    """A stage report travelling in the queue of pieces."""
+class _Stage:
+    """A stage report travelling in the queue of pieces (the report itself, which may carry more than its name)."""
+
+    def __init__(self, report) -> None:
+        self.report = report
 
 
 class StreamedCall(Generic[T]):
     """Runs `fn(emit, stage)` in a worker thread; iterate to get what it emits, then `result()`."""
 
-    def __init__(self, fn: Callable[[Callable[[str], None], Callable[[str], None]], T], *, on_stage: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self,
+        fn: Callable[[Callable[[str], None], Callable[[str], None]], T],
+        *,
+        on_stage: Callable[[str], None] | None = None,
+        on_wait: Callable[[float], None] | None = None,
+    ) -> None:
         self.on_stage = on_stage
+        self.on_wait = on_wait  # called about once a second while nothing arrives, with the seconds since the start
         self._pieces: queue.Queue = queue.Queue()
         self._result: T | None = None
         self._error: BaseException | None = None
@@ -51,12 +61,17 @@ class StreamedCall(Generic[T]):
 
     def __iter__(self) -> Iterator[str]:
         while True:
-            piece = self._pieces.get()
+            try:
+                piece = self._pieces.get(timeout=1.0)
+            except queue.Empty:
+                if self.on_wait is not None:
+                    self.on_wait(time.perf_counter() - self.started)
+                continue
             if piece is _END:
                 return
             if isinstance(piece, _Stage):
                 if self.on_stage is not None:
-                    self.on_stage(str(piece))
+                    self.on_stage(piece.report)
                 continue
             yield piece
 
