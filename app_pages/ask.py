@@ -154,6 +154,7 @@ def _answer(ctx: common.AppContext, question: str, turns: list[ChatTurn]) -> Non
             _show_answer(ctx, len(turns) - 1, turn)
 
 
+_READING_ICON = ":material/hourglass_top:"
 _STAGES = {GENERATING: (":material/hourglass_top:", "ask.generating"), CHECKING: (":material/fact_check:", "ask.checking")}
 
 
@@ -181,7 +182,7 @@ class _Progress:
         so_far = i18n.decimal(lang, time.perf_counter() - self.since, 0)
         key = "ask.reading" if r.seconds is not None else "ask.reading.unknown"
         expected = i18n.decimal(lang, r.seconds or 0, 0)
-        self.waiting.caption(f":material/hourglass_top: {t(key, n=r.sources, seconds=expected, so_far=so_far)}")
+        self.waiting.caption(f"{_READING_ICON} {t(key, n=r.sources, seconds=expected, so_far=so_far)}")
 
 
 def _stream(call: StreamedCall, waiting, turn: int, every: float = 0.15) -> None:

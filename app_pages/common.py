@@ -8,6 +8,7 @@ Errors from the library are shown once with `st.error` and the page stops (`fail
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 from dataclasses import dataclass
@@ -16,6 +17,8 @@ from pathlib import Path
 import streamlit as st
 
 from rag.answer.ask import NOTICE_EMPTY_REPLY
+from rag.answer.chat import try_model
+from rag.answer.servers import find_servers
 from rag.config import DEMO_VAULT, Settings, load_settings
 from rag.errors import RagError
 from rag.knowledge import Knowledge
@@ -182,7 +185,8 @@ def open_context(settings: Settings, settings_box) -> AppContext:
 def settings_panel(settings: Settings, box) -> None:
     """The sidebar's settings form. Applying valid choices reruns the app with them; invalid ones show the fix."""
     defaults = choices_of(settings)
-    with box.expander(t("settings.title"), icon=":material/settings:", expanded=False), st.form("rag_settings", border=False):
+    expander = box.expander(t("settings.title"), icon=":material/settings:", expanded=bool(st.session_state.get("rag_found_models")))
+    with expander, st.form("rag_settings", border=False):
         language = st.segmented_control(
             t("settings.language"),
             i18n.CHOICES,
@@ -207,6 +211,8 @@ def settings_panel(settings: Settings, box) -> None:
         chars = st.number_input(t("settings.max_chars"), 500, 200_000, defaults.max_chars, step=1000)
         submitted = st.form_submit_button(t("settings.apply"), type="primary")
         st.caption(t("settings.key", source=_key_source()))
+    with expander:
+        _model_picker(settings)
     if submitted:
         vault = " ".join(vault.splitlines()).strip()  # a path pasted with a line break
         choices = Choices(vault, endpoint, chat_model, embedder, embed_model, int(notes), int(per_note), int(chars), language or "auto")
@@ -216,6 +222,38 @@ def settings_panel(settings: Settings, box) -> None:
             box.error(untrusted.text(exc), icon=":material/error:")
             return
         st.session_state["rag_choices"] = choices
+        st.rerun()
+
+
+def _model_picker(settings: Settings) -> None:
+    """Chat models found on this machine's usual ports (loopback only), to pick one and test it with one request."""
+    if st.button(t("models.find"), key="rag_find_models", icon=":material/radar:", help=t("models.find.help")):
+        st.session_state["rag_found_models"] = find_servers()
+    found = st.session_state.get("rag_found_models")
+    if found is None:
+        return
+    options = [(server, model) for server in found for model in server.models]
+    if not options:
+        st.caption(t("models.none"))
+        return
+
+    def label(i: int) -> str:  # a select box shows plain text, not Markdown: nothing to escape
+        server, model = options[i]
+        window = i18n.text(language(), "models.window", n=f"{model.context_tokens:,}") if model.context_tokens else ""
+        return " · ".join(p for p in (model.id, server.kind, window) if p)
+
+    pick = st.selectbox(t("models.pick"), range(len(options)), format_func=label, key="rag_model_pick")
+    server, model = options[pick]
+    use, test = st.columns(2)
+    if test.button(t("models.test"), key="rag_model_test", icon=":material/speed:"):
+        try:
+            tried = try_model(settings, base_url=server.base_url, model=model.id)
+            st.success(t("models.tested", seconds=i18n.decimal(language(), tried.seconds), reply=tried.reply), icon=":material/check:")
+        except RagError as exc:
+            st.error(untrusted.text(exc), icon=":material/error:")
+    if use.button(t("models.use"), key="rag_model_use", type="primary"):
+        current = st.session_state.get("rag_choices") or choices_of(settings)
+        st.session_state["rag_choices"] = dataclasses.replace(current, endpoint=server.base_url, chat_model=model.id)
         st.rerun()
 
 

@@ -267,6 +267,24 @@ def test_reindex_runs_in_the_background_and_embedding_errors_are_shown_with_the_
 # --- Settings ------------------------------------------------------------------------------------------------------
 
 
+def test_settings_find_the_local_model_servers_test_a_model_and_use_it(app, monkeypatch):
+    with FakeOpenAI(models=("qwen2.5:7b", "llama3.2:3b")) as server:
+        server.kind, server.model_num_ctx = "ollama", 8192
+        monkeypatch.setattr("rag.answer.servers.LOCAL_PORTS", ((server.port, "Ollama"),))
+        at = app()
+        at.button(key="rag_find_models").click().run()
+        picker = at.selectbox(key="rag_model_pick")
+        assert picker.options == ["qwen2.5:7b · Ollama · window 8,192 tokens", "llama3.2:3b · Ollama · window 8,192 tokens"]
+        picker.select_index(1).run()
+        server.script_chat("OK")
+        at.button(key="rag_model_test").click().run()
+        assert "Replied in" in texts(at.sidebar.success) and texts(at.sidebar.success).endswith(": OK")
+        at.button(key="rag_model_use").click().run()
+        settings = at.session_state["rag_app"].settings
+        assert (settings.chat_model, settings.openai_base_url) == ("llama3.2:3b", server.base_url)
+        assert "Model · llama3.2:3b" in shown(at.markdown) or "llama3.2:3b" in shown(at.caption)
+
+
 def test_settings_reject_a_missing_vault_folder_and_keep_the_current_vault(app, tmp_path):
     at = app()
     at.sidebar.text_area[0].input(str(tmp_path / "missing"))

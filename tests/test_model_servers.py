@@ -64,7 +64,6 @@ def test_rag_models_lists_servers_and_their_windows_and_times_a_test(vault, tmp_
     with FakeOpenAI(models=("qwen2.5:7b", "llama3.2:3b")) as server:
         server.kind, server.model_num_ctx = "ollama", 8192
         monkeypatch.setattr(servers, "LOCAL_PORTS", ((server.port, "Ollama"),))
-        monkeypatch.setattr("rag.cli_models.find_servers", lambda: find_servers(servers.LOCAL_PORTS))
         place = ["--vault", str(vault), "--db", str(tmp_path / "index.db")]
         listed = CliRunner().invoke(cli, ["models", *place], env={"OPENAI_BASE_URL": ""}, catch_exceptions=False)
         assert listed.exit_code == 0, listed.output

@@ -51,9 +51,9 @@ def is_loopback(url: str) -> bool:
     return (urlsplit(url).hostname or "") in {h.strip("[]") for h in LOOPBACK}
 
 
-def find_servers(ports=LOCAL_PORTS, *, timeout: float = PROBE_TIMEOUT) -> list[ModelServer]:
-    """The servers answering on this machine's usual ports, each with its models and their windows."""
-    urls = [f"http://127.0.0.1:{port}/v1" for port, _ in ports]
+def find_servers(ports=None, *, timeout: float = PROBE_TIMEOUT) -> list[ModelServer]:
+    """The servers answering on this machine's usual ports (`LOCAL_PORTS`), each with its models and their windows."""
+    urls = [f"http://127.0.0.1:{port}/v1" for port, _ in ports or LOCAL_PORTS]
     with ThreadPoolExecutor(max_workers=len(urls) or 1) as pool:
         found = list(pool.map(lambda url: describe(url, timeout=timeout), urls))
     return [server for server in found if server is not None]
