@@ -3,6 +3,7 @@ has its sources panel (why each was found), its mode badge, and says what was re
 
 from __future__ import annotations
 
+import threading
 import time
 
 import streamlit as st
@@ -136,13 +137,17 @@ def _answer(ctx: common.AppContext, question: str, turns: list[ChatTurn]) -> Non
             waiting = st.empty()
             waiting.caption(":material/search: " + t("ask.searching"))
             read_time = st.session_state.pop("rag_ask_all_dates", None) != question  # "All dates" asked it again
-            progress = _Progress(waiting)
+            progress, stop = _Progress(waiting), threading.Event()
             call = StreamedCall(
-                lambda emit, stage: ctx.knowledge.ask(question, turns=history, on_text=emit, on_stage=stage, read_time=read_time),
+                lambda emit, stage: ctx.knowledge.ask(question, turns=history, on_text=emit, on_stage=stage, read_time=read_time, stop=stop),
                 on_stage=progress.stage,
                 on_wait=progress.wait,
             )
-            _stream(call, waiting, len(turns))
+            try:
+                _stream(call, waiting, len(turns))
+            except BaseException:  # Stop, or a new question: Streamlit ends this run here; the model's request closes too
+                stop.set()
+                raise
         try:
             answer = call.result()
         except RagError as exc:

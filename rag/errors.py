@@ -52,6 +52,10 @@ class ChatError(RagError):
     """The chat model endpoint failed, is unreachable, or does not know the model."""
 
 
+class AnswerStopped(ChatError):
+    """The person stopped the answer; the model's request was closed."""
+
+
 class PromptTooLong(ChatError):
     """The server refused the prompt as longer than its window, and said the window (`window`, in tokens)."""
 

@@ -192,6 +192,7 @@ class Knowledge:
         on_stage: Callable[[str], None] | None = None,
         read_time: bool = True,
         filters: Filters = Filters(),
+        stop: threading.Event | None = None,
     ) -> Answer:
         """Answer from the notes: with the configured chat model (made and closed here), else — or with
         `extractive` — by quoting them. The time the question names narrows the search unless `read_time` is False;
@@ -200,7 +201,7 @@ class Knowledge:
         chat = None if extractive else make_chat_model(self.settings)
         try:
             today = self._today(read_time)
-            return ask(self._ws(), question, history=turns, chat=chat, on_text=on_text, on_stage=on_stage, today=today, filters=filters)
+            return ask(self._ws(), question, history=turns, chat=chat, on_text=on_text, on_stage=on_stage, today=today, filters=filters, stop=stop)
         finally:
             if chat is not None:
                 chat.close()

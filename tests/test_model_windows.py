@@ -83,3 +83,28 @@ def test_while_the_model_reads_the_answer_says_how_many_sources_and_how_long_and
     assert reading == GENERATING and reading.sources == len(answer.context.sources) and reading.seconds > 1
     assert len(waits) >= 2 and "72%" in text  # the page could redraw "· 1 s", "· 2 s" while nothing came
     # request_timeout 1 s did not cut it off: the first byte was waited for twice the expected reading time
+
+
+def test_stop_closes_the_models_request_so_the_server_stops_generating(ws, settings):
+    import threading
+    import time
+
+    from rag.errors import AnswerStopped
+
+    with FakeOpenAI(models=("local",), chunk_size=2) as server:
+        server.delay_per_chunk = 0.05
+        server.script_chat("White bread is kept at 72% hydration [S1]. " * 20)
+        chat = make_chat_model(settings.replace(chat_model="local", openai_base_url=server.base_url))
+        stop, shown = threading.Event(), []
+
+        def emit(piece):
+            shown.append(piece)
+            stop.set()  # the person presses Stop once words appear
+
+        with pytest.raises(AnswerStopped):
+            ask(ws, QUESTION, chat=chat, on_text=emit, stop=stop)
+        deadline = time.monotonic() + 5
+        while not server.disconnects and time.monotonic() < deadline:
+            time.sleep(0.05)
+    assert server.disconnects == 1  # the client hung up mid-stream: the rest was never generated
+    assert len("".join(shown)) < 60

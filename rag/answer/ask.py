@@ -15,6 +15,7 @@ note files, and streaming touches neither, so indexing can go on during a long a
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import asdict, dataclass, replace
 from datetime import date
 from typing import Callable, Iterable
@@ -25,7 +26,7 @@ from rag.answer.context import ContextLimits, FrozenContext, Source, build_conte
 from rag.answer.extractive import Quote, extract
 from rag.answer.grounding import STATUSES, CheckedClaim, check
 from rag.answer.prompts import LANGUAGE_NAMES, language_of, render
-from rag.errors import ChatError, PromptTooLong
+from rag.errors import AnswerStopped, ChatError, PromptTooLong
 from rag.notes.dates import full_date
 from rag.search.filters import Filters
 from rag.search.retrieve import SearchResult
@@ -155,9 +156,10 @@ def ask(
     on_stage: Callable[[str], None] | None = None,
     today: date | None = None,
     filters: Filters = Filters(),
+    stop: threading.Event | None = None,
 ) -> Answer:
     """Answer `question` from the vault (with `today`, the time it names narrows the search: rag/search/when.py;
-    a date range in `filters` wins). With `chat`, the model writes the answer; without, it is extractive.
+    a date range in `filters` wins; `stop` set: the model's request is closed, AnswerStopped raised). With `chat`, the model writes the answer; without, it is extractive.
     `on_text` receives the answer as it streams (already citation-checked); the returned Answer holds it all, with
     its claims checked. `on_stage` hears SEARCHING, then EXTRACTING (no model) or GENERATING (the model is writing)
     and CHECKING."""
@@ -175,11 +177,11 @@ def ask(
         answer = _extractive(question, query, context, workspace, emit, coverage=result.coverage, newest_until=newest)
     else:
         try:
-            answer = _generated(question, query, context, turns, chat, emit, stage=stage, vectors=text_vectors(workspace))
+            answer = _generated(question, query, context, turns, chat, emit, stage=stage, vectors=text_vectors(workspace), stop=stop)
         except PromptTooLong as exc:  # the server's window is smaller than it said (or than set): fewer sources, once
             chat.context_tokens = exc.window
             context = frozen_context(workspace, result, _source_budget(question, turns, _prompt_room(exc.window, settings)))
-            answer = _generated(question, query, context, turns, chat, emit, stage=stage, vectors=text_vectors(workspace))
+            answer = _generated(question, query, context, turns, chat, emit, stage=stage, vectors=text_vectors(workspace), stop=stop)
         answer = replace(answer, window=chat.context_tokens)
     answer = replace(answer, time=result.time)
     return answer if result.notice is None else replace(answer, notice=result.notice)
@@ -281,13 +283,13 @@ def _source_budget(question: str, turns: tuple[Turn, ...], window: int) -> int:
     return budget
 
 
-def _generated(question, query, context: FrozenContext, turns, chat: ChatModel, emit, *, stage, vectors: TextVectors) -> Answer:
+def _generated(question, query, context: FrozenContext, turns, chat: ChatModel, emit, *, stage, vectors: TextVectors, stop=None) -> Answer:
     if not context.sources:  # nothing to answer from: the model is not asked, so it cannot answer from memory
         return Answer(question, query, "llm", _not_found_text(question, emit), (), context, (), not_found=True)
     messages = messages_for(question, context, turns)
     reading = getattr(chat, "reading_seconds", None)
     stage(ModelReading(len(context.sources), reading(messages) if reading else None))
-    cleaned, truncated = _streamed(chat, messages, CitationFilter(context.ids), emit)
+    cleaned, truncated = _streamed(chat, messages, CitationFilter(context.ids), emit, stop)
     if not re.search(r"\w", _CITATION.sub("", cleaned.text)):  # an empty reply, or citations alone: nothing to show or check
         text = _not_found_text(question, emit)
         return Answer(question, query, "llm", text, (), context, cleaned.removed, not_found=True, notice=NOTICE_EMPTY_REPLY, truncated=truncated)
@@ -298,8 +300,9 @@ def _generated(question, query, context: FrozenContext, turns, chat: ChatModel, 
     return Answer(question, query, "llm", grounded.text, citations, context, cleaned.removed, **found)
 
 
-def _streamed(chat: ChatModel, messages, stream: CitationFilter, emit) -> tuple:
-    """Stream the model's reply through the citation filter, emitting what is safe to show; (cleaned, truncated)."""
+def _streamed(chat: ChatModel, messages, stream: CitationFilter, emit, stop: threading.Event | None = None) -> tuple:
+    """Stream the model's reply through the citation filter, emitting what is safe to show; (cleaned, truncated).
+    Once `stop` is set, the next piece closes the request (a server stops generating when its client hangs up)."""
     reply = chat.stream(messages)
     while True:
         try:
@@ -307,6 +310,9 @@ def _streamed(chat: ChatModel, messages, stream: CitationFilter, emit) -> tuple:
         except StopIteration as end:
             truncated = bool(end.value)
             break
+        if stop is not None and stop.is_set():
+            reply.close()
+            raise AnswerStopped("The answer was stopped.")
         if piece:
             emit(piece)
     tail = stream.tail()
