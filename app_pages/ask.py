@@ -238,7 +238,7 @@ def _show_answer(ctx: common.AppContext, i: int, turn: ChatTurn) -> None:
         st.caption(":orange[:material/content_cut: " + t("ask.truncated") + "]")
     if a.context.left_out and a.window:
         kept = len(a.context.sources)
-        window = f"{a.window:,}".replace(",", "\u202f" if common.language() == "ru" else ",")
+        window = i18n.whole(common.language(), a.window)
         st.caption(":orange[:material/width: " + t("ask.window", window=window, kept=kept, found=kept + a.context.left_out) + "]")
     if a.removed_citations:
         st.caption(":orange[:material/link_off: " + t("ask.removed", ids=", ".join(a.removed_citations)) + "]")

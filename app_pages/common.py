@@ -239,11 +239,12 @@ def _model_picker(settings: Settings) -> None:
 
     def label(i: int) -> str:  # a select box shows plain text, not Markdown: nothing to escape
         server, model = options[i]
-        window = i18n.text(language(), "models.window", n=f"{model.context_tokens:,}") if model.context_tokens else ""
-        return " · ".join(p for p in (model.id, server.kind, window) if p)
+        return f"{model.id} · {server.kind}"
 
     pick = st.selectbox(t("models.pick"), range(len(options)), format_func=label, key="rag_model_pick")
     server, model = options[pick]
+    window = t("models.window", n=i18n.whole(language(), model.context_tokens)) if model.context_tokens else t("models.window.unknown")
+    st.caption(f"{window} · {untrusted.text(server.base_url)}")
     use, test = st.columns(2)
     if test.button(t("models.test"), key="rag_model_test", icon=":material/speed:"):
         try:

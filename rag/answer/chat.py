@@ -190,16 +190,17 @@ def prompt_tokens(messages: list[Message]) -> int:
 
 
 def reading_seconds(base_url: str, model: str, tokens: int) -> float | None:
-    """Expected seconds before the first word: the prompt's tokens at the model's measured reading speed (a local
-    model not measured yet: ASSUMED_LOCAL_SPEED; a remote one: None)."""
-    speed = _speeds.get((base_url.rstrip("/"), model)) or (ASSUMED_LOCAL_SPEED if servers.is_loopback(base_url) else None)
+    """Expected seconds before the first word: the prompt's tokens at the model's measured reading speed; None until
+    the model's first answer has measured it (a guess shown to a person would be minutes off either way)."""
+    speed = _speeds.get((base_url.rstrip("/"), model))
     return round(tokens / speed, 1) if speed else None
 
 
 def first_byte_timeout(base_url: str, model: str, tokens: int, floor: float) -> float:
-    """How long to wait for a byte: `floor` (request_timeout), or twice the expected reading time if longer."""
-    expected = reading_seconds(base_url, model, tokens)
-    return max(floor, 2 * expected) if expected is not None else floor
+    """How long to wait for a byte: `floor` (request_timeout), or twice the expected reading time if longer (a local
+    model not measured yet: at ASSUMED_LOCAL_SPEED; a remote one: `floor`)."""
+    speed = _speeds.get((base_url.rstrip("/"), model)) or (ASSUMED_LOCAL_SPEED if servers.is_loopback(base_url) else None)
+    return max(floor, 2 * tokens / speed) if speed else floor
 
 
 def measured(base_url: str, model: str, tokens: int, seconds: float) -> None:

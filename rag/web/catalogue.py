@@ -61,8 +61,9 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     ),
     "models.pick": ("Model found", "Найденная модель"),
     "models.window": ("window {n} tokens", "окно {n} токенов"),
-    "models.test": ("Test", "Проверить"),
-    "models.use": ("Use this model", "Использовать"),
+    "models.window.unknown": ("window not said (8,192 tokens assumed)", "окно не сообщается (принято 8 192 токена)"),
+    "models.test": ("Test", "Тест"),
+    "models.use": ("Use", "Выбрать"),
     "models.tested": ("Replied in {seconds} s: {reply}", "Ответила за {seconds} с: {reply}"),
     "settings.embeddings": ("Embeddings", "Эмбеддинги"),
     "settings.embeddings.help": (

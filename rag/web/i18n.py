@@ -57,6 +57,11 @@ def percent(language: str, fraction: float, places: int = 0) -> str:
     return value.replace("%", "\u00a0%").replace(".", ",") if language == "ru" else value
 
 
+def whole(language: str, value: int) -> str:
+    """8192 → "8,192" / "8 192" (a narrow no-break space, as Russian writes thousands)."""
+    return f"{value:,}".replace(",", "\u202f") if language == "ru" else f"{value:,}"
+
+
 def decimal(language: str, value: float, places: int = 1) -> str:
     """3.5 → "3.5" / "3,5"."""
     shown = f"{value:.{places}f}"
