@@ -146,7 +146,7 @@ def test_a_model_answer_streams_into_the_page_before_it_is_final(browser, vault_
             box = page.get_by_placeholder("Ask your notes")
             box.fill(QUESTION)
             box.press("Enter")
-            page.get_by_text("waiting for the model", exact=False).first.wait_for(timeout=60_000)
+            page.get_by_text("The model is reading", exact=False).first.wait_for(timeout=60_000)  # while it reads the sources
             page.get_by_text("For white bread you keep", exact=False).first.wait_for(timeout=60_000)
             assert page.get_by_text("Sources (").count() == 0  # text is on screen while the answer is still streaming
             page.get_by_text("Sources (").first.wait_for(timeout=60_000)
