@@ -269,6 +269,17 @@ def test_temp_files_a_killed_writer_left_are_swept_and_fresh_ones_kept(vault, tm
     assert not any(p.exists() for p in old) and fresh.exists() and mine.exists()
 
 
+def test_a_live_writes_set_aside_link_is_not_swept_though_its_note_is_old(vault, tmp_path, fake_embedder):
+    note = vault / "Notes" / "Sourdough.md"
+    hour_ago = time.time() - 3600
+    os.utime(note, (hour_ago, hour_ago))
+    aside = note.with_name(".rag-0123456789abcdef.old")
+    os.link(note, aside)  # what disk.swap holds for the moment of its rename: the note's inode, the note's mtime
+    with Workspace.open(_settings(vault, tmp_path / "i.db"), create=True, embedder=fake_embedder) as ws:
+        ws.sync()
+    assert aside.exists() and note.exists()
+
+
 def test_the_mcp_server_exits_cleanly_while_the_indexer_is_embedding(tmp_path):
     db = tmp_path / "i.db"
     command = [sys.executable, "-m", "rag", "mcp", "--vault", str(ROOT / "rag" / "demo_vault"), "--db", str(db)]

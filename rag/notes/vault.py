@@ -141,7 +141,11 @@ def _sweep_leftover(entry: os.DirEntry) -> None:
     if not disk.LEFTOVER_NAME.match(entry.name):  # most dot entries (.obsidian, .git) are not: no stat for them
         return
     try:
-        if entry.is_file(follow_symlinks=False) and disk.is_leftover(entry.name, entry.stat(follow_symlinks=False).st_mtime):
+        st = entry.stat(follow_symlinks=False)
+        # A set-aside `.old` of a live write is a hard link to the note: its mtime is the note's, however old; the
+        # link's making is its ctime. (Sweeping it by mtime failed a concurrent append: "No such file … .old".)
+        made = st.st_ctime if st.st_nlink > 1 else st.st_mtime
+        if entry.is_file(follow_symlinks=False) and disk.is_leftover(entry.name, made):
             os.unlink(entry.path)
             log.info("Removed %s, left by a write that was killed.", entry.path)
     except OSError:
