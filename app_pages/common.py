@@ -84,9 +84,8 @@ def time_chip(scope, *, key: str) -> bool:
         st.info(t("time.none", range=scope.label(lang), words=scope.words), icon=":material/event_busy:")
         return False
     else:
-        named = scope.words
-        text = t("time.searching", range=scope.label(lang), words=named) if named else t("time.searching.filter", range=scope.label(lang))
-        line, icon = text, ":material/calendar_month:"
+        message = "time.searching" if scope.words else "time.searching.filter"
+        line, icon = t(message, range=scope.label(lang), words=scope.words), ":material/calendar_month:"
     left, right = st.columns([4, 1], vertical_alignment="center")
     left.caption(f"{icon} {line}")
     return bool(scope.words) and right.button(t("time.remove"), key=key, icon=":material/close:", help=t("time.remove.help", words=scope.words))

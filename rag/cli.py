@@ -120,7 +120,8 @@ def search(settings, query: str, k: int, mode: str, everything: bool, after, bef
         chunk = hit.chunk
         why = why_found(hit.bm25_rank, hit.dense_rank)
         place = heading_without_title(chunk.heading_path, None, chunk.path)
-        day = f"  · {day_label(hit_day(hit))}" if hit_day(hit) else ""  # a file time is not the passage's day
+        stated = hit_day(hit)  # a file time is not the passage's day
+        day = f"  · {day_label(stated)}" if stated else ""
         echo(f"{i}. {chunk.path}:{chunk.start_line}-{chunk.end_line}  {place}{day}  ({hit.score:.4f}; {why})".replace("   (", "  ("))
         echo(f"   {snippet(chunk.text, terms)[0]}")
     if result.hidden:

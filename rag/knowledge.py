@@ -139,7 +139,7 @@ class Knowledge:
         марте») filters it unless `read_time` is False (rag/search/when.py); `result.time` says what was kept to."""
         check_query(query)
         result = timed_hybrid(self._ws().retriever, query, k, today=self._today(read_time), filters=filters)
-        narrowed = filters.active or (result.time is not None and result.time.applied and result.time.ranged)
+        narrowed = filters.active or (result.time is not None and result.time.narrows)
         return result if everything or narrowed else relevant(result)
 
     def keyword_search(self, query: str, k: int = 10, *, filters: Filters = Filters()) -> SearchResult:

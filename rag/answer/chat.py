@@ -138,8 +138,9 @@ def _message(openai, chat: OpenAIChat, exc: Exception, waited: float | None = No
         return f"The chat endpoint {url} refused the API key. Check OPENAI_API_KEY."
     if isinstance(exc, openai.RateLimitError):
         return f"The chat endpoint {url} is rate limiting requests. Wait a moment and ask again."
-    if isinstance(exc, openai.BadRequestError) and servers.window_in_error(_detail(exc)):
-        return f"The chat endpoint {url} runs {model!r} with a {servers.window_in_error(_detail(exc)):,}-token window; the prompt was longer."
+    window = servers.window_in_error(_detail(exc)) if isinstance(exc, openai.BadRequestError) else None
+    if window:
+        return f"The chat endpoint {url} runs {model!r} with a {window:,}-token window; the prompt was longer."
     if isinstance(exc, openai.BadRequestError):
         return (
             f"The chat endpoint {url} rejected the request ({_detail(exc)}). If the prompt is too long, "
@@ -181,7 +182,7 @@ def make_chat_model(settings: Settings) -> ChatModel | None:
         if kind == "Ollama":
             from rag.answer.ollama import OllamaChat
 
-            return OllamaChat(settings, trained=model.trained_tokens if model else None)
+            return OllamaChat(settings, trained=model.trained_tokens)
     return OpenAIChat(settings)
 
 
@@ -218,7 +219,7 @@ def _served(base_url: str, model: str) -> tuple[servers.ServerModel, str | None]
     key = (base_url.rstrip("/"), model)
     cached = _windows.get(key)
     if cached is None or time.monotonic() - cached[0] > WINDOW_TTL:
-        server = servers.describe(base_url) if servers.is_loopback(base_url) else None
+        server = servers.describe(base_url, only=model) if servers.is_loopback(base_url) else None
         cached = (time.monotonic(), server.model(model) if server else None, server.kind if server else None)
         _windows[key] = cached
     return cached[1] or servers.ServerModel(model), cached[2]

@@ -28,7 +28,7 @@ from typing import Callable, Iterable
 
 from rag.config import Settings
 from rag.errors import NoteError
-from rag.notes.dates import FILE_TIME
+from rag.notes.dates import stated_day
 from rag.notes.vault import read_note
 from rag.search.retrieve import Hit
 from rag.tokens import count_tokens as chat_tokens
@@ -69,7 +69,7 @@ class Source:
     @property
     def dated(self) -> date | None:
         """The day the passage is from, when something in the note says it (a file time is no such statement)."""
-        return date.fromisoformat(self.day) if self.day and self.day_source != FILE_TIME else None
+        return stated_day(self.day, self.day_source)
 
     @property
     def label(self) -> str:

@@ -13,7 +13,7 @@ import urllib.request
 from typing import Generator
 
 from rag.answer.chat import first_byte_timeout, measured, prompt_tokens, reading_seconds
-from rag.answer.servers import _OPENER, _root
+from rag.answer.servers import OPENER, root_of
 from rag.config import Settings
 from rag.errors import ChatError
 
@@ -38,11 +38,11 @@ class OllamaChat:
         tokens = prompt_tokens(messages)
         wait = first_byte_timeout(self.base_url, self.model, tokens, self.timeout)
         body = json.dumps({"model": self.model, "messages": messages, "stream": True, "options": self._options}).encode()
-        request = urllib.request.Request(_root(self.base_url) + "/api/chat", data=body, headers={"Content-Type": "application/json"}, method="POST")
+        request = urllib.request.Request(root_of(self.base_url) + "/api/chat", data=body, headers={"Content-Type": "application/json"}, method="POST")
         truncated = False
         try:
             # The socket timeout counts from the last byte received: a slow model that streams is never cut off.
-            with _OPENER.open(request, timeout=wait) as response:
+            with OPENER.open(request, timeout=wait) as response:
                 for line in response:
                     if not line.strip():
                         continue

@@ -23,7 +23,7 @@ LOCAL_PORTS = ((11434, "Ollama"), (1234, "LM Studio"), (8080, "llama.cpp"), (800
 PROBE_TIMEOUT = 0.5  # seconds per local port: a closed port refuses at once, a listening server answers in ms
 ASK_TIMEOUT = 3.0  # seconds for a server's own description of a model
 OLLAMA_DEFAULT_CTX = 4096  # what Ollama runs a model with when neither the model nor the request sets num_ctx
-LOOPBACK = ("127.0.0.1", "localhost", "::1", "[::1]")
+LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})  # urlsplit gives "::1" for "[::1]"
 _WINDOW_IN_ERROR = re.compile(
     r"(?:maximum context length is|context (?:length|window|size)(?: of| is)?|n_ctx(?:_slot)?\s*[=:]?|exceeds? (?:the )?(?:available )?context size of)\s*\(?(\d{3,7})",
     re.IGNORECASE,
@@ -48,7 +48,7 @@ class ModelServer:
 
 
 def is_loopback(url: str) -> bool:
-    return (urlsplit(url).hostname or "") in {h.strip("[]") for h in LOOPBACK}
+    return (urlsplit(url).hostname or "") in LOOPBACK
 
 
 def find_servers(ports=None, *, timeout: float = PROBE_TIMEOUT) -> list[ModelServer]:
@@ -59,23 +59,17 @@ def find_servers(ports=None, *, timeout: float = PROBE_TIMEOUT) -> list[ModelSer
     return [server for server in found if server is not None]
 
 
-def describe(base_url: str, *, api_key: str | None = None, timeout: float = ASK_TIMEOUT) -> ModelServer | None:
-    """What the server at `base_url` is and serves, or None when nothing OpenAI-compatible answers there."""
+def describe(base_url: str, *, api_key: str | None = None, timeout: float = ASK_TIMEOUT, only: str | None = None) -> ModelServer | None:
+    """What the server at `base_url` is and serves (`only`: that one model), or None when nothing OpenAI-compatible
+    answers there."""
     listed = _get(base_url.rstrip("/") + "/models", api_key, timeout)
     if not isinstance(listed, dict) or not isinstance(listed.get("data"), list):
         return None
-    root = _root(base_url)
-    data = [m for m in listed["data"] if isinstance(m, dict) and isinstance(m.get("id"), str)]
+    root = root_of(base_url)
+    data = [m for m in listed["data"] if isinstance(m, dict) and isinstance(m.get("id"), str) and only in (None, m["id"])]
     kind, windows = _kind_and_windows(root, data, api_key, timeout)
     models = tuple(ServerModel(m["id"], *(windows.get(m["id"]) or (None, None))) for m in data)
     return ModelServer(kind, base_url.rstrip("/"), models)
-
-
-def context_window(base_url: str, model: str, *, api_key: str | None = None, timeout: float = ASK_TIMEOUT) -> int | None:
-    """The window `model` runs with at `base_url`, as the server says it; None when it does not say."""
-    server = describe(base_url, api_key=api_key, timeout=timeout)
-    found = server.model(model) if server else None
-    return found.context_tokens if found else None
 
 
 def window_in_error(message: str) -> int | None:
@@ -86,12 +80,12 @@ def window_in_error(message: str) -> int | None:
 
 
 def is_ollama(base_url: str, *, timeout: float = ASK_TIMEOUT) -> bool:
-    version = _get(_root(base_url) + "/api/version", None, timeout)
+    version = _get(root_of(base_url) + "/api/version", None, timeout)
     return isinstance(version, dict) and "version" in version
 
 
 def ollama_show(base_url: str, model: str, *, timeout: float = ASK_TIMEOUT) -> dict:
-    found = _post(_root(base_url) + "/api/show", {"model": model}, timeout)
+    found = _post(root_of(base_url) + "/api/show", {"model": model}, timeout)
     return found if isinstance(found, dict) else {}
 
 
@@ -136,7 +130,7 @@ def _kind_and_windows(root: str, data: list[dict], api_key: str | None, timeout:
 # --- HTTP ---------------------------------------------------------------------------------------------------------
 
 
-def _root(base_url: str) -> str:
+def root_of(base_url: str) -> str:
     """The server's own address: `http://127.0.0.1:11434/v1` → `http://127.0.0.1:11434`."""
     url = base_url.rstrip("/")
     return url[: -len("/v1")] if url.endswith("/v1") else url
@@ -158,7 +152,7 @@ def _headers(api_key: str | None) -> dict[str, str]:
 def _request(request: urllib.request.Request, timeout: float):
     """Parsed JSON, or None when nothing (or no JSON) answers. Never follows a redirect elsewhere."""
     try:
-        with _OPENER.open(request, timeout=timeout) as response:
+        with OPENER.open(request, timeout=timeout) as response:
             return json.loads(response.read(2_000_000))
     except (OSError, ValueError, urllib.error.URLError):
         return None
@@ -169,4 +163,4 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
         return None
 
 
-_OPENER = urllib.request.build_opener(_NoRedirect, urllib.request.ProxyHandler({}))  # no proxy for loopback
+OPENER = urllib.request.build_opener(_NoRedirect, urllib.request.ProxyHandler({}))  # no proxy for loopback

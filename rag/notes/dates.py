@@ -122,6 +122,12 @@ def note_date(path: str, frontmatter: dict | None, mtime: float | None) -> Dated
     return None
 
 
+def stated_day(day: str | None, source: str | None) -> date | None:
+    """A stored passage day (ISO) as a date when the note states it; None for no day or a file time (not shown or
+    trusted as the passage's day)."""
+    return date.fromisoformat(day) if day and source != FILE_TIME else None
+
+
 @dataclass(frozen=True)
 class PassageTime:
     """What the index keeps of a passage's time."""

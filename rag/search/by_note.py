@@ -70,7 +70,7 @@ def search_notes(
     names narrowed the search. With `today`, that time is applied (rag/search/when.py); notes keep the order of their
     best passages."""
     raw = timed_hybrid(retriever, query, DEPTH, today=today, filters=filters, candidates=DEPTH)
-    relevant_only = relevant_only and not (raw.time is not None and raw.time.applied and raw.time.ranged)  # a period narrows like a filter
+    relevant_only = relevant_only and not (raw.time is not None and raw.time.narrows)
     result = relevant(raw) if relevant_only else raw
     infos = {f.path: f for f in retriever.store.files()} if result.hits else {}
     groups: dict[str, list[Hit]] = {}

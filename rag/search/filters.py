@@ -3,7 +3,7 @@
 A filter becomes the set of chunk rows of the notes it admits; the keyword channel asks SQLite for matches among
 those rows only (a WHERE on the FTS query) and the meaning channel masks every other row of its matrix, so a filtered
 search ranks all the notes that pass, not the few that happened to be in an unfiltered top-N. A date range admits the
-passages whose day (rag/notes/dates.py), or a full date their text names, falls inside it. Knows nothing about UIs.
+passages whose day (rag/notes/dates.py), or the day of a log entry in them, falls inside it. Knows nothing about UIs.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ from rag.config import Settings
 from rag.errors import ConfigError
 from rag.index.records import StoredChunk
 from rag.index.storage import IndexStore
-from rag.notes.dates import FILE_TIME
+from rag.notes.dates import stated_day
 from rag.search.filters import Filters
 from rag.search.retrieve import Hit, Retriever, SearchResult
 from rag.text.date_labels import range_phrase
@@ -44,6 +44,11 @@ class TimeScope:
     @property
     def ranged(self) -> bool:
         return self.after is not None or self.before is not None
+
+    @property
+    def narrows(self) -> bool:
+        """The search kept to a range (like a filter: its few passages are not held to the relevance floor)."""
+        return self.applied and self.ranged
 
     def label(self, lang: str = "en") -> str:
         """The range as it follows "searching notes": "from 1–31 March 2026", "since 1 May 2026", «за 1–31 марта
@@ -129,7 +134,8 @@ def newest_first(result: SearchResult, *, until: date, store: IndexStore) -> Sea
 def latest_day(chunk: StoredChunk, entry: str | None, until: str) -> tuple[int, str]:
     """How recent a passage is, to order by: the latest of its day and its latest log entry (`entry`), not after
     `until`; a day read from the file time only ranks below every real date (a copy or a sync tool resets it)."""
-    real = [d for d in (entry, chunk.day if chunk.day_source != FILE_TIME else None) if d and d <= until]
+    stated = stated_day(chunk.day, chunk.day_source)
+    real = [d for d in (entry, stated.isoformat() if stated else None) if d and d <= until]
     if real:
         return 1, max(real)
     return 0, chunk.day if chunk.day and chunk.day <= until else ""
@@ -138,5 +144,4 @@ def latest_day(chunk: StoredChunk, entry: str | None, until: str) -> tuple[int, 
 def hit_day(hit: Hit) -> date | None:
     """The day a found passage is from, for showing beside it: None when nothing in the note dates it (a file time
     is not shown as the passage's day)."""
-    chunk = hit.chunk
-    return date.fromisoformat(chunk.day) if chunk.day and chunk.day_source != FILE_TIME else None
+    return stated_day(hit.chunk.day, hit.chunk.day_source)
