@@ -175,6 +175,8 @@ def test_cli_search_says_which_days_it_searched_and_gives_each_hit_its_day(dated
     assert "searching notes from 1–31 March 2026" in ranged.stderr
     bad = CliRunner().invoke(cli, [*base, "--after", "March"], env=env)
     assert bad.exit_code == 2 and "YYYY-MM-DD" in bad.output.replace("%Y-%m-%d", "YYYY-MM-DD")
+    backwards = CliRunner().invoke(cli, [*base, "--after", "2026-05-10", "--before", "2026-05-01"], env=env)
+    assert backwards.exit_code == 1 and "ends before it starts (2026-05-10 to 2026-05-01): swap after and before" in backwards.output
 
 
 @pytest.fixture
@@ -202,6 +204,8 @@ async def test_mcp_search_and_ask_take_a_range_and_say_the_time_they_kept_to(dat
             assert any(c["day"] == "2026-05-02" for c in asked["citations"])
             wrong = await client.call_tool("knowledge_search", {"query": "greenhouse", "after": "last week"})
             assert wrong.is_error
+            backwards = await client.call_tool("knowledge_ask", {"question": "greenhouse", "after": "2026-05-10", "before": "2026-05-01"})
+            assert backwards.is_error and "ends before it starts" in backwards.content[0].text
     finally:
         live.close()
     await anyio.sleep(0)

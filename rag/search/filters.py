@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
+from rag.errors import QueryError
 from rag.index.records import FileInfo
 from rag.index.storage import IndexStore
 
@@ -23,6 +24,10 @@ class Filters:
     tiers: tuple[int, ...] = ()
     after: date | None = None  # the first day, inclusive (None: from the beginning)
     before: date | None = None  # the last day, inclusive (None: up to now and beyond)
+
+    def __post_init__(self) -> None:
+        if self.after is not None and self.before is not None and self.after > self.before:
+            raise QueryError(f"The date range ends before it starts ({self.after.isoformat()} to {self.before.isoformat()}): swap after and before.")
 
     @property
     def active(self) -> bool:
