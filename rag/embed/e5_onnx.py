@@ -10,7 +10,7 @@ Where the CPU multiplies int8 in one instruction (AVX-512 VNNI, AVX-VNNI, AMX-IN
 layers run as int8 GEMMs instead (`int8=True`): 2.1× the float32 graph's speed on a Xeon with AMX, vectors within
 cosine 0.998 of float32's (FLOAT32_FEED_FORWARD says what stays float32 and why). On AVX2 alone ORT's int8 was 1.3×
 faster at cosine 0.992, so float32 stays the engine there. Tried and not taken: its 4-bit MatMulNBits kernels
-(slower than float32), SmoothQuant scale folding (below). Attention is ORT's MultiHeadAttention (as fast as the
+(slower than float32), SmoothQuant scale folding (see FLOAT32_FEED_FORWARD). Attention is ORT's MultiHeadAttention (as fast as the
 unfused ops in float32, 7 % faster beside int8 GEMMs) and Q, K, V are one product.
 
 The word-embedding table stays 4-bit (250k × 384 would be 384 MB as float32): rows are expanded per batch in numpy,
@@ -21,9 +21,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from rag.embed.cpu import this_cpu
 from rag.embed.e5_file import E5File, E5Tokenizer, dequantize
 
-BATCH_TOKENS = 2048  # padded tokens per forward pass: measured fastest between 1,024 and 4,096 (bench/index_throughput.py)
+BATCH_TOKENS = 2048  # padded tokens per forward pass: fastest between 1,024 and 4,096 on an AMD EPYC (AVX2)
+# On a CPU with fast int8 (measured on a Xeon with AMX, 2 MB of L2 per core) smaller batches were faster in both
+# precisions: 512 padded tokens against 2,048, 23 % (int8) and 22 % (float32) less time on chunks, 15 % on sentences.
+FAST_INT8_BATCH_TOKENS = 512
 MAX_BATCH_TEXTS = 64
 # The int8 engine keeps these layers' feed-forward output product in float32: its input, GELU's output, has one
 # channel 5-12× the next largest there (layer 4: 68 against 5.9, a median of 1.9), which one int8 scale per batch cannot hold
@@ -56,6 +60,7 @@ class OnnxE5:
             return ort.InferenceSession(graph.SerializeToString(), options, providers=["CPUExecutionProvider"])
 
         self.int8 = int8
+        self.batch_tokens = FAST_INT8_BATCH_TOKENS if this_cpu().int8_fast else BATCH_TOKENS
         self._session = session(_graph(model, int8=int8, probe=probe))
 
     def feed_forward_peaks(self, texts: list[str]) -> np.ndarray:
@@ -75,7 +80,7 @@ class OnnxE5:
             windows.extend((i, ids[start : start + width]) for start in range(0, max(len(ids), 1), width))
         sums = np.zeros((len(texts), self.config.hidden), np.float64)
         weights = np.zeros(len(texts))
-        for batch in _buckets([len(ids) + 2 for _, ids in windows]):
+        for batch in _buckets([len(ids) + 2 for _, ids in windows], self.batch_tokens):
             pooled = self._forward([windows[w][1] for w in batch])
             for row, w in enumerate(batch):
                 text, ids = windows[w]
@@ -107,12 +112,12 @@ class OnnxE5:
         return self._session.run(None, {"embedded": embedded.astype(np.float32), "mask": mask.astype(np.int32), "shape": shape})
 
 
-def _buckets(lengths: list[int]) -> list[list[int]]:
-    """Indexes grouped shortest first, each group padded to its longest member within BATCH_TOKENS."""
+def _buckets(lengths: list[int], batch_tokens: int = BATCH_TOKENS) -> list[list[int]]:
+    """Indexes grouped shortest first, each group padded to its longest member within `batch_tokens`."""
     order = sorted(range(len(lengths)), key=lengths.__getitem__)
     batches: list[list[int]] = []
     for i in order:
-        if batches and len(batches[-1]) < MAX_BATCH_TEXTS and (len(batches[-1]) + 1) * lengths[i] <= BATCH_TOKENS:
+        if batches and len(batches[-1]) < MAX_BATCH_TEXTS and (len(batches[-1]) + 1) * lengths[i] <= batch_tokens:
             batches[-1].append(i)
         else:
             batches.append([i])
