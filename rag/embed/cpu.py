@@ -10,6 +10,7 @@ float32 (an `embed_engine` of "onnx-int8" asks for int8 anyway).
 from __future__ import annotations
 
 import functools
+import os
 import platform
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,8 +40,6 @@ class Cpu:
 
 @functools.cache
 def this_cpu() -> Cpu:
-    import os
-
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     return parse_cpuinfo(_read("/proc/cpuinfo"), cores) or Cpu(platform.processor() or platform.machine() or "unknown CPU", frozenset(), cores)
 

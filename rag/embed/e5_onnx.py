@@ -68,7 +68,7 @@ class OnnxE5:
         peaks = np.zeros((self.config.layers, self.config.ffn), np.float32)
         contents = [self.tokenizer.content_ids("passage: " + t)[: self.config.max_positions - 2] for t in texts]
         for batch in _buckets([len(ids) + 2 for ids in contents]):
-            peaks = np.maximum(peaks, np.stack(self._run([contents[i] for i in batch])[1:]))
+            peaks = np.maximum(peaks, np.stack(self._run([contents[i] for i in batch])[0][1:]))
         return peaks
 
     def embed(self, texts: list[str], *, query: bool = False) -> np.ndarray:
@@ -92,13 +92,13 @@ class OnnxE5:
 
     def _forward(self, contents: list[list[int]]) -> np.ndarray:
         """Mean of the last hidden states over each sequence's tokens (<s> and </s> included, padding not)."""
-        c, lengths = self.config, np.array([len(ids) + 2 for ids in contents])
-        hidden = self._run(contents)[0].reshape(len(contents), int(lengths.max()), c.hidden)
-        mask = np.arange(int(lengths.max()))[None, :] < lengths[:, None]
-        return (hidden * mask[..., None]).sum(axis=1) / lengths[:, None]
+        outputs, mask = self._run(contents)
+        hidden = outputs[0].reshape(*mask.shape, self.config.hidden)
+        return (hidden * mask[..., None]).sum(axis=1) / mask.sum(axis=1, keepdims=True)
 
-    def _run(self, contents: list[list[int]]) -> list[np.ndarray]:
-        """The graph's outputs for a batch of token ids (<s> and </s> added, padded to the longest)."""
+    def _run(self, contents: list[list[int]]) -> tuple[list[np.ndarray], np.ndarray]:
+        """The graph's outputs for a batch of token ids (<s> and </s> added, padded to the longest), and the mask
+        [batch, length] of real tokens."""
         c = self.config
         lengths = np.array([len(ids) + 2 for ids in contents])
         longest = int(lengths.max())
@@ -109,7 +109,8 @@ class OnnxE5:
         embedded = dequantize(self._words[ids.reshape(-1)]).reshape(len(contents), longest, c.hidden)
         embedded += self._positions[:longest] + self._token_type
         shape = np.array([len(contents), longest, c.hidden], np.int64)
-        return self._session.run(None, {"embedded": embedded.astype(np.float32), "mask": mask.astype(np.int32), "shape": shape})
+        feeds = {"embedded": embedded.astype(np.float32), "mask": mask.astype(np.int32), "shape": shape}
+        return self._session.run(None, feeds), mask
 
 
 def _buckets(lengths: list[int], batch_tokens: int = BATCH_TOKENS) -> list[list[int]]:
@@ -152,9 +153,11 @@ def _graph(model: E5File, *, int8: bool = False, probe: bool = False):
         nodes.append(helper.make_node(op, inputs, [output], name=output, domain=domain, **attrs))
         return output
 
-    def linear(x: str, name: str, weight: np.ndarray, bias: np.ndarray) -> str:  # x: [tokens, in]; weight: in × out
-        if int8 and not (name.endswith(".fo") and int(name[1:].split(".")[0]) in FLOAT32_FEED_FORWARD):
-            quantized, scale = quantize_columns(weight, 8 if this_cpu().int8_fast else 7)
+    bits = 8 if this_cpu().int8_fast else 7
+
+    def linear(x: str, name: str, weight: np.ndarray, bias: np.ndarray, quantize: bool = int8) -> str:  # x: [tokens, in]; weight: in × out
+        if quantize:
+            quantized, scale = quantize_columns(weight, bits)
             return node(
                 "DynamicQuantizeMatMul",
                 [x, const(f"{name}.w", quantized), const(f"{name}.s", scale), "", const(f"{name}.b", bias)],
@@ -163,8 +166,8 @@ def _graph(model: E5File, *, int8: bool = False, probe: bool = False):
             )
         return node("Gemm", [x, const(f"{name}.w", weight), const(f"{name}.b", bias)], name)  # the bias added in the same pass
 
-    def dense(x: str, name: str, n_out: int) -> str:
-        return linear(x, name, model.q4(f"{name}.w", n_out).T, model.f32(f"{name}.b"))  # stored out × in
+    def dense(x: str, name: str, n_out: int, quantize: bool = int8) -> str:
+        return linear(x, name, model.q4(f"{name}.w", n_out).T, model.f32(f"{name}.b"), quantize)  # stored out × in
 
     def layer_norm(x: str, name: str, out: str) -> str:
         return node(
@@ -196,7 +199,9 @@ def _graph(model: E5File, *, int8: bool = False, probe: bool = False):
         inner = node("Gelu", [dense(x, f"{p}.fi", c.ffn)], f"{p}.gelu", domain="com.microsoft")
         if probe:
             node("ReduceMax", [node("Abs", [inner], f"{p}.gelu.abs")], f"{p}.gelu.max", axes=[0], keepdims=0)
-        x = layer_norm(node("Add", [x, dense(inner, f"{p}.fo", c.hidden)], f"{p}.res2"), f"{p}.oln", f"{p}.x2")
+        x = layer_norm(
+            node("Add", [x, dense(inner, f"{p}.fo", c.hidden, int8 and n not in FLOAT32_FEED_FORWARD)], f"{p}.res2"), f"{p}.oln", f"{p}.x2"
+        )
     node("Identity", [x], "hidden")
     graph = helper.make_graph(
         nodes,
