@@ -159,3 +159,12 @@ def test_int8_forced_on_a_cpu_without_vnni_uses_7_bit_weights_and_still_agrees(m
     slow = LocalEmbedder("onnx-int8")
     assert slow._engine().batch_tokens == e5_onnx.BATCH_TOKENS
     assert (slow.embed_passages(TEXTS) * fp32.embed_passages(TEXTS)).sum(axis=1).min() >= 0.995
+
+
+def test_beside_an_int8_engine_questions_are_embedded_in_float32(precisions):
+    int8, fp32 = precisions
+    int8.embed_passages(TEXTS[:2])  # the int8 graph exists: this process indexes
+    fp32.embed_passages(TEXTS[:2])
+    for question in ("how much salt goes into sourdough?", "когда я ездил на Байкал?"):
+        assert float(int8.embed_query(question) @ fp32.embed_query(question)) > 0.99999  # one question costs ms either way
+    assert int8._runner.int8 and not int8._float_queries.int8

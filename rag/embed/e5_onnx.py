@@ -19,6 +19,8 @@ position and type embeddings added, and the graph starts at the embedding LayerN
 
 from __future__ import annotations
 
+import ctypes
+
 import numpy as np
 
 from rag.embed.cpu import this_cpu
@@ -62,6 +64,7 @@ class OnnxE5:
         self.int8 = int8
         self.batch_tokens = FAST_INT8_BATCH_TOKENS if this_cpu().int8_fast else BATCH_TOKENS
         self._session = session(_graph(model, int8=int8, probe=probe))
+        _return_freed_memory()
 
     def feed_forward_peaks(self, texts: list[str]) -> np.ndarray:
         """[layer, channel] the largest |GELU output| over `texts` (an engine built with `probe=True`)."""
@@ -111,6 +114,15 @@ class OnnxE5:
         shape = np.array([len(contents), longest, c.hidden], np.int64)
         feeds = {"embedded": embedded.astype(np.float32), "mask": mask.astype(np.int32), "shape": shape}
         return self._session.run(None, feeds), mask
+
+
+def _return_freed_memory() -> None:
+    """Hand the graph's build copies (float32 weights, the proto, its bytes) back to the OS: glibc keeps freed heap
+    for reuse, ~50 MB for the int8 graph and ~100 MB for float32's (RSS after building, measured)."""
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc (macOS, Windows, musl): nothing to do
+        pass
 
 
 def _buckets(lengths: list[int], batch_tokens: int = BATCH_TOKENS) -> list[list[int]]:
