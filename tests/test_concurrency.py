@@ -180,3 +180,21 @@ def test_two_processes_embedding_one_index_never_embed_a_text_twice(settings, va
     assert sorted(references) == [0, sum(map(len, reference_texts().values()))]  # and the language reference once
     with Workspace.open(settings, embedder=fake_embedder) as ws:
         assert ws.store.count_missing_vectors(fake_embedder.name) == 0
+
+
+def test_processes_opening_a_new_index_at_once_all_open_it(tmp_path):
+    """The app and an agent's MCP server started together on a fresh machine both create the index: each migration
+    runs once, whoever gets the write lock first, and the other finds it done."""
+    db = tmp_path / "index.db"
+    opener = textwrap.dedent(f"""
+        import sys, time
+        from pathlib import Path
+        from rag.index.store import Store
+        time.sleep(max(0.0, float(sys.argv[1]) - time.time()))  # all start on the same instant
+        Store.open(Path({str(db)!r}), create=True).close()
+    """)
+    start = time.time() + 3.0
+    procs = [subprocess.Popen([sys.executable, "-c", opener, str(start)], stderr=subprocess.PIPE, text=True) for _ in range(4)]
+    errors = [p.communicate(timeout=60)[1] for p in procs]
+    assert [p.returncode for p in procs] == [0, 0, 0, 0], errors
+    assert consistency(db)["chunks"] == 0

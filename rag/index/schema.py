@@ -118,6 +118,9 @@ def migrate(conn: sqlite3.Connection) -> None:
         raise IndexCorrupt(f"The index was written by a newer version (schema {version}). Upgrade, or delete it to rebuild.")
     for number in range(version, len(MIGRATIONS)):
         conn.execute("BEGIN IMMEDIATE")
+        if conn.execute("PRAGMA user_version").fetchone()[0] > number:  # another process ran it while we waited
+            conn.execute("COMMIT")
+            continue
         _run_script(conn, MIGRATIONS[number])
         if number == 0:
             conn.execute("INSERT INTO meta(key, value) VALUES ('generation', '0')")

@@ -30,6 +30,23 @@ except ImportError:  # Windows: no embedding lock; SQLite's own locking still ke
 log = logging.getLogger(__name__)
 
 
+WAL_WAIT_SECONDS = 30.0  # as long as any other statement waits for a lock (`sqlite3.connect(timeout=30)`)
+
+
+def _use_wal(conn: sqlite3.Connection) -> None:
+    """Switch a new file to WAL. The switch does not wait for SQLite's busy timeout: two processes creating one
+    index at once (the app and an agent's server, started together) would fail with "database is locked"."""
+    deadline = time.monotonic() + WAL_WAIT_SECONDS
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
 class Store(CommonReads, KeywordIndex, VectorTables, MemoryStats):
     """Owns one SQLite connection. Safe to share between threads (one lock serialises use of the connection)."""
 
@@ -52,7 +69,7 @@ class Store(CommonReads, KeywordIndex, VectorTables, MemoryStats):
         try:
             conn = sqlite3.connect(path, timeout=30, check_same_thread=False, isolation_level=None)
             schema.check_identity(conn, path)
-            conn.execute("PRAGMA journal_mode = WAL")
+            _use_wal(conn)
             conn.execute("PRAGMA synchronous = NORMAL")
             conn.execute("PRAGMA foreign_keys = ON")
             schema.migrate(conn)
