@@ -234,6 +234,8 @@ def _show_answer(ctx: common.AppContext, i: int, turn: ChatTurn) -> None:
     _claim_list(a)
     if a.notice:
         st.info(common.notice(a.notice), icon=":material/info:")
+    if a.translation:
+        st.caption(":material/translate: " + t("ask.translated", query=a.translation))
     if a.truncated:
         st.caption(":orange[:material/content_cut: " + t("ask.truncated") + "]")
     if a.context.left_out and a.window:

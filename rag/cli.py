@@ -230,6 +230,8 @@ def _answer_notes(answer) -> list[str]:
     notes = [answer.notice] if answer.notice else []
     if answer.time is not None:
         notes.append(time_line(answer.time))
+    if answer.translation:
+        notes.append(f"also searched as: {answer.translation}")  # echo takes escape sequences out
     if answer.context.left_out:
         notes.append(
             f"the model's window ({answer.window:,} tokens) held {len(answer.context.sources)} of the {len(answer.context.sources) + answer.context.left_out}"

@@ -118,6 +118,9 @@ class Settings:
     # With a chat model: recall also searches the question as the model rewrites it (other words, the other language).
     # Off: a model call per recall, and a trade on the dev sets rather than a gain (rag/memory/rewrite.py).
     memory_rewrite: bool = False
+    # With a chat model: a question in another language than the vault's is also searched as the model translates it
+    # (rag/answer/translation.py). Off: a model call before every search.
+    translate_questions: bool = False
     # Questions about time ("last week", «в марте»): read from the question, the period filters the search and is shown
     # (rag/search/when.py). `today`: a fixed day (YYYY-MM-DD) to read them against, for tests and benchmarks.
     time_questions: bool = True
@@ -183,6 +186,7 @@ _ENV = {
     "RAG_MEMORY_HRR_DIM": "memory_hrr_dim",
     "RAG_EMBED_WINDOW": "embed_window",
     "RAG_CHAT_MODEL": "chat_model",
+    "RAG_TRANSLATE_QUESTIONS": "translate_questions",
     "OPENAI_BASE_URL": "openai_base_url",
     "OPENAI_API_KEY": "openai_api_key",
     "RAG_RRF_K": "rrf_k",

@@ -26,6 +26,7 @@ from rag.answer.context import ContextLimits, FrozenContext, Source, build_conte
 from rag.answer.extractive import Quote, extract
 from rag.answer.grounding import STATUSES, CheckedClaim, check
 from rag.answer.prompts import LANGUAGE_NAMES, language_of, render
+from rag.answer.translation import merge, translated_question
 from rag.errors import AnswerStopped, ChatError, PromptTooLong
 from rag.notes.dates import full_date
 from rag.search.filters import Filters
@@ -94,6 +95,7 @@ class Answer:
     truncated: bool = False  # the model stopped at max_answer_tokens
     time: TimeScope | None = None  # the time the search kept to (rag/search/when.py)
     window: int | None = None  # with a model: its context window in tokens, which the prompt was sized to
+    translation: str | None = None  # the question as also searched in the vault's other language (translate_questions)
 
     @property
     def used(self) -> frozenset[str]:
@@ -169,7 +171,7 @@ def ask(
     turns = tuple(history)[-settings.history_turns :] if settings.history_turns > 0 else ()
     query = search_query(question, turns, chat=chat)
     budget = None if chat is None else _source_budget(question, turns, _prompt_room(chat.context_tokens, settings))
-    result, context = retrieve_context(workspace, query, max_tokens=budget, today=today, filters=filters)
+    result, context = retrieve_context(workspace, query, max_tokens=budget, today=today, filters=filters, chat=chat)
     emit = on_text or (lambda text: None)
     if chat is None:
         stage(EXTRACTING)
@@ -183,19 +185,31 @@ def ask(
             context = frozen_context(workspace, result, _source_budget(question, turns, _prompt_room(exc.window, settings)))
             answer = _generated(question, query, context, turns, chat, emit, stage=stage, vectors=text_vectors(workspace), stop=stop)
         answer = replace(answer, window=chat.context_tokens)
-    answer = replace(answer, time=result.time)
+    answer = replace(answer, time=result.time, translation=result.translation)
     return answer if result.notice is None else replace(answer, notice=result.notice)
 
 
 def retrieve_context(
-    workspace: Workspace, query: str, *, max_tokens: int | None = None, today: date | None = None, filters: Filters = Filters()
+    workspace: Workspace,
+    query: str,
+    *,
+    max_tokens: int | None = None,
+    today: date | None = None,
+    filters: Filters = Filters(),
+    chat: ChatModel | None = None,
 ) -> tuple[SearchResult, FrozenContext]:
     """The ranked hits for `query` and the frozen context built from them, under the settings' caps (the same with
-    a model and without one; `max_tokens` also fits it to a model's window)."""
+    a model and without one; `max_tokens` also fits it to a model's window). With `chat` and `translate_questions`,
+    the question is also searched in the vault's other language (rag/answer/translation.py)."""
     settings = workspace.settings
     # The only index read: the store's lock is held per query inside, and the hits come back as frozen values.
     n = settings.answer_candidates
     result = timed_hybrid(workspace.retriever, query, n, today=today, filters=filters, candidates=max(100, n))
+    if settings.translate_questions and chat is not None:
+        translation = translated_question(chat, query, workspace.store.script_shares())
+        if translation is not None:
+            other = timed_hybrid(workspace.retriever, translation, n, today=today, filters=filters, candidates=max(100, n))
+            result = merge(result, other, translation, n)
     return result, frozen_context(workspace, result, max_tokens)
 
 

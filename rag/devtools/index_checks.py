@@ -17,6 +17,8 @@ def consistency(db_path):
         chunks = db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
         fts = db.execute("SELECT COUNT(*) FROM chunks_fts").fetchone()[0]
         fts_orphans = db.execute("SELECT COUNT(*) FROM chunks_fts WHERE rowid NOT IN (SELECT rowid FROM chunks)").fetchone()[0]
+        fts_orphans += db.execute("SELECT COUNT(*) FROM chunks_sounds WHERE rowid NOT IN (SELECT rowid FROM chunks)").fetchone()[0]
+        sounds = db.execute("SELECT COUNT(*) FROM chunks_sounds").fetchone()[0]
         no_file = db.execute("SELECT COUNT(*) FROM chunks WHERE path NOT IN (SELECT path FROM files)").fetchone()[0]
         orphans = db.execute(
             "SELECT COUNT(*) FROM embeddings WHERE vector_key NOT IN (SELECT vector_key FROM chunks)"
@@ -26,7 +28,7 @@ def consistency(db_path):
         paths = [r[0] for r in db.execute("SELECT path FROM files")]
     finally:
         db.close()
-    return {"chunks": chunks, "fts": fts, "fts_orphans": fts_orphans, "no_file": no_file, "orphan_vectors": orphans, "paths": paths}
+    return {"chunks": chunks, "fts": fts, "sounds": sounds, "fts_orphans": fts_orphans, "no_file": no_file, "orphan_vectors": orphans, "paths": paths}
 
 
 def _pg_consistency(url: str) -> dict:
@@ -37,6 +39,7 @@ def _pg_consistency(url: str) -> dict:
         return {
             "chunks": one("SELECT COUNT(*) FROM chunks"),
             "fts": one("SELECT COUNT(*) FROM chunks WHERE terms = 0 OR EXISTS (SELECT 1 FROM postings p WHERE p.chunk = chunks.rowid)"),
+            "sounds": one("SELECT COUNT(*) FROM chunks WHERE sounds = 0 OR EXISTS (SELECT 1 FROM sound_postings p WHERE p.chunk = chunks.rowid)"),
             "fts_orphans": one("SELECT COUNT(*) FROM postings WHERE chunk NOT IN (SELECT rowid FROM chunks)"),
             "no_file": one("SELECT COUNT(*) FROM chunks WHERE path NOT IN (SELECT path FROM files)"),
             "orphan_vectors": one(

@@ -22,7 +22,13 @@ def eval_group() -> None:
 @eval_group.command(name="retrieval")
 @click.argument("dataset_dir", type=click.Path(path_type=Path, exists=True, file_okay=False))
 @click.option("--db", type=click.Path(path_type=Path), help="Keep the index (and the generated vault beside it) here, so re-runs do not re-embed.")
-@click.option("--mode", type=click.Choice(["all", "bm25", "dense", "hybrid"]), default="all", show_default=True)
+@click.option(
+    "--mode",
+    type=click.Choice(["all", "bm25", "dense", "crossing", "hybrid"]),
+    default="all",
+    show_default=True,
+    help="crossing: the keyword channel between scripts (ranks only passages in another script than the question).",
+)
 @click.option("--limit", type=int, help="Evaluate only the first N queries.")
 @click.option(
     "--embedder", type=click.Choice(["local", "openai"]), default="local", show_default=True, help="openai uses OPENAI_BASE_URL / OPENAI_API_KEY."
@@ -48,7 +54,7 @@ def eval_retrieval(dataset_dir: Path, db: Path | None, mode: str, limit: int | N
                     report = ws.sync(progress=bars.update)
                 if report.embed_error:
                     raise click.ClickException(report.embed_error)
-                channels = ["bm25", "dense", "hybrid"] if mode == "all" else [mode]
+                channels = ["bm25", "dense", "crossing", "hybrid"] if mode == "all" else [mode]
                 result = evaluate.evaluate(ws, dataset, mapping, channels)
     except RagError as exc:
         raise click.ClickException(str(exc)) from exc

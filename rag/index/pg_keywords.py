@@ -25,16 +25,23 @@ class PgKeywordIndex:
         """(chunk rowid, bm25 score) of the chunks matching any of the stemmed `terms`, best first, FTS5's formula over
         `postings`: per term, idf = ln((N − n + ½) / (n + ½)) (at least 1e-6), and f · (k1 + 1) / (f + k1 · (1 − b + b ·
         len / avglen)) with f the field-weighted count."""
-        terms = sorted({t for term in terms for t in fts_tokens(term)})
+        return self._bm25("postings", "terms", sorted({t for term in terms for t in fts_tokens(term)}), limit, rows)
+
+    def sound_bm25(self, keys: list[str], limit: int, *, rows: list[int] | None = None) -> list[tuple[int, float]]:
+        """The keyword channel between scripts: FTS5's BM25 over `sound_postings`, as SQLite ranks `chunks_sounds`."""
+        return self._bm25("sound_postings", "sounds", sorted({t for key in keys for t in fts_tokens(key)}), limit, rows)
+
+    def _bm25(self, postings: str, length: str, terms: list[str], limit: int, rows: list[int] | None) -> list[tuple[int, float]]:
+        """`postings` (a table of ours) ranked for `terms`, `length` the chunks' column with each row's token count."""
         if not terms or rows == []:
             return []
         only = "AND p.chunk = ANY(%(rows)s)" if rows is not None else ""
         found = self._read(
-            "WITH n AS (SELECT COUNT(*)::float8 AS rows, GREATEST(COALESCE(SUM(terms), 0), 1)::float8 AS tokens FROM chunks),"
-            " q AS (SELECT t.term, GREATEST(LN((n.rows - d.hits + 0.5) / (d.hits + 0.5)), 1e-6) AS idf"
-            "       FROM unnest(%(terms)s::text[]) t(term), n, LATERAL (SELECT COUNT(*)::float8 AS hits FROM postings WHERE term = t.term) d)"
-            " SELECT p.chunk, SUM(q.idf * p.freq * %(k1)s::float8 / (p.freq + %(k)s::float8 * (%(b1)s::float8 + %(b)s::float8 * c.terms / (n.tokens / NULLIF(n.rows, 0)))))"
-            " AS score FROM q JOIN postings p ON p.term = q.term JOIN chunks c ON c.rowid = p.chunk CROSS JOIN n"
+            f"WITH n AS (SELECT COUNT(*)::float8 AS rows, GREATEST(COALESCE(SUM({length}), 0), 1)::float8 AS tokens FROM chunks),"
+            f" q AS (SELECT t.term, GREATEST(LN((n.rows - d.hits + 0.5) / (d.hits + 0.5)), 1e-6) AS idf"
+            f"       FROM unnest(%(terms)s::text[]) t(term), n, LATERAL (SELECT COUNT(*)::float8 AS hits FROM {postings} WHERE term = t.term) d)"
+            f" SELECT p.chunk, SUM(q.idf * p.freq * %(k1)s::float8 / (p.freq + %(k)s::float8 * (%(b1)s::float8 + %(b)s::float8 * c.{length} / (n.tokens / NULLIF(n.rows, 0)))))"
+            f" AS score FROM q JOIN {postings} p ON p.term = q.term JOIN chunks c ON c.rowid = p.chunk CROSS JOIN n"
             f" WHERE true {only} GROUP BY p.chunk ORDER BY score DESC, p.chunk LIMIT %(limit)s",
             {"terms": terms, "rows": rows, "limit": limit, "k1": BM25_K1 + 1, "k": BM25_K1, "b1": 1 - BM25_B, "b": BM25_B},
         )

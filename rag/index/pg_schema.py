@@ -17,7 +17,7 @@ from rag.errors import IndexCorrupt, IndexForeign
 
 MARK = "ask-your-vault"  # meta `application`: this database holds our index
 MIGRATION_LOCK = 0x52414756  # advisory lock key while migrating ("RAGV", as SQLite's application_id)
-OUR_TABLES = ("meta", "files", "chunks", "postings", "sentences", "embeddings", "memory_stats", "memory_facts")
+OUR_TABLES = ("meta", "files", "chunks", "postings", "sentences", "embeddings", "memory_stats", "memory_facts", "sound_postings")
 MIGRATIONS = [
     """
     CREATE EXTENSION IF NOT EXISTS vector;
@@ -73,6 +73,16 @@ MIGRATIONS = [
     CREATE TABLE chunk_days (chunk BIGINT NOT NULL REFERENCES chunks(rowid) ON DELETE CASCADE, day TEXT NOT NULL);
     CREATE INDEX chunk_days_day ON chunk_days(day, chunk);
     CREATE INDEX chunk_days_chunk ON chunk_days(chunk);
+    """,
+    # 4: the keyword channel between scripts (as SQLite's migration 9): each chunk's sounds, counted like postings,
+    # and their number (its BM25 length). Filled by the next sync.
+    """
+    ALTER TABLE chunks ADD COLUMN sounds INTEGER NOT NULL DEFAULT 0;
+    CREATE TABLE sound_postings (
+        term TEXT NOT NULL, chunk BIGINT NOT NULL REFERENCES chunks(rowid) ON DELETE CASCADE, freq DOUBLE PRECISION NOT NULL,
+        PRIMARY KEY (term, chunk)
+    );
+    CREATE INDEX sound_postings_chunk ON sound_postings(chunk);
     """,
 ]
 

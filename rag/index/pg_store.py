@@ -29,7 +29,7 @@ from rag.index.common import CommonReads
 from rag.index.pg_keywords import PgKeywordIndex, weighted_counts
 from rag.index.pg_memory import PgMemoryStats
 from rag.index.pg_vectors import PgVectorTables
-from rag.index.records import CHUNK_COLUMNS, FILE_COLUMNS, FileInfo, FileState, NoteFields, StoredChunk, chunk_row, file_info, file_row
+from rag.index.records import CHUNK_COLUMNS, FILE_COLUMNS, FileInfo, FileState, NoteFields, StoredChunk, chunk_row, chunk_sounds, file_info, file_row
 from rag.text.stemming import fts_tokens
 
 log = logging.getLogger(__name__)
@@ -142,21 +142,24 @@ class PgStore(CommonReads, PgKeywordIndex, PgVectorTables, PgMemoryStats):
                 " VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
                 file_row(state, info),
             )
-            postings, sentence_rows, day_rows = [], [], []
+            postings, sound_postings, sentence_rows, day_rows = [], [], [], []
             for ordinal, (chunk, stem_text) in enumerate(zip(chunks, stems)):
                 weighted, length = weighted_counts(collections.Counter(fts_tokens(stem_text)), field_counts)
+                sounds = collections.Counter(fts_tokens(chunk_sounds(chunk, info)))
                 rowid = db.execute(
                     "INSERT INTO chunks(id, path, ordinal, heading_path, start_line, end_line, start_char, end_char, text,"
-                    " sha256, tokens, index_text, vector_key, script, day, day_source, terms)"
-                    " VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s) RETURNING rowid",
-                    (*chunk_row(chunk, state.path, ordinal, days[ordinal] if days else None), length),
+                    " sha256, tokens, index_text, vector_key, script, day, day_source, terms, sounds)"
+                    " VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s) RETURNING rowid",
+                    (*chunk_row(chunk, state.path, ordinal, days[ordinal] if days else None), length, sum(sounds.values())),
                 ).fetchone()[0]
                 postings.extend((term, rowid, freq) for term, freq in weighted.items())
+                sound_postings.extend((term, rowid, float(freq)) for term, freq in sounds.items())
                 if sentences:
                     sentence_rows.extend((rowid, *row) for row in sentences[ordinal])
                 if days and days[ordinal] is not None:
                     day_rows.extend((rowid, d.isoformat()) for d in days[ordinal].entries)
             _copy(db, "postings (term, chunk, freq)", postings)
+            _copy(db, "sound_postings (term, chunk, freq)", sound_postings)
             _copy(db, "sentences (chunk, text, line, vector_key, script)", sentence_rows)
             _copy(db, "chunk_days (chunk, day)", day_rows)
 
@@ -164,6 +167,7 @@ class PgStore(CommonReads, PgKeywordIndex, PgVectorTables, PgMemoryStats):
         """After every note was rewritten: refresh the planner's statistics (PostgreSQL's autovacuum cleans up)."""
         with self._pool.connection() as conn, _translate(self.url):
             conn.execute("ANALYZE postings")
+            conn.execute("ANALYZE sound_postings")
 
     def replace_sentences(self, rows: list[tuple[int, str | None, list]]) -> None:
         with self.transaction() as db:

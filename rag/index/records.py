@@ -9,6 +9,7 @@ import time
 from dataclasses import dataclass
 
 from rag.text.sentences import script
+from rag.text.sounds import sound_text
 
 
 @dataclass(frozen=True)
@@ -112,3 +113,9 @@ def chunk_row(chunk, path: str, ordinal: int, time=None) -> tuple:
 
 def _iso(day) -> str | None:
     return day.isoformat() if day else None
+
+
+def chunk_sounds(chunk, info: FileInfo) -> str:
+    """A chunk's row of the keyword channel between scripts: its indexed text, its note's title and aliases, as
+    sounds and numbers (rag/text/sounds.py)."""
+    return sound_text(" ".join([chunk.index_text, info.title or "", *info.aliases]))

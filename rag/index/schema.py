@@ -84,6 +84,11 @@ MIGRATIONS = [
     CREATE INDEX chunk_days_day ON chunk_days(day, chunk);
     CREATE INDEX chunk_days_chunk ON chunk_days(chunk);
     """,
+    # 9: each chunk's words as sounds and its numbers (rag/text/sounds.py `sound_text`, with the note's title and
+    # aliases): the keyword channel between scripts. Filled by the next sync (`sync.KEYWORD_FIELDS_VERSION`).
+    """
+    CREATE VIRTUAL TABLE chunks_sounds USING fts5(sounds, tokenize = 'unicode61 remove_diacritics 2');
+    """,
 ]
 
 # The ranking of `chunks_fts`: bm25() with a weight per column (stems, title, aliases, description). FTS5 adds a

@@ -17,7 +17,7 @@ from pathlib import Path
 from rag.errors import IndexCorrupt, IndexMissing, RagError
 from rag.index import schema
 from rag.index.common import CommonReads
-from rag.index.records import CHUNK_COLUMNS, FILE_COLUMNS, FileInfo, FileState, NoteFields, StoredChunk, chunk_row, file_info, file_row
+from rag.index.records import CHUNK_COLUMNS, FILE_COLUMNS, FileInfo, FileState, NoteFields, StoredChunk, chunk_row, chunk_sounds, file_info, file_row
 from rag.index.store_keywords import KeywordIndex
 from rag.index.store_memory import MemoryStats
 from rag.index.store_vectors import VectorTables
@@ -178,6 +178,7 @@ class Store(CommonReads, KeywordIndex, VectorTables, MemoryStats):
                 db.execute(
                     "INSERT INTO chunks_fts(rowid, stems, title, aliases, description) VALUES (?,?,?,?,?)", (cur.lastrowid, stem_text, *fields)
                 )
+                db.execute("INSERT INTO chunks_sounds(rowid, sounds) VALUES (?,?)", (cur.lastrowid, chunk_sounds(chunk, info)))
                 if sentences:
                     _insert_sentences(db, cur.lastrowid, sentences[ordinal])
                 if days and days[ordinal] is not None and days[ordinal].entries:
@@ -187,6 +188,7 @@ class Store(CommonReads, KeywordIndex, VectorTables, MemoryStats):
         """Merge the FTS index into one segment: after every note was rewritten, its deleted rows slow queries down."""
         with self.transaction(searchable=False) as db:
             db.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('optimize')")
+            db.execute("INSERT INTO chunks_sounds(chunks_sounds) VALUES ('optimize')")
 
     def replace_sentences(self, rows: list[tuple[int, str | None, list]]) -> None:
         """Set the script and sentence rows of the given chunks: [(chunk rowid, script, [(text, line, vector_key,
@@ -254,6 +256,7 @@ def _insert_sentences(db: sqlite3.Connection, chunk: int, sentences: list) -> No
 
 def _delete_fts(db: sqlite3.Connection, select: str, params) -> None:
     db.execute(f"DELETE FROM chunks_fts WHERE rowid IN ({select})", params)
+    db.execute(f"DELETE FROM chunks_sounds WHERE rowid IN ({select})", params)
 
 
 @contextlib.contextmanager

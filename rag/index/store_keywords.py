@@ -38,6 +38,22 @@ class KeywordIndex:
             found = [r for r in self._read(f"{sql} ORDER BY rank", (match, schema.BM25_RANK)) if r[0] in wanted][:limit]
         return [(r[0], -r[1]) for r in found]
 
+    def sound_bm25(self, keys: list[str], limit: int, *, rows: list[int] | None = None) -> list[tuple[int, float]]:
+        """(chunk rowid, bm25 score) of the chunks whose sounds (`sounds.sound_text`) contain any of `keys`, best
+        first: the keyword channel between scripts. `rows` as in `bm25`."""
+        match = fts_query(keys)
+        if match is None or rows == []:
+            return []
+        sql = "SELECT rowid, bm25(chunks_sounds) FROM chunks_sounds WHERE chunks_sounds MATCH ?"
+        if rows is None:
+            found = self._read(f"{sql} ORDER BY 2 LIMIT ?", (match, limit))
+        elif len(rows) <= ROWS_IN_QUERY:
+            found = self._read(f"{sql} AND rowid IN (SELECT value FROM json_each(?)) ORDER BY 2 LIMIT ?", (match, json.dumps(rows), limit))
+        else:
+            wanted = set(rows)
+            found = [r for r in self._read(f"{sql} ORDER BY 2", (match,)) if r[0] in wanted][:limit]
+        return [(r[0], -r[1]) for r in found]
+
     def chunk_rowids(self, paths: list[str]) -> list[int]:
         """The rowids of every chunk of these notes, sorted."""
         if not paths:

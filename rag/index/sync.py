@@ -69,8 +69,9 @@ TEXT_COST_CHARS = 10
 REFERENCE_COST_CHARS = 60  # a language-reference sentence
 REFERENCE_CLAIM = "language reference"  # claimed like a text: one indexer embeds the reference, another skips it
 # What a note's keyword fields hold (see `keyword_fields`); part of the rules, so an index made before them, or by
-# another version, re-derives every note once (its vectors are reused: chunk texts do not change).
-KEYWORD_FIELDS_VERSION = 1
+# another version, re-derives every note once (its vectors are reused: chunk texts do not change). 2: the sounds
+# of each chunk (schema migration 9).
+KEYWORD_FIELDS_VERSION = 2
 # How a passage's day is read (rag/notes/dates.py); part of the rules like the keyword fields.
 DATES_VERSION = 1
 

@@ -6,12 +6,17 @@ IDF-weighted share of the query's terms that occur in the index at all, raised t
 almost no terms in the index, so BM25's accidental matches (numbers, names) cannot drown the dense channel; a
 question whose words are all in the vault gets full weight. Reciprocal rank fusion is kept as an alternative.
 
+Keywords cannot match across scripts: when meaning's best passage is in another script than the question, a third
+channel ranks instead of BM25, the words both scripts share (names by sound, acronyms, numbers, Latin terms in
+Russian text; `crossing_ranking`).
+
 Each hit records its rank in each channel so the UI can say why a passage was found. If one channel cannot serve
 (no vectors yet, the embedder is down, a query of stop words only), the other serves alone and the result says so.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 from dataclasses import dataclass, replace
@@ -25,7 +30,7 @@ from rag.index.storage import IndexStore
 from rag.search.filters import Filters
 from rag.search.text_vectors import query_vector
 from rag.search.vectors import VectorIndex
-from rag.text import sentences, stemming
+from rag.text import sentences, sounds, stemming
 
 if TYPE_CHECKING:
     from rag.search.when import TimeScope
@@ -63,6 +68,7 @@ class SearchResult:
     fused: str | None = None  # "zscore" or "rrf" when both channels were fused
     pool: int = 0  # candidates the meaning channel ranked: the z-scores' sample
     time: TimeScope | None = None  # the time the search kept to (rag/search/when.py), None: all dates
+    translation: str | None = None  # the question as also searched in the vault's other language (rag/answer/translation.py)
 
 
 def relevant(result: SearchResult, floor: float = RELEVANCE_FLOOR) -> SearchResult:
@@ -90,6 +96,13 @@ KEYWORD_WEIGHT_POWER = 1.5
 # Below this share of the query visible to BM25 (an English question over Russian notes matching only "2015" or a
 # stray English word), its matches are accidents: the keyword channel is left out of the fusion.
 KEYWORD_MIN_COVERAGE = 0.5
+# The keyword channel between scripts (`Retriever.crossing_ranking`), weighted like BM25 at this coverage when
+# meaning's best passage is in another script than the question. Tuned on XQuAD's cross-language dev sets (0.3:
+# +0.002 / +0.001 nDCG@10; 0.5 costs en2ru 0.004); on the FastAPI known-item sets, not fitted on, RU→EN −0.004,
+# EN→RU +0.007 MRR@10. What it buys surely: a passage that shares a name with the question scores past the
+# relevance floor, where meaning alone leaves it under (tests/test_crossing.py). The ordinary BM25 ranking kept for
+# passages in the other script (stems both write alike, aliases) measured no better (RU→EN −0.002 to −0.012).
+CROSSING_WEIGHT = 0.3
 
 
 def zscore_fusion(rankings: list[list[tuple[int, float]]], weights: list[float], *, unscorable: list[set[int]] | None = None) -> dict[int, float]:
@@ -155,6 +168,17 @@ class Retriever:
     def keyword_ranking(self, query: str, n: int, *, rows: list[int] | None = None) -> list[tuple[int, float]]:
         return self.store.bm25(stemming.query_terms(query), n, rows=rows)
 
+    def crossing_ranking(self, query: str, n: int, *, rows: list[int] | None = None) -> list[tuple[int, float]]:
+        """The keyword channel between scripts: the chunks written in another script than the question, ranked by
+        the words they can share with it as sounds (names, acronyms, numbers, terms in the other script:
+        rag/text/sounds.py), which the stems of either language cannot match."""
+        mine = sentences.script(query)
+        if mine is None:
+            return []
+        ranked = self.store.sound_bm25(sounds.crossing_keys(query), n, rows=rows)
+        scripts = self.vectors.scripts([r for r, _ in ranked])
+        return [(r, s) for r, s in ranked if scripts.get(r) not in (None, mine)]
+
     def dense_ranking(self, query: str, n: int, *, rows: list[int] | None = None) -> list[tuple[int, float]]:
         """Raises EmbedderError if the query cannot be embedded. `rows`: only these chunks (a filter)."""
         if len(self.vectors) == 0 or rows == []:
@@ -189,11 +213,13 @@ class Retriever:
         channels = ("bm25",) if notice else ("bm25", "dense")
         terms = stemming.query_terms(words)
         frequencies = self.store.document_frequencies(terms)
-        hits = self._hits(self._fuse(words, keyword, dense, frequencies), bm25=keyword, dense=dense, boost=True)
+        crossing = functools.partial(self.crossing_ranking, words, n, rows=rows)
+        hits = self._hits(self._fuse(words, keyword, dense, frequencies, crossing), bm25=keyword, dense=dense, boost=True)
         fused = self.settings.fusion if dense else None  # meaning served: the scores are fused (z-scores, or RRF)
         return SearchResult(hits[:k], channels, notice, term_coverage(terms, *frequencies), fused=fused, pool=len(dense))
 
-    def _fuse(self, query: str, keyword, dense, frequencies: tuple[int, dict[str, int]]) -> list[tuple[int, float]]:
+    def _fuse(self, query: str, keyword, dense, frequencies: tuple[int, dict[str, int]], crossing=list) -> list[tuple[int, float]]:
+        """`crossing`: the keyword channel between scripts, asked only when meaning's best passage is in another script."""
         if not dense:
             return keyword
         if self.settings.fusion == "rrf":
@@ -204,9 +230,13 @@ class Retriever:
             # evidence (neutral, not its lowest score), and when meaning's best passage is one, BM25 is left out —
             # its same-language matches would bury the answer (measured in a mixed vault, bench/mixed_language.py).
             other = self._other_script(query, dense)
-            if dense[0][0] in other:
-                weight = 0.0
             alpha = self.settings.fusion_alpha
+            if dense[0][0] in other:
+                # There the words both scripts can share rank instead (names by sound, numbers, terms in Latin
+                # letters); passages in the question's own script are neutral to them.
+                same = {r for r, _ in dense if r not in other}
+                fused = zscore_fusion([crossing(), dense], [alpha * CROSSING_WEIGHT, 1 - alpha], unscorable=[same, set()])
+                return sorted(fused.items(), key=lambda x: -x[1])
             no_vector = self.vectors.missing([r for r, _ in keyword])
             fused = zscore_fusion([keyword, dense], [alpha * weight, 1 - alpha], unscorable=[other, no_vector])
         return sorted(fused.items(), key=lambda x: -x[1])

@@ -213,6 +213,7 @@ class VectorIndex:
 
     def scripts(self, rowids: list[int]) -> dict[int, str | None]:
         """The script of each given chunk that has a vector here (read from memory: a search needs it every time)."""
+        self._refresh()
         if self._ann is not None:
             return self._store.vector_scripts(self._model, rowids)
         with self._rw.read():

@@ -150,6 +150,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "The model stopped at its length limit (max_answer_tokens); the answer may be cut short.",
         "Модель остановилась на пределе длины (max_answer_tokens); ответ может быть обрезан.",
     ),
+    "ask.translated": ("Also searched as: {query}", "Также искали как: {query}"),
     "ask.removed": ("Removed citations that matched no source: {ids}", "Убраны ссылки, которым не соответствует ни один источник: {ids}"),
     "ask.dropped": (
         "Left out {n} passage(s) whose note changed since indexing — see Sources.",
