@@ -114,6 +114,19 @@ def test_a_model_answer_streams_gets_a_model_badge_and_phantom_citations_are_rem
     assert "Removed citations that matched no source: S9" in shown(at.caption)
 
 
+def test_a_translated_question_says_what_it_was_also_searched_as(app, monkeypatch):
+    with FakeOpenAI() as server:
+        server.script_chat("What hydration do I keep for white bread?", "White bread is at 72% hydration [S1].")
+        monkeypatch.setenv("RAG_CHAT_MODEL", "fake-chat")
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("RAG_TRANSLATE_QUESTIONS", "1")
+        at = ask(app(), "Какую влажность теста я держу для белого хлеба?")
+        translate = [r for r in server.requests if r["path"].endswith("/chat/completions")][0]["json"]
+    assert "into English" in translate["messages"][0]["content"]
+    assert "Also searched as: What hydration do I keep for white bread?" in shown(at.caption)
+    assert "72% hydration" in answers(at)
+
+
 def test_claims_the_notes_do_not_support_are_marked_with_the_reason_and_corrections_shown(app, monkeypatch):
     with FakeOpenAI() as server:
         server.script_chat("White bread is at 72% hydration. Bake it at 300 °C for an hour [S1].")
