@@ -73,15 +73,10 @@ def write_datasets(data: Path, out: Path) -> dict[str, Path]:
             if path not in vaults[answering]:
                 continue
             for kind, question in questions(text).items():
-                if len(question.split()) >= 1:
+                if question:
                     queries.append({"id": f"{path}#{kind}", "text": question})
-                    qrels.append(f"{path}#{kind}\t{path}\t1")
-        folder = out / f"fastapi-{name}"
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / "corpus.jsonl").write_text("".join(json.dumps(d, ensure_ascii=False) + "\n" for d in corpus), encoding="utf-8")
-        (folder / "queries.jsonl").write_text("".join(json.dumps(q, ensure_ascii=False) + "\n" for q in queries), encoding="utf-8")
-        (folder / "qrels.tsv").write_text("query-id\tcorpus-id\tscore\n" + "".join(f"{line}\n" for line in qrels), encoding="utf-8")
-        folders[name] = folder
+                    qrels.append((f"{path}#{kind}", path))
+        folders[name] = evaluate.write_dataset(out / f"fastapi-{name}", corpus, queries, qrels)
     return folders
 
 

@@ -48,13 +48,8 @@ def write_datasets(data: Path, out: Path, split: int) -> dict[str, Path]:
                     doc_lang = "en" if article(doc_id) < split else "ru"
                     if (doc_lang == lang) == (kind == "same"):
                         queries.append({"id": f"{lang}-{q['id']}", "text": q["text"]})
-                        qrels.append(f"{lang}-{q['id']}\t{doc_lang}-{doc_id}\t1")
-        folder = out / f"mixed-{kind}"
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / "corpus.jsonl").write_text("".join(json.dumps(d, ensure_ascii=False) + "\n" for d in corpus), encoding="utf-8")
-        (folder / "queries.jsonl").write_text("".join(json.dumps(q, ensure_ascii=False) + "\n" for q in queries), encoding="utf-8")
-        (folder / "qrels.tsv").write_text("query-id\tcorpus-id\tscore\n" + "".join(f"{line}\n" for line in qrels), encoding="utf-8")
-        folders[kind] = folder
+                        qrels.append((f"{lang}-{q['id']}", f"{doc_lang}-{doc_id}"))
+        folders[kind] = evaluate.write_dataset(out / f"mixed-{kind}", corpus, queries, qrels)
     return folders
 
 

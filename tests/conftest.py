@@ -15,6 +15,7 @@ from rag.workspace import Workspace
 
 from .app_harness import APP, ENV_VARS, idle
 from .fakes import FakeEmbedder
+from .openai_server import FakeOpenAI
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -81,6 +82,13 @@ def new_vault(tmp_path) -> Path:
     path = tmp_path / "vault"
     path.mkdir()
     return path
+
+
+@pytest.fixture
+def srv():
+    """A real local HTTP server speaking the OpenAI wire protocol, replies scripted by the test (tests/openai_server.py)."""
+    with FakeOpenAI() as server:
+        yield server
 
 
 @pytest.fixture

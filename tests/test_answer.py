@@ -19,16 +19,8 @@ from rag.errors import ChatError
 from rag.search.retrieve import Hit
 from rag.tokens import count_tokens
 
-from .openai_server import FakeOpenAI
-
 GOLDEN = Path(__file__).parent / "golden" / "prompts"
 BAIKAL = "Сколько стоили билеты на самолёт на Байкал?"
-
-
-@pytest.fixture
-def srv():
-    with FakeOpenAI() as server:
-        yield server
 
 
 @pytest.fixture

@@ -13,16 +13,8 @@ from rag.answer.ask import CHECKING, GENERATING, SEARCHING, ask
 from rag.answer.chat import OpenAIChat
 from rag.cli import cli
 
-from .openai_server import FakeOpenAI
-
 BAIKAL = "Сколько стоили билеты на самолёт на Байкал?"
 HYDRATION = "What hydration do I use for white bread?"
-
-
-@pytest.fixture
-def srv():
-    with FakeOpenAI() as server:
-        yield server
 
 
 def make_chat(srv, settings, **changes):

@@ -14,12 +14,6 @@ from .openai_server import FakeOpenAI
 HI = [{"role": "user", "content": "hi"}]
 
 
-@pytest.fixture
-def srv():
-    with FakeOpenAI() as server:
-        yield server
-
-
 def chat_settings(tmp_path, base_url, **extra):
     values = dict(chat_model="fake-chat", openai_base_url=base_url, request_timeout=5.0, max_retries=0)
     values.update(extra)

@@ -15,12 +15,6 @@ import pytest
 from tests.openai_server import FakeOpenAI, embed_text
 
 
-@pytest.fixture
-def srv():
-    with FakeOpenAI() as server:
-        yield server
-
-
 def make_client(srv, **kwargs):
     kwargs.setdefault("api_key", "test")
     kwargs.setdefault("timeout", 5)

@@ -12,20 +12,12 @@ from rag.answer.translation import target_script
 from rag.config import load_settings
 from rag.workspace import Workspace
 
-from .openai_server import FakeOpenAI
-
 NOTES = {
     "Baking/Sourdough.md": "# Sourdough\n\nThe levain needs 50 grams of rye flour and a warm kitchen overnight.\n",
     "Travel/Lisbon.md": "# Lisbon\n\nThe tram to Belem leaves every twelve minutes from the river square.\n",
 }
 QUESTION = "Сколько ржаной муки нужно для закваски?"
 TRANSLATION = "How much rye flour does the levain need?"
-
-
-@pytest.fixture
-def srv():
-    with FakeOpenAI() as server:
-        yield server
 
 
 @pytest.fixture

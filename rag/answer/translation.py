@@ -48,9 +48,9 @@ def translate(chat: ChatModel, question: str, script: str) -> str | None:
     return lines[0]
 
 
-def translated_question(chat: ChatModel | None, question: str, shares: dict[str, int]) -> str | None:
+def translated_question(chat: ChatModel, question: str, shares: dict[str, int]) -> str | None:
     """`translate` into the vault's other language when there is one; a failing model costs only the translation."""
-    script = target_script(question, shares) if chat is not None else None
+    script = target_script(question, shares)
     if script is None:
         return None
     try:

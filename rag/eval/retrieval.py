@@ -58,6 +58,16 @@ def doc_file_name(doc_id: str) -> str:
     return re.sub(r"[^\w.-]", "_", doc_id) + ".md"
 
 
+def write_dataset(folder: Path, corpus: list[dict], queries: list[dict], qrels: list[tuple[str, str]]) -> Path:
+    """A dataset folder `load_dataset` reads (corpus.jsonl, queries.jsonl, qrels.tsv with relevance 1), for benches
+    that build their own sets from the eval data."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "corpus.jsonl").write_text("".join(json.dumps(d, ensure_ascii=False) + "\n" for d in corpus), encoding="utf-8")
+    (folder / "queries.jsonl").write_text("".join(json.dumps(q, ensure_ascii=False) + "\n" for q in queries), encoding="utf-8")
+    (folder / "qrels.tsv").write_text("query-id\tcorpus-id\tscore\n" + "".join(f"{q}\t{d}\t1\n" for q, d in qrels), encoding="utf-8")
+    return folder
+
+
 def write_vault(dataset: Dataset, vault: Path) -> dict[str, str]:
     """One note per document (rewritten only if different, so a kept index stays valid). Returns path → doc id."""
     vault.mkdir(parents=True, exist_ok=True)

@@ -23,35 +23,27 @@ class KeywordIndex:
         negative, lower is better, so it is negated. Its column weights (body, title, aliases, description) are
         `schema.BM25_RANK`. With `rows`, only those chunks are ranked (a filtered search: the WHERE runs inside the FTS
         query)."""
-        match = fts_query(terms)
-        if match is None or rows == []:
-            return []
-        sql = "SELECT rowid, rank FROM chunks_fts WHERE chunks_fts MATCH ? AND rank MATCH ?"
-        if rows is None:
-            found = self._read(f"{sql} ORDER BY rank LIMIT ?", (match, schema.BM25_RANK, limit))
-        elif len(rows) <= ROWS_IN_QUERY:
-            found = self._read(
-                f"{sql} AND rowid IN (SELECT value FROM json_each(?)) ORDER BY rank LIMIT ?", (match, schema.BM25_RANK, json.dumps(rows), limit)
-            )
-        else:  # FTS5 runs the MATCH once per rowid of an IN list: for many rows, rank every match and keep the wanted
-            wanted = set(rows)
-            found = [r for r in self._read(f"{sql} ORDER BY rank", (match, schema.BM25_RANK)) if r[0] in wanted][:limit]
-        return [(r[0], -r[1]) for r in found]
+        return self._ranked("chunks_fts", fts_query(terms), limit, rows, rank=schema.BM25_RANK)
 
     def sound_bm25(self, keys: list[str], limit: int, *, rows: list[int] | None = None) -> list[tuple[int, float]]:
         """(chunk rowid, bm25 score) of the chunks whose sounds (`sounds.sound_text`) contain any of `keys`, best
         first: the keyword channel between scripts. `rows` as in `bm25`."""
-        match = fts_query(keys)
+        return self._ranked("chunks_sounds", fts_query(keys), limit, rows)
+
+    def _ranked(self, table: str, match: str | None, limit: int, rows: list[int] | None, *, rank: str | None = None) -> list[tuple[int, float]]:
+        """(rowid, −rank) of an FTS5 table's rows matching `match`, best first; `rank` its ranking function (FTS5's
+        default: bm25() with every column weighted 1)."""
         if match is None or rows == []:
             return []
-        sql = "SELECT rowid, bm25(chunks_sounds) FROM chunks_sounds WHERE chunks_sounds MATCH ?"
+        sql = f"SELECT rowid, rank FROM {table} WHERE {table} MATCH ?" + (" AND rank MATCH ?" if rank else "")
+        args = (match, rank) if rank else (match,)
         if rows is None:
-            found = self._read(f"{sql} ORDER BY 2 LIMIT ?", (match, limit))
+            found = self._read(f"{sql} ORDER BY rank LIMIT ?", (*args, limit))
         elif len(rows) <= ROWS_IN_QUERY:
-            found = self._read(f"{sql} AND rowid IN (SELECT value FROM json_each(?)) ORDER BY 2 LIMIT ?", (match, json.dumps(rows), limit))
-        else:
+            found = self._read(f"{sql} AND rowid IN (SELECT value FROM json_each(?)) ORDER BY rank LIMIT ?", (*args, json.dumps(rows), limit))
+        else:  # FTS5 runs the MATCH once per rowid of an IN list: for many rows, rank every match and keep the wanted
             wanted = set(rows)
-            found = [r for r in self._read(f"{sql} ORDER BY 2", (match,)) if r[0] in wanted][:limit]
+            found = [r for r in self._read(f"{sql} ORDER BY rank", args) if r[0] in wanted][:limit]
         return [(r[0], -r[1]) for r in found]
 
     def chunk_rowids(self, paths: list[str]) -> list[int]:

@@ -92,7 +92,7 @@ _SENTENCE_START = re.compile(r"(?:^|[.!?…:;]\s+|\n)\W*$")
 def sound_text(text: str) -> str:
     """Every word of a passage as its sound ("Panthers" → "pntrs", «Пэнтерс» → "pntrs") and every number as written:
     what a question in the other script can share with it."""
-    keys = (word if word.isdigit() else skeleton(word.lower().replace("ё", "е")) for word in _WORD.findall(text))
+    keys = (word if word.isdigit() else sound_key(word) for word in _WORD.findall(text))
     return " ".join(k for k in keys if len(k) >= 2 or k.isdigit())
 
 
