@@ -12,6 +12,7 @@ import time
 
 import pytest
 
+from rag.index import vocabulary
 from rag.index.language_reference import reference_texts
 from rag.index.rwlock import RWLock
 from rag.workspace import Workspace
@@ -155,8 +156,8 @@ def test_two_processes_embedding_one_index_never_embed_a_text_twice(settings, va
         with Workspace.open(settings, embedder=embedder) as ws:
             result = backfill(ws.store, embedder, batch_size=2)
         done = result.chunks + result.sentences
-        assert result.error is None and done + result.reference == len(embedder.embedded)
-        print(done, result.reference)
+        assert result.error is None and done + result.reference + result.words == len(embedder.embedded)
+        print(done, result.reference, result.words)
     """)
     env = dict(os.environ)
     procs = [
@@ -169,15 +170,18 @@ def test_two_processes_embedding_one_index_never_embed_a_text_twice(settings, va
         )
         for _ in range(2)
     ]
-    counts, references = [], []
+    counts, references, words = [], [], []
     for p in procs:
         out, err = p.communicate(timeout=120)
         assert p.returncode == 0, err
         counts.append(int(out.split()[0]))
         references.append(int(out.split()[1]))
+        words.append(int(out.split()[2]))
     assert sum(counts) == missing, counts  # each text embedded by exactly one of them
     assert min(counts) > 0, counts  # and both did part of the work
     assert sorted(references) == [0, sum(map(len, reference_texts().values()))]  # and the language reference once
+    with Workspace.open(settings, embedder=fake_embedder) as ws:  # and each vocabulary word once
+        assert sum(words) == len(vocabulary.word_vectors(ws.store, fake_embedder.name)[0]) > 0
     with Workspace.open(settings, embedder=fake_embedder) as ws:
         assert ws.store.count_missing_vectors(fake_embedder.name) == 0
 

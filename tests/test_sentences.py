@@ -9,6 +9,7 @@ import sqlite3
 import numpy as np
 import pytest
 
+from rag.index import vocabulary
 from rag.index.language_reference import reference_texts
 from rag.index.records import FileInfo, FileState
 from rag.index.store import Store
@@ -59,9 +60,10 @@ def test_first_sync_embeds_chunks_then_sentences(with_sentences, fake_embedder):
     with Workspace.open(with_sentences, create=True, embedder=fake_embedder) as ws:
         report = ws.sync()
         counts = ws.store.counts(fake_embedder.name)
+        words = len(vocabulary.word_vectors(ws.store, fake_embedder.name)[0])
     assert report.chunks_embedded == report.chunks_total and report.sentences_embedded > 0
-    reference = sum(map(len, reference_texts().values()))  # the language reference comes last
-    assert len(fake_embedder.embedded) == report.chunks_embedded + report.sentences_embedded + reference
+    reference = sum(map(len, reference_texts().values()))  # the language reference, then the vocabulary, come last
+    assert len(fake_embedder.embedded) == report.chunks_embedded + report.sentences_embedded + reference + words
     sentences = fake_embedder.embedded[report.chunks_embedded : report.chunks_embedded + report.sentences_embedded]
     assert all(not t.startswith(("# ", "About me\n")) for t in sentences)  # chunks first
     assert counts["sentences"] >= report.sentences_embedded and counts["sentence_vectors_missing"] == 0

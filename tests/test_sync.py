@@ -7,6 +7,7 @@ import os
 import pytest
 
 from rag.devtools.index_checks import consistency  # also imported from here by the other tests
+from rag.index import vocabulary
 from rag.index.language_reference import reference_texts
 from rag.workspace import Workspace
 
@@ -19,7 +20,10 @@ def test_first_sync_indexes_every_note_and_embeds_every_chunk(workspace, fake_em
     assert report.chunks_total > 15  # the fixture settings use small chunks, so several notes have several
     assert report.chunks_embedded == report.chunks_total
     reference = [text for texts in reference_texts().values() for text in texts]
-    assert fake_embedder.embedded == fake_embedder.embedded[: report.chunks_total] + reference  # once, at the end
+    words = vocabulary.word_vectors(workspace.store, fake_embedder.name)[0]
+    after_chunks = fake_embedder.embedded[report.chunks_total :]
+    assert after_chunks[: len(reference)] == reference  # once, at the end, then the vault's words once each
+    assert sorted(after_chunks[len(reference) :]) == sorted(words) and "bread" in words
     assert report.vectors_missing == 0
     state = consistency(workspace.settings.db_url or workspace.store.path)
     assert state["chunks"] == state["fts"] and state["no_file"] == 0 and state["orphan_vectors"] == 0

@@ -22,7 +22,7 @@ def consistency(db_path):
         no_file = db.execute("SELECT COUNT(*) FROM chunks WHERE path NOT IN (SELECT path FROM files)").fetchone()[0]
         orphans = db.execute(
             "SELECT COUNT(*) FROM embeddings WHERE vector_key NOT IN (SELECT vector_key FROM chunks)"
-            " AND vector_key NOT IN (SELECT vector_key FROM sentences)"
+            " AND vector_key NOT IN (SELECT vector_key FROM sentences) AND model NOT LIKE 'words:%'"
         ).fetchone()[0]
         orphans += db.execute("SELECT COUNT(*) FROM sentences WHERE chunk NOT IN (SELECT rowid FROM chunks)").fetchone()[0]
         paths = [r[0] for r in db.execute("SELECT path FROM files")]
@@ -44,7 +44,7 @@ def _pg_consistency(url: str) -> dict:
             "no_file": one("SELECT COUNT(*) FROM chunks WHERE path NOT IN (SELECT path FROM files)"),
             "orphan_vectors": one(
                 "SELECT COUNT(*) FROM embeddings WHERE vector_key NOT IN (SELECT vector_key FROM chunks)"
-                " AND vector_key NOT IN (SELECT vector_key FROM sentences)"
+                " AND vector_key NOT IN (SELECT vector_key FROM sentences) AND model NOT LIKE 'words:%'"
             )
             + one("SELECT COUNT(*) FROM sentences WHERE chunk NOT IN (SELECT rowid FROM chunks)"),
             "paths": [r[0] for r in db.execute("SELECT path FROM files")],

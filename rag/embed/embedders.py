@@ -104,6 +104,14 @@ class LocalEmbedder:
         # current never builds the ONNX graph, and stays at ~55 MB for the model instead of ~420 MB.
         return self._query_engine().embed([text], query=True)[0]
 
+    def embed_queries(self, texts: list[str]) -> np.ndarray:
+        """Many short texts as queries (`query: `): single words, matched to words (rag/index/vocabulary.py). A few go
+        to the engine queries use, as in `embed_symmetric`."""
+        if not texts:
+            return np.zeros((0, self.dim), np.float32)
+        runner = self._query_engine() if len(texts) <= SYMMETRIC_FEW else self._engine()
+        return runner.embed(list(texts), query=True)
+
     def embed_symmetric(self, texts: list[str]) -> np.ndarray:
         """Short texts compared with short questions (agent memory's facts): the mean of each text's `passage: ` and
         `query: ` embeddings, not renormalised, so its dot product with a question is the mean of the two cosines

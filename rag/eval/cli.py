@@ -24,10 +24,11 @@ def eval_group() -> None:
 @click.option("--db", type=click.Path(path_type=Path), help="Keep the index (and the generated vault beside it) here, so re-runs do not re-embed.")
 @click.option(
     "--mode",
-    type=click.Choice(["all", "bm25", "dense", "crossing", "hybrid"]),
+    type=click.Choice(["all", "bm25", "dense", "crossing", "lexicon", "hybrid"]),
     default="all",
     show_default=True,
-    help="crossing: the keyword channel between scripts (ranks only passages in another script than the question).",
+    help="crossing: the keyword channel between scripts by sound; lexicon: by the question's words carried into the other"
+    " script by meaning (both rank only passages in another script than the question).",
 )
 @click.option("--limit", type=int, help="Evaluate only the first N queries.")
 @click.option(
@@ -54,7 +55,7 @@ def eval_retrieval(dataset_dir: Path, db: Path | None, mode: str, limit: int | N
                     report = ws.sync(progress=bars.update)
                 if report.embed_error:
                     raise click.ClickException(report.embed_error)
-                channels = ["bm25", "dense", "crossing", "hybrid"] if mode == "all" else [mode]
+                channels = ["bm25", "dense", "crossing", "lexicon", "hybrid"] if mode == "all" else [mode]
                 result = evaluate.evaluate(ws, dataset, mapping, channels)
     except RagError as exc:
         raise click.ClickException(str(exc)) from exc

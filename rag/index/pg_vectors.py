@@ -11,6 +11,7 @@ import numpy as np
 from psycopg import sql
 
 from rag.index import pg_schema
+from rag.index.records import WORD_MODELS
 from rag.index.store_vectors import _unpack
 
 
@@ -63,7 +64,7 @@ class PgVectorTables:
         matrix = np.ascontiguousarray(matrix, dtype=np.float32)
         if not keys:
             return
-        if model not in self._ann_models:  # the model's HNSW index, made before its first vectors (then kept up to date)
+        if model not in self._ann_models and not model.startswith(WORD_MODELS):  # the model's HNSW index, made before its first vectors (then kept up to date)
             with self._pool.connection() as conn:
                 pg_schema.ensure_ann_index(conn, model, matrix.shape[1])
             self._ann_models.add(model)
@@ -79,9 +80,24 @@ class PgVectorTables:
         with self.transaction(searchable=False) as db:
             cur = db.execute(
                 "DELETE FROM embeddings e WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.vector_key = e.vector_key)"
-                " AND NOT EXISTS (SELECT 1 FROM sentences s WHERE s.vector_key = e.vector_key)"
+                " AND NOT EXISTS (SELECT 1 FROM sentences s WHERE s.vector_key = e.vector_key) AND e.model NOT LIKE %s",
+                (WORD_MODELS + "%",),
             )
             return cur.rowcount
+
+    def vector_keys(self, model: str) -> list[str]:
+        return [r[0] for r in self._read("SELECT vector_key FROM embeddings WHERE model = %s", (model,))]
+
+    def keyed_vectors(self, model: str) -> tuple[list[str], np.ndarray]:
+        """(keys, matrix) of every `model` vector, ordered by key (no HNSW index: the vocabulary is read whole)."""
+        rows = self._read("SELECT vector_key, vector FROM embeddings WHERE model = %s ORDER BY vector_key", (model,), binary=True)
+        if not rows:
+            return [], np.zeros((0, 0), np.float32)
+        return [r[0] for r in rows], np.vstack([_array(r[1]) for r in rows]).astype(np.float32)
+
+    def drop_vectors(self, model: str, keys: list[str]) -> None:
+        with self.transaction() as db:
+            db.execute("DELETE FROM embeddings WHERE model = %s AND vector_key = ANY(%s)", (model, list(keys)))
 
     def vectors(self, model: str, *, rows: list[int] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(chunk rowids, matrix, script codes) ordered by rowid, of every chunk with a `model` vector (or of `rows`)."""

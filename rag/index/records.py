@@ -11,6 +11,10 @@ from dataclasses import dataclass
 from rag.text.sentences import script
 from rag.text.sounds import sound_text
 
+# The vault's vocabulary embedded word by word (rag/index/vocabulary.py) is kept in `embeddings` under the model name
+# WORD_MODELS + the embedder's name: apart from the chunks' vectors (no HNSW index, no orphan cleanup by chunk keys).
+WORD_MODELS = "words:"
+
 
 @dataclass(frozen=True)
 class FileState:

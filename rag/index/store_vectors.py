@@ -10,6 +10,7 @@ import json
 
 import numpy as np
 
+from rag.index.records import WORD_MODELS
 from rag.text.sentences import SCRIPT_CODES
 
 
@@ -80,13 +81,30 @@ class VectorTables:
             )
 
     def drop_orphan_vectors(self) -> int:
-        """Vectors no chunk refers to any more (content deleted for good)."""
+        """Vectors no chunk refers to any more (content deleted for good); the vocabulary's follow the vault apart
+        (rag/index/vocabulary.py)."""
         with self.transaction(searchable=False) as db:
             cur = db.execute(
                 "DELETE FROM embeddings WHERE vector_key NOT IN (SELECT vector_key FROM chunks)"
-                " AND vector_key NOT IN (SELECT vector_key FROM sentences)"
+                " AND vector_key NOT IN (SELECT vector_key FROM sentences) AND model NOT LIKE ?",
+                (WORD_MODELS + "%",),
             )
             return cur.rowcount
+
+    def vector_keys(self, model: str) -> list[str]:
+        """Every key with a `model` vector."""
+        return [r[0] for r in self._read("SELECT vector_key FROM embeddings WHERE model = ?", (model,))]
+
+    def keyed_vectors(self, model: str) -> tuple[list[str], np.ndarray]:
+        """(keys, matrix float32) of every `model` vector, ordered by key."""
+        rows = self._read("SELECT vector_key, vector FROM embeddings WHERE model = ? ORDER BY vector_key", (model,))
+        if not rows:
+            return [], np.zeros((0, 0), np.float32)
+        return [r[0] for r in rows], np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
+
+    def drop_vectors(self, model: str, keys: list[str]) -> None:
+        with self.transaction() as db:
+            db.executemany("DELETE FROM embeddings WHERE model = ? AND vector_key = ?", [(model, k) for k in keys])
 
     def vectors(self, model: str, *, rows: list[int] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(chunk rowids int64, matrix float32 C-contiguous, script codes int8 — see `SCRIPT_CODES`) for every chunk

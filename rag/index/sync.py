@@ -17,7 +17,7 @@ from typing import Callable, NamedTuple
 from rag.config import Settings
 from rag.embed.embedders import Embedder
 from rag.errors import EmbedderError, NoteError
-from rag.index import language_reference
+from rag.index import language_reference, vocabulary
 from rag.index.chunking import SEPARATOR, Chunk, chunk_note, note_title
 from rag.index.records import FileInfo, FileState, NoteFields
 from rag.index.storage import IndexStore
@@ -67,6 +67,8 @@ SKIPPED_KEY = "skipped_notes"
 # paragraphs, a text's time is proportional to its length (0.24 ms a character on 2 cores), with no fixed part to speak of.
 TEXT_COST_CHARS = 10
 REFERENCE_COST_CHARS = 60  # a language-reference sentence
+WORD_COST_CHARS = 20  # a vocabulary word (rag/index/vocabulary.py), embedded alone: ~150 words/s on 2 cores
+WORD_BATCH_FACTOR = 4  # words are short: batches this many times larger than texts' waste nothing on padding
 REFERENCE_CLAIM = "language reference"  # claimed like a text: one indexer embeds the reference, another skips it
 # What a note's keyword fields hold (see `keyword_fields`); part of the rules, so an index made before them, or by
 # another version, re-derives every note once (its vectors are reused: chunk texts do not change). 2: the sounds
@@ -253,12 +255,14 @@ class Backfilled(NamedTuple):
     sentences: int  # sentence texts embedded
     error: str | None
     reference: int = 0  # language reference texts embedded (once per model, see rag/search/languages.py)
+    words: int = 0  # vocabulary words embedded (rag/index/vocabulary.py)
 
 
 def backfill(store: IndexStore, embedder: Embedder, *, batch_size: int, progress: Progress | None = None) -> Backfilled:
     """Embed every chunk text, then every sentence, that has no vector for this model, in bounded batches. Chunks
     come first: they make a note findable by meaning, sentences then sharpen the ranking. Last, once per model,
-    the language reference (rag/search/languages.py, a hundred short sentences).
+    the language reference (rag/search/languages.py, a hundred short sentences), and the vault's vocabulary word by
+    word, following the chunks embedded (rag/index/vocabulary.py).
     `progress("embed", done, total)` runs before each batch and at the end, in units of work (characters plus a
     per-text cost), not texts: a long chunk costs more than a short sentence, so an ETA holds across both phases.
     It may raise to stop early."""
@@ -272,7 +276,9 @@ def backfill(store: IndexStore, embedder: Embedder, *, batch_size: int, progress
     chunk_set = set(chunk_keys)
     work = [sizes.get(k, 0) + TEXT_COST_CHARS for k in keys]
     total = sum(work) + language_reference.reference_pending(store, embedder.name) * REFERENCE_COST_CHARS
-    done = chunks_done = worked = 0
+    words = vocabulary.pending(store, embedder.name, changed=chunk_keys)
+    total += len(words or ()) * WORD_COST_CHARS
+    done = chunks_done = worked = words_done = 0
     progress("embed", 0, total)
     for i in range(0, len(keys), batch_size):
         # One batch at a time, claimed from other processes on this index (app, MCP server, CLI): what another one
@@ -296,10 +302,18 @@ def backfill(store: IndexStore, embedder: Embedder, *, batch_size: int, progress
     try:
         with store.embedding_claim(embedder.name, [REFERENCE_CLAIM]) as claimed:
             reference = language_reference.embed_reference(store, embedder) if claimed else 0
+        if words is not None:
+
+            def word_batch(n: int) -> None:
+                nonlocal worked
+                worked += n * WORD_COST_CHARS
+                progress("embed", worked, total)
+
+            words_done = vocabulary.embed_vocabulary(store, embedder, words, batch_size=batch_size * WORD_BATCH_FACTOR, on_batch=word_batch)
     except EmbedderError as exc:
         log.warning("Embedding stopped: %s", exc)
         return Backfilled(chunks_done, done - chunks_done, f"{exc} Run `python -m rag index` again to finish.")
     progress("embed", total, total)
     if chunk_keys and store.count_missing_vectors(embedder.name) == 0:
         store.set_meta("embed_model", embedder.name)  # complete: this model now serves (see `Workspace.retriever`)
-    return Backfilled(chunks_done, done - chunks_done, None, reference)
+    return Backfilled(chunks_done, done - chunks_done, None, reference, words_done)

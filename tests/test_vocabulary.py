@@ -1,0 +1,83 @@
+"""The vault's vocabulary embedded word by word, and the question's words carried by meaning into the other script:
+«шаблоны» finds the English note about templates, which neither stems nor sounds can reach."""
+
+from __future__ import annotations
+
+import pytest
+
+from rag.config import load_settings
+from rag.devtools.index_checks import consistency
+from rag.index import vocabulary
+from rag.workspace import Workspace
+
+NOTES = {
+    "Notes/Templates.md": "# Templates\n\nA template sets out the sections of a note in advance.\n",
+    "Notes/Bread.md": "# Bread\n\nSourdough bread rises overnight and bakes for forty minutes.\n",
+    "Заметки/Хлеб.md": "# Хлеб\n\nЗакваска поднимается за ночь.\n",
+}
+
+
+def _vault(tmp_path, notes=NOTES):
+    vault = tmp_path / "vault"
+    for path, text in notes.items():
+        (vault / path).parent.mkdir(parents=True, exist_ok=True)
+        (vault / path).write_text(text, encoding="utf-8")
+    return vault
+
+
+def test_content_words_are_letters_of_either_script_without_stop_words():
+    assert vocabulary.content_words("The 2015 Ёлка: a tree, the TREE and ИИ!") == ["елка", "tree"]
+
+
+@pytest.mark.both_backends
+def test_sync_embeds_the_vocabulary_and_follows_the_vault(tmp_path, backend, index_location, fake_embedder, monkeypatch):
+    vault = _vault(tmp_path)
+    settings = load_settings(vault=vault, db_path=index_location, env={}, sentence_vectors=False)
+    with Workspace.open(settings, create=True, embedder=fake_embedder) as ws:
+        ws.sync()
+        words, matrix = vocabulary.word_vectors(ws.store, fake_embedder.name)
+        assert {"template", "sourdough", "закваска"} <= set(words) and matrix.shape == (len(words), fake_embedder.dim)
+        assert "the" not in words  # stop words are not the vocabulary
+        embedded = len(fake_embedder.embedded)
+        ws.sync()  # nothing changed: nothing embedded, not even the words
+        assert len(fake_embedder.embedded) == embedded
+
+        (vault / "Notes/Bread.md").unlink()
+        (vault / "Notes/Rye.md").write_text("# Rye\n\nRye flour ferments slowly.\n", encoding="utf-8")
+        ws.sync()  # a small change adds the new words only
+        assert sorted(fake_embedder.embedded[embedded + 1 :]) == ["ferments", "flour", "rye", "slowly"]  # after the chunk itself
+        words, _ = vocabulary.word_vectors(ws.store, fake_embedder.name)
+        assert {"ferments", "sourdough"} <= set(words)
+
+        monkeypatch.setattr(vocabulary, "RECOUNT_ABOVE", 0)  # a large change re-reads the vault
+        (vault / "Notes/Rye.md").write_text("# Rye\n\nRye flour ferments slowly overnight.\n", encoding="utf-8")
+        ws.sync()
+        words, _ = vocabulary.word_vectors(ws.store, fake_embedder.name)
+        assert "sourdough" not in words and {"overnight", "ferments", "template"} <= set(words)
+        assert "template" not in fake_embedder.embedded[embedded:]  # a known word is not embedded again
+        ws.store.drop_orphan_vectors()  # the words are no chunk's vectors, yet not orphans
+        assert "ferments" in vocabulary.word_vectors(ws.store, fake_embedder.name)[0]
+        assert consistency(index_location)["orphan_vectors"] == 0
+
+
+def test_a_failed_embedding_leaves_the_vocabulary_to_the_next_sync(tmp_path, fake_embedder):
+    settings = load_settings(vault=_vault(tmp_path), db_path=tmp_path / "index.db", env={}, sentence_vectors=False)
+    with Workspace.open(settings, create=True, embedder=fake_embedder) as ws:
+        fake_embedder.fail = True
+        report = ws.sync()
+        assert report.embed_error and vocabulary.stamp(ws.store, fake_embedder.name) is None
+        fake_embedder.fail = False
+        assert ws.sync().embed_error is None
+        assert vocabulary.stamp(ws.store, fake_embedder.name) is not None  # the next sync finishes the vocabulary
+
+
+def test_with_the_real_model_a_russian_word_finds_the_english_note_by_meaning(tmp_path, real_embedder):
+    settings = load_settings(vault=_vault(tmp_path), db_path=tmp_path / "index.db", env={})
+    with Workspace.open(settings, create=True, embedder=real_embedder) as ws:
+        ws.sync()
+        assert "templat" in ws.retriever.lexicon.crossing_terms("Что задаёт шаблон?")
+        ranking = ws.retriever.lexicon_ranking("Что задаёт шаблон?", 10)
+        chunks = ws.store.chunks_by_rowid([r for r, _ in ranking])
+        assert chunks[ranking[0][0]].path == "Notes/Templates.md"
+        assert all(chunks[r].path != "Заметки/Хлеб.md" for r, _ in ranking)  # own-script passages are BM25's
+        assert ws.retriever.crossing_ranking("Что задаёт шаблон?", 10) == []  # no name or number to share by sound
