@@ -64,7 +64,8 @@ class PgVectorTables:
         matrix = np.ascontiguousarray(matrix, dtype=np.float32)
         if not keys:
             return
-        if model not in self._ann_models and not model.startswith(WORD_MODELS):  # the model's HNSW index, made before its first vectors (then kept up to date)
+        # the model's HNSW index, made before its first vectors (then kept up to date); the vocabulary's needs none
+        if model not in self._ann_models and not model.startswith(WORD_MODELS):
             with self._pool.connection() as conn:
                 pg_schema.ensure_ann_index(conn, model, matrix.shape[1])
             self._ann_models.add(model)
