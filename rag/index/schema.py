@@ -105,10 +105,16 @@ BM25_RANK = "bm25(1.0, 1.5, 1.5, 1.0)"
 
 
 def check_identity(conn: sqlite3.Connection, path: Path) -> None:
-    app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+    # Both read in one transaction: read apart, another process creating the index could commit between them, and
+    # its tables would be seen without its application id (a fresh index taken for another program's file).
+    conn.execute("BEGIN")
+    try:
+        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+        tables = conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0]
+    finally:
+        conn.execute("COMMIT")
     if app_id == APPLICATION_ID:
         return
-    tables = conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0]
     if app_id != 0 or tables:
         conn.close()
         raise IndexForeign(
