@@ -179,20 +179,19 @@ class Retriever:
         """The keyword channel between scripts: the chunks written in another script than the question, ranked by
         the words they can share with it as sounds (names, acronyms, numbers, terms in the other script:
         rag/text/sounds.py), which the stems of either language cannot match."""
-        mine = sentences.script(query)
-        if mine is None:
-            return []
-        ranked = self.store.sound_bm25(sounds.crossing_keys(query), n, rows=rows)
-        scripts = self.vectors.scripts([r for r, _ in ranked])
-        return [(r, s) for r, s in ranked if scripts.get(r) not in (None, mine)]
+        return self._in_other_script(query, lambda: self.store.sound_bm25(sounds.crossing_keys(query), n, rows=rows))
 
     def lexicon_ranking(self, query: str, n: int, *, rows: list[int] | None = None) -> list[tuple[int, float]]:
         """The chunks written in another script than the question, ranked by BM25 for the question's words carried
         into that script by meaning (rag/search/lexicon.py)."""
+        return self._in_other_script(query, lambda: self.store.bm25(self.lexicon.crossing_terms(query), n, rows=rows))
+
+    def _in_other_script(self, query: str, rank) -> list[tuple[int, float]]:
+        """`rank()`'s chunks written in another script than the query (none if the query has no letters)."""
         mine = sentences.script(query)
         if mine is None:
             return []
-        ranked = self.store.bm25(self.lexicon.crossing_terms(query), n, rows=rows)
+        ranked = rank()
         scripts = self.vectors.scripts([r for r, _ in ranked])
         return [(r, s) for r, s in ranked if scripts.get(r) not in (None, mine)]
 
