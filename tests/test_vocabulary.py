@@ -1,5 +1,5 @@
-"""The vault's vocabulary embedded word by word, and the question's words carried by meaning into the other script:
-«шаблоны» finds the English note about templates, which neither stems nor sounds can reach."""
+"""The vault's vocabulary embedded word by word, and passages of the other script scored by their words' meaning
+against the question's: «шаблон» finds the English note about templates, which neither stems nor sounds can reach."""
 
 from __future__ import annotations
 
@@ -75,9 +75,43 @@ def test_with_the_real_model_a_russian_word_finds_the_english_note_by_meaning(tm
     settings = load_settings(vault=_vault(tmp_path), db_path=tmp_path / "index.db", env={})
     with Workspace.open(settings, create=True, embedder=real_embedder) as ws:
         ws.sync()
-        assert "templat" in ws.retriever.lexicon.crossing_terms("Что задаёт шаблон?")
-        ranking = ws.retriever.lexicon_ranking("Что задаёт шаблон?", 10)
+        every = [r for r, _ in ws.retriever.dense_ranking("bread", 10)]
+        ranking = ws.retriever.lexicon_ranking("Что задаёт шаблон?", every)
         chunks = ws.store.chunks_by_rowid([r for r, _ in ranking])
         assert chunks[ranking[0][0]].path == "Notes/Templates.md"
         assert all(chunks[r].path != "Заметки/Хлеб.md" for r, _ in ranking)  # own-script passages are BM25's
         assert ws.retriever.crossing_ranking("Что задаёт шаблон?", 10) == []  # no name or number to share by sound
+        # and back: an English question scores the Russian note only
+        ranking = ws.retriever.lexicon_ranking("When does the leaven rise?", every)
+        assert [ws.store.chunks_by_rowid([r])[r].path for r, _ in ranking] == ["Заметки/Хлеб.md"]
+
+
+def test_without_the_vocabulary_or_the_embedder_words_match_nothing(tmp_path, fake_embedder):
+    settings = load_settings(vault=_vault(tmp_path), db_path=tmp_path / "index.db", env={}, sentence_vectors=False)
+    with Workspace.open(settings, create=True, embedder=fake_embedder) as ws:
+        ws.sync(embed=False)
+        every = [r for r, _ in ws.retriever.keyword_ranking("template bread sourdough", 10)]
+        assert every and ws.retriever.lexicon_ranking("Что задаёт шаблон?", every) == []  # not embedded yet
+        ws.sync()
+        fake_embedder.fail = True
+        assert ws.retriever.lexicon_ranking("Что задаёт шаблон?", every) == []
+        fake_embedder.fail = False  # a failure is not remembered: the next search matches
+        assert ws.retriever.lexicon_ranking("Что задаёт шаблон?", every) != []
+
+
+SEASON = {
+    "Football/Defense.md": "# Panthers season\n\nThe defense intercepted the ball 24 times and recovered 11 fumbles.\n",
+    "Football/Offense.md": "# Panthers season\n\nThe offense scored 500 points, the most in the league.\n",
+    "Football/Coach.md": "# Panthers season\n\nThe head coach signed a new contract before the playoffs.\n",
+}
+
+
+def test_with_the_real_model_a_russian_question_finds_the_english_paragraph_that_answers_it(tmp_path, real_embedder):
+    settings = load_settings(vault=_vault(tmp_path, SEASON), db_path=tmp_path / "index.db", env={})
+    with Workspace.open(settings, create=True, embedder=real_embedder) as ws:
+        ws.sync()
+        question = "Сколько раз защита перехватила мяч?"
+        every = [r for r, _ in ws.retriever.dense_ranking(question, 10)]
+        chunks = ws.store.chunks_by_rowid(every)
+        assert chunks[ws.retriever.lexicon_ranking(question, every)[0][0]].path == "Football/Defense.md"
+        assert ws.retriever.hybrid(question, 3).hits[0].chunk.path == "Football/Defense.md"

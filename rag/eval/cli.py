@@ -27,8 +27,8 @@ def eval_group() -> None:
     type=click.Choice(["all", "bm25", "dense", "crossing", "lexicon", "hybrid"]),
     default="all",
     show_default=True,
-    help="crossing: the keyword channel between scripts by sound; lexicon: by the question's words carried into the other"
-    " script by meaning (both rank only passages in another script than the question).",
+    help="crossing: the keyword channel between scripts by sound; lexicon: meaning's candidates scored word by word"
+    " against the question (both rank only passages in another script than the question).",
 )
 @click.option("--limit", type=int, help="Evaluate only the first N queries.")
 @click.option(

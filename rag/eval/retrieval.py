@@ -148,7 +148,8 @@ def channel_runners(ws: Workspace) -> dict[str, Callable[[str], list[str]]]:
         "bm25": lambda q: paths([i for i, _ in r.keyword_ranking(q, n)]),
         "dense": lambda q: paths([i for i, _ in r.dense_ranking(q, n)]),
         "crossing": lambda q: paths([i for i, _ in r.crossing_ranking(q, n)]),  # the keyword channel between scripts
-        "lexicon": lambda q: paths([i for i, _ in r.lexicon_ranking(q, n)]),  # the question's words carried across scripts
+        # meaning's candidates scored again word by word against the question, across scripts
+        "lexicon": lambda q: paths([i for i, _ in r.lexicon_ranking(q, [i for i, _ in r.dense_ranking(q, n)])]),
         # fused exactly as users get it (fusion_depth candidates per channel, the time a question names applied);
         # Recall@100 counts their union
         "hybrid": lambda q: [h.chunk.path for h in timed_hybrid(r, q, n, today=today).hits],

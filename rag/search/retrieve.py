@@ -8,8 +8,8 @@ question whose words are all in the vault gets full weight. Reciprocal rank fusi
 
 Keywords cannot match across scripts: when meaning's best passage is in another script than the question, a third
 channel ranks instead of BM25, the words both scripts share (names by sound, acronyms, numbers, Latin terms in
-Russian text; `crossing_ranking`), and beside it the question's words carried into the other script by meaning
-(`lexicon_ranking`).
+Russian text; `crossing_ranking`), and beside it meaning's candidates are scored again word by word, the
+question's words against the passage's through the vault's vocabulary (`lexicon_ranking`).
 
 Each hit records its rank in each channel so the UI can say why a passage was found. If one channel cannot serve
 (no vectors yet, the embedder is down, a query of stop words only), the other serves alone and the result says so.
@@ -105,10 +105,11 @@ KEYWORD_MIN_COVERAGE = 0.5
 # relevance floor, where meaning alone leaves it under (tests/test_crossing.py). The ordinary BM25 ranking kept for
 # passages in the other script (stems both write alike, aliases) measured no better (RU→EN −0.002 to −0.012).
 CROSSING_WEIGHT = 0.3
-# The question's words matched by meaning to the vault's words in the other script (`Retriever.lexicon_ranking`),
-# fused beside the crossing channel under the same condition. At 0.3: XQuAD en2ru +0.008 nDCG@10, ru2en −0.0004;
-# FastAPI known items (not fitted on) RU→EN +0.002, EN→RU +0.005 MRR@10; 0.5 costs ru2en 0.007 (docs/benchmarks.md).
-LEXICON_WEIGHT = 0.3
+# Meaning's candidates in the other script scored word by word against the question (`Retriever.lexicon_ranking`),
+# fused beside the crossing channel under the same condition. Fitted on XQuAD's cross-language sets (ru2en, 0.4:
+# +0.009 nDCG@10 over none, 0.6 +0.005; en2ru 0.4 +0.010); FastAPI known items and the mixed vault, not fitted on,
+# in docs/benchmarks.md.
+LEXICON_WEIGHT = 0.4
 
 
 def zscore_fusion(rankings: list[list[tuple[int, float]]], weights: list[float], *, unscorable: list[set[int]] | None = None) -> dict[int, float]:
@@ -181,10 +182,16 @@ class Retriever:
         rag/text/sounds.py), which the stems of either language cannot match."""
         return self._in_other_script(query, lambda: self.store.sound_bm25(sounds.crossing_keys(query), n, rows=rows))
 
-    def lexicon_ranking(self, query: str, n: int, *, rows: list[int] | None = None) -> list[tuple[int, float]]:
-        """The chunks written in another script than the question, ranked by BM25 for the question's words carried
-        into that script by meaning (rag/search/lexicon.py)."""
-        return self._in_other_script(query, lambda: self.store.bm25(self.lexicon.crossing_terms(query), n, rows=rows))
+    def lexicon_ranking(self, query: str, candidates: list[int]) -> list[tuple[int, float]]:
+        """The `candidates` (meaning's, best first) written in another script than the question, ranked by how
+        closely their words (in either script: a Russian passage's English terms too) match the question's word by
+        word (rag/search/lexicon.py); a passage's headings count as its words."""
+
+        def rank():
+            chunks = self.store.chunks_by_rowid(candidates)
+            return self.lexicon.match_scores(query, {r: f"{chunks[r].heading_path}\n{chunks[r].text}" for r in candidates if r in chunks})
+
+        return self._in_other_script(query, rank)
 
     def _in_other_script(self, query: str, rank) -> list[tuple[int, float]]:
         """`rank()`'s chunks written in another script than the query (none if the query has no letters)."""
@@ -229,14 +236,14 @@ class Retriever:
         channels = ("bm25",) if notice else ("bm25", "dense")
         terms = stemming.query_terms(words)
         frequencies = self.store.document_frequencies(terms)
-        crossing = [functools.partial(self.crossing_ranking, words, n, rows=rows), functools.partial(self.lexicon_ranking, words, n, rows=rows)]
+        crossing = functools.partial(self.crossing_ranking, words, n, rows=rows)
         hits = self._hits(self._fuse(words, keyword, dense, frequencies, crossing), bm25=keyword, dense=dense, boost=True)
         fused = self.settings.fusion if dense else None  # meaning served: the scores are fused (z-scores, or RRF)
         return SearchResult(hits[:k], channels, notice, term_coverage(terms, *frequencies), fused=fused, pool=len(dense))
 
-    def _fuse(self, query: str, keyword, dense, frequencies: tuple[int, dict[str, int]], crossing=()) -> list[tuple[int, float]]:
-        """`crossing`: the keyword channels between scripts (by sound, by meaning), asked only when meaning's best
-        passage is in another script."""
+    def _fuse(self, query: str, keyword, dense, frequencies: tuple[int, dict[str, int]], crossing=None) -> list[tuple[int, float]]:
+        """`crossing`: the keyword channel between scripts, asked (with the word-by-word match of meaning's
+        candidates) only when meaning's best passage is in another script."""
         if not dense:
             return keyword
         if self.settings.fusion == "rrf":
@@ -252,9 +259,12 @@ class Retriever:
                 # There the words both scripts can share rank instead (names by sound, numbers, terms in Latin
                 # letters); passages in the question's own script are neutral to them.
                 same = {r for r, _ in dense if r not in other}
-                between = [channel() for channel in crossing]
-                weights = [alpha * CROSSING_WEIGHT, alpha * LEXICON_WEIGHT][: len(between)]
-                fused = zscore_fusion([*between, dense], [*weights, 1 - alpha], unscorable=[*(same for _ in between), set()])
+                lexicon = self.lexicon_ranking(query, [r for r, _ in dense])
+                unmatched = {r for r, _ in dense}.difference(r for r, _ in lexicon)  # no vocabulary word: neutral
+                rankings, weights, unscorable = [lexicon, dense], [alpha * LEXICON_WEIGHT, 1 - alpha], [unmatched, set()]
+                if crossing is not None:
+                    rankings, weights, unscorable = [crossing(), *rankings], [alpha * CROSSING_WEIGHT, *weights], [same, *unscorable]
+                fused = zscore_fusion(rankings, weights, unscorable=unscorable)
                 return sorted(fused.items(), key=lambda x: -x[1])
             no_vector = self.vectors.missing([r for r, _ in keyword])
             fused = zscore_fusion([keyword, dense], [alpha * weight, 1 - alpha], unscorable=[other, no_vector])
