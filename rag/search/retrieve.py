@@ -241,7 +241,7 @@ class Retriever:
         fused = self.settings.fusion if dense else None  # meaning served: the scores are fused (z-scores, or RRF)
         return SearchResult(hits[:k], channels, notice, term_coverage(terms, *frequencies), fused=fused, pool=len(dense))
 
-    def _fuse(self, query: str, keyword, dense, frequencies: tuple[int, dict[str, int]], crossing=None) -> list[tuple[int, float]]:
+    def _fuse(self, query: str, keyword, dense, frequencies: tuple[int, dict[str, int]], crossing) -> list[tuple[int, float]]:
         """`crossing`: the keyword channel between scripts, asked (with the word-by-word match of meaning's
         candidates) only when meaning's best passage is in another script."""
         if not dense:
@@ -261,10 +261,11 @@ class Retriever:
                 same = {r for r, _ in dense if r not in other}
                 lexicon = self.lexicon_ranking(query, [r for r, _ in dense])
                 unmatched = {r for r, _ in dense}.difference(r for r, _ in lexicon)  # no vocabulary word: neutral
-                rankings, weights, unscorable = [lexicon, dense], [alpha * LEXICON_WEIGHT, 1 - alpha], [unmatched, set()]
-                if crossing is not None:
-                    rankings, weights, unscorable = [crossing(), *rankings], [alpha * CROSSING_WEIGHT, *weights], [same, *unscorable]
-                fused = zscore_fusion(rankings, weights, unscorable=unscorable)
+                fused = zscore_fusion(
+                    [crossing(), lexicon, dense],
+                    [alpha * CROSSING_WEIGHT, alpha * LEXICON_WEIGHT, 1 - alpha],
+                    unscorable=[same, unmatched, set()],
+                )
                 return sorted(fused.items(), key=lambda x: -x[1])
             no_vector = self.vectors.missing([r for r, _ in keyword])
             fused = zscore_fusion([keyword, dense], [alpha * weight, 1 - alpha], unscorable=[other, no_vector])
