@@ -9,6 +9,9 @@ Asked of the vault in the question's own language ("en2en", "ru2ru") and of the 
 the answer is the note with the same path. Each direction is a dataset folder under --out (corpus.jsonl,
 queries.jsonl, qrels.tsv), so `python -m rag eval retrieval OUT/fastapi-ru2en` measures it too; the two vaults'
 indexes are kept under --out. Reported: MRR@10 (and nDCG@10) per channel, per direction, per question kind.
+`--timing N`: also the cost of re-reading the best candidates token by token (rag/search/token_match.py): the median
+milliseconds of a hybrid search for the first N questions of each cross-language direction with and without it,
+alternating, nothing cached between questions but the question's vector.
 """
 
 from __future__ import annotations
@@ -16,12 +19,16 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import statistics
 import sys
+import time
 from pathlib import Path
 
 from rag.config import load_settings
 from rag.eval import retrieval as evaluate
 from rag.eval.data import EVAL_DATA
+from rag.search import retrieve
+from rag.search.token_match import TokenMatch
 from rag.workspace import Workspace
 
 ANCHOR = re.compile(r"\s*\{\s*#[^}]*\}\s*$")
@@ -101,21 +108,53 @@ def measure(folders: dict[str, Path], out: Path, channels: list[str]) -> dict:
     return result
 
 
+def timing(folders: dict[str, Path], out: Path, limit: int) -> dict:
+    """Per cross-language direction, median ms of a hybrid search with and without the token re-read."""
+    result = {}
+    for name in ("ru2en", "en2ru"):
+        dataset = evaluate.load_dataset(folders[name], limit=limit)
+        answering = DIRECTIONS[name][1]
+        settings = load_settings(vault=out / f"vault-{answering}", db_path=out / f"index-{answering}.db", env={})
+        with Workspace.open(settings) as ws:
+            r, depth = ws.retriever, retrieve.TOKEN_DEPTH
+            seconds: dict[str, list[float]] = {"without": [], "with": []}
+            for q in dataset.queries:
+                retrieve.TOKEN_DEPTH = 0
+                r.hybrid(q["text"], 10)  # the question's vector and the vectors' matrix in memory for both
+                for label in ("without", "with"):
+                    retrieve.TOKEN_DEPTH = depth if label == "with" else 0
+                    r.tokens = TokenMatch(ws.embedder)  # no passage read before
+                    started = time.perf_counter()
+                    r.hybrid(q["text"], 10)
+                    seconds[label].append(time.perf_counter() - started)
+            retrieve.TOKEN_DEPTH = depth
+        ms = {label: round(1000 * statistics.median(v), 1) for label, v in seconds.items()}
+        result[name] = {**ms, "ratio": round(ms["with"] / ms["without"], 2), "questions": len(dataset.queries)}
+    return result
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--data", type=Path, default=EVAL_DATA / "qa" / "fastapi-docs")
     parser.add_argument("--out", type=Path, default=Path("/tmp/rag-known-item"))
     parser.add_argument("--channels", default="bm25,dense,hybrid")
+    parser.add_argument("--timing", type=int, default=0, metavar="N", help="also time the token re-read on N questions per direction")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     folders = write_datasets(args.data, args.out)
     result = measure(folders, args.out, args.channels.split(","))
+    if args.timing:
+        result["timing"] = timing(folders, args.out, args.timing)
     if args.json:
         print(json.dumps(result))
         return
     channels = args.channels.split(",")
     print("known-item MRR@10 on the FastAPI docs (heading / first sentence / all)")
     for name, row in result.items():
+        if name == "timing":
+            for direction, t in row.items():
+                print(f"  {direction} hybrid search: {t['without']} ms without the token re-read, {t['with']} ms with it ({t['ratio']}×)")
+            continue
         cells = "  ".join(f"{c} {row['heading'][c]['mrr@10']:.3f}/{row['sentence'][c]['mrr@10']:.3f}/{row['all'][c]['mrr@10']:.3f}" for c in channels)
         print(f"  {name}  ({row['queries']} questions)  {cells}")
 

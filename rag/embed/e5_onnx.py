@@ -13,6 +13,9 @@ faster at cosine 0.992, so float32 stays the engine there. Tried and not taken: 
 (slower than float32), SmoothQuant scale folding (see FLOAT32_FEED_FORWARD). Attention is ORT's MultiHeadAttention (as fast as the
 unfused ops in float32, 7 % faster beside int8 GEMMs) and Q, K, V are one product.
 
+The graph also hands out the hidden states of two middle layers (`TOKEN_LAYERS`), token by token, for the match of
+a question's tokens against a passage's across languages (`token_states`, rag/search/token_match.py).
+
 The word-embedding table stays 4-bit (250k × 384 would be 384 MB as float32): rows are expanded per batch in numpy,
 position and type embeddings added, and the graph starts at the embedding LayerNorm.
 """
@@ -39,6 +42,12 @@ MAX_BATCH_TEXTS = 64
 # these are the layers whose peak stands out on the language reference.
 FLOAT32_FEED_FORWARD = frozenset({0, 4, 5})
 OUTLIER_RATIO = 4  # a layer's GELU output "stands out": its largest channel peak over its second largest
+# The layers (0-based, of 12) whose token states a question's tokens are matched against a passage's with: a middle
+# layer's tokens line up across languages better than the last's, whose training pooled them into one vector
+# (measured on XQuAD's cross-language sets, token match alone over meaning's top 20, nDCG@10 ru2en / en2ru: layer
+# 4 0.885 / –, 6 0.899 / 0.926, 8 0.919 / 0.933, 10 0.940 / 0.943, 11 (last) 0.938 / –; fused, 8 and 10 together
+# held best on both; docs/benchmarks.md).
+TOKEN_LAYERS = (8, 10)
 
 
 class OnnxE5:
@@ -49,6 +58,8 @@ class OnnxE5:
 
         self.config = config = model.config
         self.tokenizer = tokenizer
+        self._model = model
+        self._wordy: np.ndarray | None = None  # per token id: does its piece hold a letter or digit (`token_states`)
         self._words = model.q4_blocks("emb.word", config.vocab)
         self._positions = model.f32("emb.pos").reshape(-1, config.hidden)
         self._token_type = model.f32("emb.type").reshape(-1, config.hidden)[0]
@@ -71,8 +82,34 @@ class OnnxE5:
         peaks = np.zeros((self.config.layers, self.config.ffn), np.float32)
         contents = [self.tokenizer.content_ids("passage: " + t)[: self.config.max_positions - 2] for t in texts]
         for batch in _buckets([len(ids) + 2 for ids in contents]):
-            peaks = np.maximum(peaks, np.stack(self._run([contents[i] for i in batch])[0][1:]))
+            outputs, _ = self._run([contents[i] for i in batch], [f"l{n}.gelu.max" for n in range(self.config.layers)])
+            peaks = np.maximum(peaks, np.stack(outputs))
         return peaks
+
+    def token_states(self, texts: list[str], *, query: bool = False) -> list[np.ndarray]:
+        """Per text, the TOKEN_LAYERS' hidden states of its word tokens after the e5 prefix ([layers, tokens, hidden],
+        each row unit length, float32; a token of punctuation or a lone ▁ left out); a text longer than the window is
+        read in windows, their tokens joined."""
+        if self._wordy is None:
+            self._wordy = np.array([any(ch.isalnum() for ch in piece) for piece in self._model.pieces])
+        prefix = "query: " if query else "passage: "
+        skip = len(self.tokenizer.content_ids(prefix))
+        width = self.config.max_positions - 2
+        ids = [self.tokenizer.content_ids(prefix + t) for t in texts]
+        windows = [(i, content[start : start + width]) for i, content in enumerate(ids) for start in range(0, max(len(content), 1), width)]
+        parts: list[list[tuple[int, np.ndarray]]] = [[] for _ in texts]
+        names = [f"l{n}.x2" for n in TOKEN_LAYERS]
+        for batch in _buckets([len(w) + 2 for _, w in windows], self.batch_tokens):
+            outputs, mask = self._run([windows[w][1] for w in batch], names)
+            states = np.stack([o.reshape(*mask.shape, self.config.hidden) for o in outputs], axis=1)  # [batch, layers, length, hidden]
+            for row, w in enumerate(batch):
+                parts[windows[w][0]].append((w, states[row, :, 1 : 1 + len(windows[w][1])]))  # without <s>, </s>, padding
+        result = []
+        for content, pieces in zip(ids, parts):
+            joined = np.concatenate([p for _, p in sorted(pieces, key=lambda x: x[0])], axis=1)[:, skip:]
+            joined = joined[:, self._wordy[np.asarray(content[skip:], np.int64)]]
+            result.append((joined / np.maximum(np.linalg.norm(joined, axis=2, keepdims=True), 1e-12)).astype(np.float32))
+        return result
 
     def embed(self, texts: list[str], *, query: bool = False) -> np.ndarray:
         prefix = "query: " if query else "passage: "
@@ -95,13 +132,13 @@ class OnnxE5:
 
     def _forward(self, contents: list[list[int]]) -> np.ndarray:
         """Mean of the last hidden states over each sequence's tokens (<s> and </s> included, padding not)."""
-        outputs, mask = self._run(contents)
+        outputs, mask = self._run(contents, ["hidden"])
         hidden = outputs[0].reshape(*mask.shape, self.config.hidden)
         return (hidden * mask[..., None]).sum(axis=1) / mask.sum(axis=1, keepdims=True)
 
-    def _run(self, contents: list[list[int]]) -> tuple[list[np.ndarray], np.ndarray]:
-        """The graph's outputs for a batch of token ids (<s> and </s> added, padded to the longest), and the mask
-        [batch, length] of real tokens."""
+    def _run(self, contents: list[list[int]], outputs: list[str]) -> tuple[list[np.ndarray], np.ndarray]:
+        """The graph's named `outputs` for a batch of token ids (<s> and </s> added, padded to the longest), and the
+        mask [batch, length] of real tokens."""
         c = self.config
         lengths = np.array([len(ids) + 2 for ids in contents])
         longest = int(lengths.max())
@@ -113,7 +150,7 @@ class OnnxE5:
         embedded += self._positions[:longest] + self._token_type
         shape = np.array([len(contents), longest, c.hidden], np.int64)
         feeds = {"embedded": embedded.astype(np.float32), "mask": mask.astype(np.int32), "shape": shape}
-        return self._session.run(None, feeds), mask
+        return self._session.run(outputs, feeds), mask
 
 
 def _return_freed_memory() -> None:
@@ -151,7 +188,8 @@ def _graph(model: E5File, *, int8: bool = False, probe: bool = False):
     padding, shape [3] = B, L, H) → hidden [B × L, H]. BERT post-LayerNorm layers: self-attention, add & norm, GELU
     feed-forward, add & norm. `int8`: the linear layers but FLOAT32_FEED_FORWARD's as int8 GEMMs (weights per
     output channel, activations quantised per batch as they come: ONNX Runtime's DynamicQuantizeMatMul); attention
-    stays float32. `probe`: also each layer's per-channel peak of GELU's output, `l{n}.gelu.max`."""
+    stays float32. `probe`: also each layer's per-channel peak of GELU's output, `l{n}.gelu.max`. The TOKEN_LAYERS'
+    states are outputs too (`l{n}.x2`, [B × L, H]), computed anyway and copied out only when asked for."""
     from onnx import TensorProto, helper, numpy_helper
 
     c = model.config
@@ -224,7 +262,8 @@ def _graph(model: E5File, *, int8: bool = False, probe: bool = False):
             helper.make_tensor_value_info("shape", TensorProto.INT64, [3]),
         ],
         [helper.make_tensor_value_info("hidden", TensorProto.FLOAT, ["tokens", c.hidden])]
-        + [helper.make_tensor_value_info(f"l{n}.gelu.max", TensorProto.FLOAT, [c.ffn]) for n in range(c.layers) if probe],
+        + [helper.make_tensor_value_info(f"l{n}.gelu.max", TensorProto.FLOAT, [c.ffn]) for n in range(c.layers) if probe]
+        + [helper.make_tensor_value_info(f"l{n}.x2", TensorProto.FLOAT, ["tokens", c.hidden]) for n in TOKEN_LAYERS],
         weights,
     )
     onnx_model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)])

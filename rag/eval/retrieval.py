@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from rag.search.retrieve import TOKEN_DEPTH
 from rag.search.when import timed_hybrid, today_for
 from rag.workspace import Workspace
 
@@ -150,6 +151,8 @@ def channel_runners(ws: Workspace) -> dict[str, Callable[[str], list[str]]]:
         "crossing": lambda q: paths([i for i, _ in r.crossing_ranking(q, n)]),  # the keyword channel between scripts
         # meaning's candidates scored again word by word against the question, across scripts
         "lexicon": lambda q: paths([i for i, _ in r.lexicon_ranking(q, [i for i, _ in r.dense_ranking(q, n)])]),
+        # meaning's best TOKEN_DEPTH re-ordered by their token match with the question alone, across scripts
+        "tokens": lambda q: paths([i for i, _ in r.token_ranking(q, [i for i, _ in r.dense_ranking(q, TOKEN_DEPTH)])]),
         # fused exactly as users get it (fusion_depth candidates per channel, the time a question names applied);
         # Recall@100 counts their union
         "hybrid": lambda q: [h.chunk.path for h in timed_hybrid(r, q, n, today=today).hits],

@@ -9,7 +9,8 @@ question whose words are all in the vault gets full weight. Reciprocal rank fusi
 Keywords cannot match across scripts: when meaning's best passage is in another script than the question, a third
 channel ranks instead of BM25, the words both scripts share (names by sound, acronyms, numbers, Latin terms in
 Russian text; `crossing_ranking`), and beside it meaning's candidates are scored again word by word, the
-question's words against the passage's through the vault's vocabulary (`lexicon_ranking`).
+question's words against the passage's through the vault's vocabulary (`lexicon_ranking`). The best few fused
+candidates in the other script are then read again token by token against the question (`_reread_tokens`).
 
 Each hit records its rank in each channel so the UI can say why a passage was found. If one channel cannot serve
 (no vectors yet, the embedder is down, a query of stop words only), the other serves alone and the result says so.
@@ -23,6 +24,8 @@ import math
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from rag.config import Settings
 from rag.embed.embedders import Embedder
 from rag.errors import EmbedderError
@@ -31,6 +34,7 @@ from rag.index.storage import IndexStore
 from rag.search.filters import Filters
 from rag.search.lexicon import Lexicon
 from rag.search.text_vectors import query_vector
+from rag.search.token_match import TokenMatch
 from rag.search.vectors import VectorIndex
 from rag.text import sentences, sounds, stemming
 
@@ -110,6 +114,13 @@ CROSSING_WEIGHT = 0.3
 # +0.009 nDCG@10 over none, 0.6 +0.005; en2ru 0.4 +0.010); FastAPI known items and the mixed vault, not fitted on,
 # in docs/benchmarks.md.
 LEXICON_WEIGHT = 0.4
+# After that fusion, its best TOKEN_DEPTH candidates in the other script are matched with the question token by token
+# (rag/search/token_match.py), and each moves by TOKEN_WEIGHT × (the fused scores' spread among them) per deviation
+# of its match from theirs. Chosen on XQuAD's cross-language dev sets (layers 8+10, depth 20, weight 1.5: ru2en
+# 0.944 → 0.962, en2ru 0.946 → 0.955 nDCG@10; depth 10-50 and weights 1-2 within 0.003); the FastAPI known items
+# and the mixed vault, not chosen on, in docs/benchmarks.md.
+TOKEN_DEPTH = 20
+TOKEN_WEIGHT = 1.5
 
 
 def zscore_fusion(rankings: list[list[tuple[int, float]]], weights: list[float], *, unscorable: list[set[int]] | None = None) -> dict[int, float]:
@@ -163,6 +174,7 @@ class Retriever:
         self.store = store
         self.embedder = embedder
         self.lexicon = Lexicon(store, embedder)
+        self.tokens = TokenMatch(embedder)
         self.vectors = VectorIndex(
             store,
             embedder.name,
@@ -189,9 +201,20 @@ class Retriever:
 
         def rank():
             chunks = self.store.chunks_by_rowid(candidates)
-            return self.lexicon.match_scores(query, {r: f"{chunks[r].heading_path}\n{chunks[r].text}" for r in candidates if r in chunks})
+            return self.lexicon.match_scores(query, {r: _passage(chunks[r]) for r in candidates if r in chunks})
 
         return self._in_other_script(query, rank)
+
+    def token_ranking(self, query: str, candidates: list[int]) -> list[tuple[int, float]]:
+        """The `candidates` written in another script than the question, ranked by how closely their tokens match
+        the question's token by token (rag/search/token_match.py); [] where the embedder cannot read tokens."""
+
+        def rank():
+            chunks = self.store.chunks_by_rowid(candidates)
+            scores = self.tokens.scores(query, {r: _passage(chunks[r]) for r in candidates if r in chunks})
+            return sorted(scores.items(), key=lambda x: -x[1])
+
+        return self._in_other_script(query, rank) if self.tokens.available else []
 
     def _in_other_script(self, query: str, rank) -> list[tuple[int, float]]:
         """`rank()`'s chunks written in another script than the query (none if the query has no letters)."""
@@ -266,10 +289,24 @@ class Retriever:
                     [alpha * CROSSING_WEIGHT, alpha * LEXICON_WEIGHT, 1 - alpha],
                     unscorable=[same, unmatched, set()],
                 )
-                return sorted(fused.items(), key=lambda x: -x[1])
+                return self._reread_tokens(query, sorted(fused.items(), key=lambda x: -x[1]))
             no_vector = self.vectors.missing([r for r, _ in keyword])
             fused = zscore_fusion([keyword, dense], [alpha * weight, 1 - alpha], unscorable=[other, no_vector])
         return sorted(fused.items(), key=lambda x: -x[1])
+
+    def _reread_tokens(self, query: str, ranked: list[tuple[int, float]]) -> list[tuple[int, float]]:
+        """`ranked` (fused, best first) with its best TOKEN_DEPTH candidates in another script than the question
+        moved by their token match: score + TOKEN_WEIGHT · spread · z, z over those candidates' matches, spread the
+        standard deviation of the TOKEN_DEPTH best fused scores (so the relevance floor keeps its meaning)."""
+        top = ranked[:TOKEN_DEPTH]
+        matched = dict(self.token_ranking(query, [r for r, _ in top]))
+        if len(matched) < 2:
+            return ranked
+        spread = float(np.std([s for _, s in top]))
+        values = np.array(list(matched.values()))
+        z = {r: (v - values.mean()) / max(float(values.std()), 1e-12) for r, v in matched.items()}
+        moved = [(r, s + TOKEN_WEIGHT * spread * z.get(r, 0.0)) for r, s in ranked]
+        return sorted(moved, key=lambda x: -x[1])
 
     # --- helpers ----------------------------------------------------------------------------------------------
 
@@ -306,3 +343,8 @@ class Retriever:
         if boost:
             hits.sort(key=lambda h: -h.score)
         return tuple(hits)
+
+
+def _passage(chunk: StoredChunk) -> str:
+    """A chunk as the word and token matches read it: its heading path counts as its words."""
+    return f"{chunk.heading_path}\n{chunk.text}"

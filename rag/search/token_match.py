@@ -1,0 +1,108 @@
+"""Tokens matched across languages: a question and a passage in different languages compared token by token, as two
+middle layers of the embedding model see each token in its sentence (rag/embed/e5_onnx.py `TOKEN_LAYERS`).
+
+Each word token of the question takes its closest token of the passage (cosine), and the passage scores the mean
+over the question's tokens and the two layers: "late interaction" (ColBERT's MaxSim) on the model's own states, with
+nothing fitted. A middle layer still keeps each token apart (the last one was trained to be pooled into one vector)
+and already places «гимн» by "anthem", «перехватов» by "interceptions": the one vector of a passage blurs which of an
+article's paragraphs holds the answer, the tokens do not. Measured on XQuAD's cross-language sets and checked on the
+FastAPI known items, which nothing was chosen on (docs/benchmarks.md).
+
+Passages' states are computed when asked (a few hundred tokens each, ~0.1 s on two cores) and kept in a small cache
+bounded in bytes, so re-runs of a search (Streamlit reruns on every click) cost nothing. Knows the embedder, not the
+store or the fusion: the retriever asks it to re-read its best few candidates in another script than the question.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import threading
+from collections import OrderedDict
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from rag.errors import EmbedderError
+
+log = logging.getLogger(__name__)
+
+CACHE_BYTES = 64 * 2**20  # passages' token states kept (float16): ~300 passages of 150 tokens
+CACHED_QUESTIONS = 64
+
+
+@runtime_checkable
+class TokenReader(Protocol):
+    """An embedder that can give its tokens' states (the local model; an endpoint gives only whole-text vectors)."""
+
+    reads_tokens: bool  # False where this engine cannot (the local model without ONNX Runtime)
+
+    def token_states(self, texts: list[str], *, query: bool = False) -> list[np.ndarray]: ...
+
+
+class TokenMatch:
+    """Scores passages by their tokens' match with a question's; holds the caches of one embedder."""
+
+    def __init__(self, embedder) -> None:
+        self._reader = embedder if isinstance(embedder, TokenReader) else None
+        self._lock = threading.Lock()
+        self._passages: OrderedDict[bytes, np.ndarray] = OrderedDict()
+        self._bytes = 0
+        self._questions: OrderedDict[str, np.ndarray] = OrderedDict()
+
+    @property
+    def available(self) -> bool:
+        return self._reader is not None and self._reader.reads_tokens
+
+    def scores(self, question: str, passages: dict[int, str]) -> dict[int, float]:
+        """rowid → mean over the question's word tokens (and the layers) of its best cosine among the passage's
+        tokens. {} when the embedder cannot give token states, or the question or a passage has no word token."""
+        if not self.available or not passages:
+            return {}
+        try:
+            asked = self._question(question)
+            states = self._passage_states(list(passages.values()))
+        except EmbedderError as exc:
+            log.warning("Tokens not matched across languages: %s", exc)
+            return {}
+        if asked.shape[1] == 0:
+            return {}
+        scored = {}
+        for rowid, passage in zip(passages, states):
+            if passage.shape[1]:
+                best = np.einsum("lqh,lph->lqp", asked, passage.astype(np.float32)).max(axis=2)  # [layers, question tokens]
+                scored[rowid] = float(best.mean())
+        return scored
+
+    def _question(self, question: str) -> np.ndarray:
+        with self._lock:
+            if question in self._questions:
+                self._questions.move_to_end(question)
+                return self._questions[question]
+        states = self._reader.token_states([question], query=True)[0]
+        with self._lock:
+            self._questions[question] = states
+            while len(self._questions) > CACHED_QUESTIONS:
+                self._questions.popitem(last=False)
+        return states
+
+    def _passage_states(self, texts: list[str]) -> list[np.ndarray]:
+        keys = [hashlib.sha256(t.encode("utf-8")).digest() for t in texts]
+        with self._lock:
+            found = {k: self._passages[k] for k in keys if k in self._passages}
+            for k in found:
+                self._passages.move_to_end(k)
+        missing = list(dict.fromkeys(k for k in keys if k not in found))
+        if missing:
+            text_of = dict(zip(keys, texts))
+            computed = self._reader.token_states([text_of[k] for k in missing])
+            fresh = {k: s.astype(np.float16) for k, s in zip(missing, computed)}
+            found.update(fresh)
+            with self._lock:
+                for k, s in fresh.items():
+                    if k not in self._passages:
+                        self._passages[k] = s
+                        self._bytes += s.nbytes
+                while self._bytes > CACHE_BYTES and self._passages:
+                    self._bytes -= self._passages.popitem(last=False)[1].nbytes
+        return [found[k] for k in keys]

