@@ -44,7 +44,7 @@ FLOAT32_FEED_FORWARD = frozenset({0, 4, 5})
 OUTLIER_RATIO = 4  # a layer's GELU output "stands out": its largest channel peak over its second largest
 # The layers (0-based, of 12) whose token states a question's tokens are matched against a passage's with: a middle
 # layer's tokens line up across languages better than the last's, whose training pooled them into one vector
-# (measured on XQuAD's cross-language sets, token match alone over meaning's top 20, nDCG@10 ru2en / en2ru: layer
+# (measured on XQuAD's cross-language sets, token match alone re-ordering the fused top 20, nDCG@10 ru2en / en2ru: layer
 # 4 0.885 / –, 6 0.899 / 0.926, 8 0.919 / 0.933, 10 0.940 / 0.943, 11 (last) 0.938 / –; fused, 8 and 10 together
 # held best on both; docs/benchmarks.md).
 TOKEN_LAYERS = (8, 10)

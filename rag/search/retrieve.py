@@ -24,8 +24,6 @@ import math
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from rag.config import Settings
 from rag.embed.embedders import Embedder
 from rag.errors import EmbedderError
@@ -34,7 +32,7 @@ from rag.index.storage import IndexStore
 from rag.search.filters import Filters
 from rag.search.lexicon import Lexicon
 from rag.search.text_vectors import query_vector
-from rag.search.token_match import TokenMatch
+from rag.search.token_match import TokenMatch, moved
 from rag.search.vectors import VectorIndex
 from rag.text import sentences, sounds, stemming
 
@@ -117,8 +115,8 @@ LEXICON_WEIGHT = 0.4
 # After that fusion, its best TOKEN_DEPTH candidates in the other script are matched with the question token by token
 # (rag/search/token_match.py), and each moves by TOKEN_WEIGHT × (the fused scores' spread among them) per deviation
 # of its match from theirs. Chosen on XQuAD's cross-language dev sets (layers 8+10, depth 20, weight 1.5: ru2en
-# 0.944 → 0.962, en2ru 0.946 → 0.955 nDCG@10; depth 10-50 and weights 1-2 within 0.003); the FastAPI known items
-# and the mixed vault, not chosen on, in docs/benchmarks.md.
+# 0.944 → 0.962, en2ru 0.944 → 0.954 nDCG@10; depths 10-40 and weights 1-2 within ~0.004; as a fourth fused
+# channel instead, en2ru ≤ 0.957); the FastAPI known items and the mixed vault, not chosen on, in docs/benchmarks.md.
 TOKEN_DEPTH = 20
 TOKEN_WEIGHT = 1.5
 
@@ -296,17 +294,9 @@ class Retriever:
 
     def _reread_tokens(self, query: str, ranked: list[tuple[int, float]]) -> list[tuple[int, float]]:
         """`ranked` (fused, best first) with its best TOKEN_DEPTH candidates in another script than the question
-        moved by their token match: score + TOKEN_WEIGHT · spread · z, z over those candidates' matches, spread the
-        standard deviation of the TOKEN_DEPTH best fused scores (so the relevance floor keeps its meaning)."""
+        moved by their token match (`token_match.moved`)."""
         top = ranked[:TOKEN_DEPTH]
-        matched = dict(self.token_ranking(query, [r for r, _ in top]))
-        if len(matched) < 2:
-            return ranked
-        spread = float(np.std([s for _, s in top]))
-        values = np.array(list(matched.values()))
-        z = {r: (v - values.mean()) / max(float(values.std()), 1e-12) for r, v in matched.items()}
-        moved = [(r, s + TOKEN_WEIGHT * spread * z.get(r, 0.0)) for r, s in ranked]
-        return sorted(moved, key=lambda x: -x[1])
+        return moved(ranked, dict(self.token_ranking(query, [r for r, _ in top])), depth=TOKEN_DEPTH, weight=TOKEN_WEIGHT)
 
     # --- helpers ----------------------------------------------------------------------------------------------
 

@@ -31,6 +31,19 @@ CACHE_BYTES = 64 * 2**20  # passages' token states kept (float16): ~300 passages
 CACHED_QUESTIONS = 64
 
 
+def moved(ranked: list[tuple[int, float]], matched: dict[int, float], *, depth: int, weight: float) -> list[tuple[int, float]]:
+    """`ranked` (best first) re-sorted after each `matched` candidate moved by weight · spread · z: z its match's
+    deviation from the matched candidates' mean (in standard deviations), spread the standard deviation of the
+    `depth` best scores, so a move is in the ranking's own units and a relevance floor on them keeps its meaning.
+    Unmatched candidates keep their score; fewer than two matches say nothing and change nothing."""
+    if len(matched) < 2:
+        return ranked
+    spread = float(np.std([s for _, s in ranked[:depth]]))
+    values = np.array(list(matched.values()))
+    mean, std = float(values.mean()), max(float(values.std()), 1e-12)
+    return sorted(((r, s + weight * spread * (matched[r] - mean) / std if r in matched else s) for r, s in ranked), key=lambda x: -x[1])
+
+
 @runtime_checkable
 class TokenReader(Protocol):
     """An embedder that can give its tokens' states (the local model; an endpoint gives only whole-text vectors)."""
