@@ -41,13 +41,14 @@ class Reader:
         self.read: list[str] = []
         self.fail = False
 
-    def token_states(self, texts, *, query=False):
+    def token_states(self, texts, *, query=False, leave_out=frozenset()):
         if self.fail:
             raise EmbedderError("the model is down")
         self.read.extend(texts)
         out = []
         for text in texts:
             words = [w.strip("?.,").lower() for w in text.split() if w.strip("?.,")]
+            words = [w for w in words if w not in leave_out] or words
             rows = np.zeros((2, len(words), 64), np.float32)
             for i, w in enumerate(words):
                 rows[:, i, int(hashlib.md5(w.encode()).hexdigest(), 16) % 64] = 1.0
@@ -62,6 +63,19 @@ def test_token_states_are_unit_rows_of_the_word_tokens_of_two_middle_layers(real
     assert 3 <= short.shape[1] <= 5  # the words' tokens: no "?", no prefix
     assert np.allclose(np.linalg.norm(short, axis=2), 1.0, atol=1e-4)
     assert long.shape[1] > 1000  # 700 words of two tokens, read in windows past the model's 512 tokens, joined
+
+
+def test_token_states_keep_a_texts_first_word_and_leave_out_the_words_asked(real_embedder):
+    """The first word after the e5 prefix counts (it once went with the prefix's trailing ▁); the words left out
+    are gone, unless nothing would be left."""
+    (gaga,) = real_embedder.token_states(["Gaga"], query=True)
+    (who, sang) = real_embedder.token_states(["Who sang", "sang"], query=True)
+    assert gaga.shape[1] >= 1
+    assert who.shape[1] == sang.shape[1] + 1  # "Who" is one token
+    (left,) = real_embedder.token_states(["Who sang"], query=True, leave_out=frozenset({"who"}))
+    assert left.shape[1] == sang.shape[1]
+    (kept,) = real_embedder.token_states(["Who"], query=True, leave_out=frozenset({"who"}))
+    assert kept.shape[1] == 1
 
 
 def test_with_the_real_model_a_russian_question_matches_the_english_paragraph_that_answers_it(real_embedder):

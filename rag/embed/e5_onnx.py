@@ -86,14 +86,15 @@ class OnnxE5:
             peaks = np.maximum(peaks, np.stack(outputs))
         return peaks
 
-    def token_states(self, texts: list[str], *, query: bool = False) -> list[np.ndarray]:
+    def token_states(self, texts: list[str], *, query: bool = False, leave_out: frozenset[str] = frozenset()) -> list[np.ndarray]:
         """Per text, the TOKEN_LAYERS' hidden states of its word tokens after the e5 prefix ([layers, tokens, hidden],
-        each row unit length, float32; a token of punctuation or a lone ▁ left out); a text longer than the window is
-        read in windows, their tokens joined."""
+        each row unit length, float32; a token of punctuation or a lone ▁ left out, and the tokens of the words in
+        `leave_out` (lower case) unless that leaves none; they still shape their neighbours' states); a text longer
+        than the window is read in windows, their tokens joined."""
         if self._wordy is None:
             self._wordy = np.array([any(ch.isalnum() for ch in piece) for piece in self._model.pieces])
         prefix = "query: " if query else "passage: "
-        skip = len(self.tokenizer.content_ids(prefix))
+        skip = len(self.tokenizer.content_ids(prefix.rstrip()))  # "query: " alone ends in a lone ▁ that "query: How" has not
         width = self.config.max_positions - 2
         ids = [self.tokenizer.content_ids(prefix + t) for t in texts]
         windows = [(i, content[start : start + width]) for i, content in enumerate(ids) for start in range(0, max(len(content), 1), width)]
@@ -107,9 +108,24 @@ class OnnxE5:
         result = []
         for content, pieces in zip(ids, parts):
             joined = np.concatenate([p for _, p in sorted(pieces, key=lambda x: x[0])], axis=1)[:, skip:]
-            joined = joined[:, self._wordy[np.asarray(content[skip:], np.int64)]]
+            kept = self._wordy[np.asarray(content[skip:], np.int64)] & self._not_in(content[skip:], leave_out)
+            joined = joined[:, kept if kept.any() or not leave_out else self._wordy[np.asarray(content[skip:], np.int64)]]
             result.append((joined / np.maximum(np.linalg.norm(joined, axis=2, keepdims=True), 1e-12)).astype(np.float32))
         return result
+
+    def _not_in(self, ids: list[int], words: frozenset[str]) -> np.ndarray:
+        """Per token of `ids`: False where it is a piece of a word in `words` (a word is a piece starting with ▁ and
+        the pieces after it up to the next such)."""
+        keep = np.ones(len(ids), bool)
+        if not words:
+            return keep
+        start = 0
+        for i in range(1, len(ids) + 1):
+            if i == len(ids) or self._model.pieces[ids[i]].startswith("▁"):
+                if "".join(self._model.pieces[t] for t in ids[start:i]).lstrip("▁").lower() in words:
+                    keep[start:i] = False
+                start = i
+        return keep
 
     def embed(self, texts: list[str], *, query: bool = False) -> np.ndarray:
         prefix = "query: " if query else "passage: "

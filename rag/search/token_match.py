@@ -24,6 +24,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from rag.errors import EmbedderError
+from rag.text import stemming
 
 log = logging.getLogger(__name__)
 
@@ -50,7 +51,7 @@ class TokenReader(Protocol):
 
     reads_tokens: bool  # False where this engine cannot (the local model without ONNX Runtime)
 
-    def token_states(self, texts: list[str], *, query: bool = False) -> list[np.ndarray]: ...
+    def token_states(self, texts: list[str], *, query: bool = False, leave_out: frozenset[str] = frozenset()) -> list[np.ndarray]: ...
 
 
 class TokenMatch:
@@ -92,7 +93,7 @@ class TokenMatch:
             if question in self._questions:
                 self._questions.move_to_end(question)
                 return self._questions[question]
-        states = self._reader.token_states([question], query=True)[0]
+        states = self._reader.token_states([question], query=True, leave_out=stemming.STOP_WORDS)[0]
         with self._lock:
             self._questions[question] = states
             while len(self._questions) > CACHED_QUESTIONS:
