@@ -84,8 +84,8 @@ def test_with_the_real_model_a_russian_question_matches_the_english_paragraph_th
     assert max(scores, key=scores.get) == 1
 
 
-def test_with_the_real_model_hybrid_rereads_the_other_script_and_puts_the_answer_first(tmp_path, real_embedder):
-    settings = load_settings(vault=_vault(tmp_path, STADIUM), db_path=tmp_path / "index.db", env={})
+def test_with_the_real_model_hybrid_rereads_the_other_script_only_when_asked_to(tmp_path, real_embedder, monkeypatch):
+    settings = load_settings(vault=_vault(tmp_path, STADIUM), db_path=tmp_path / "index.db", env={"RAG_TOKEN_MATCH": "1"})
     with Workspace.open(settings, create=True, embedder=real_embedder) as ws:
         ws.sync()
         r = ws.retriever
@@ -94,6 +94,17 @@ def test_with_the_real_model_hybrid_rereads_the_other_script_and_puts_the_answer
         paths = [ws.store.chunks_by_rowid([row])[row].path for row, _ in ranked]
         assert paths[0] == "Final/Anthem.md" and "Финал/Гимн.md" not in paths  # only passages in another script
         assert r.hybrid("Кто исполнил государственный гимн на стадионе перед игрой?", 3).hits[0].chunk.path in {"Final/Anthem.md", "Финал/Гимн.md"}
+    english = {path: note for path, note in STADIUM.items() if path.startswith("Final/")}  # every passage in the other script
+    for on, folder in ((True, tmp_path / "on"), (False, tmp_path / "off")):
+        env = {"RAG_TOKEN_MATCH": "1"} if on else {}
+        settings = load_settings(vault=_vault(folder, english), db_path=folder / "index.db", env=env)
+        with Workspace.open(settings, create=True, embedder=real_embedder) as ws:
+            ws.sync()
+            asked = []
+            reread = ws.retriever.token_ranking
+            monkeypatch.setattr(ws.retriever, "token_ranking", lambda q, rows, asked=asked, reread=reread: asked.append(q) or reread(q, rows))
+            assert ws.retriever.hybrid(QUESTION, 3).hits[0].chunk.path == "Final/Anthem.md"
+            assert asked == ([QUESTION] if on else [])  # off by default: the fused ranking as it is
 
 
 def test_only_the_best_candidates_move_and_by_the_spread_of_their_fused_scores(tmp_path, fake_embedder, monkeypatch):

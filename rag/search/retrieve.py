@@ -112,11 +112,13 @@ CROSSING_WEIGHT = 0.3
 # +0.009 nDCG@10 over none, 0.6 +0.005; en2ru 0.4 +0.010); FastAPI known items and the mixed vault, not fitted on,
 # in docs/benchmarks.md.
 LEXICON_WEIGHT = 0.4
-# After that fusion, its best TOKEN_DEPTH candidates in the other script are matched with the question token by token
-# (rag/search/token_match.py), and each moves by TOKEN_WEIGHT × (the fused scores' spread among them) per deviation
-# of its match from theirs. Chosen on XQuAD's cross-language dev sets (layers 8+10, depth 20, weight 1.5: ru2en
-# 0.944 → 0.962, en2ru 0.944 → 0.954 nDCG@10; depths 10-40 and weights 1-2 within ~0.004; as a fourth fused
-# channel instead, en2ru ≤ 0.957); the FastAPI known items and the mixed vault, not chosen on, in docs/benchmarks.md.
+# With `token_match` on (off by default: it loses on the FastAPI docs, not fitted on, and costs 1-2 s a search; see
+# rag/config.py), after that fusion its best TOKEN_DEPTH candidates in the other script are matched token by token
+# with the question (rag/search/token_match.py), and each moves by TOKEN_WEIGHT × (the fused scores' spread among them) per deviation
+# of its match from theirs. Chosen on XQuAD ru2en (layers 8+10, depth 20, weight 1.5: 0.944 → 0.961 nDCG@10) and
+# checked on en2ru (0.944 → 0.951; its own best of the fusion and token weights together, 0.955, is no pick of
+# ru2en's; as a fourth fused channel instead, en2ru ≤ 0.957); the FastAPI known items and the mixed vault, not chosen
+# on, in docs/benchmarks.md.
 TOKEN_DEPTH = 20
 TOKEN_WEIGHT = 1.5
 
@@ -287,7 +289,8 @@ class Retriever:
                     [alpha * CROSSING_WEIGHT, alpha * LEXICON_WEIGHT, 1 - alpha],
                     unscorable=[same, unmatched, set()],
                 )
-                return self._reread_tokens(query, sorted(fused.items(), key=lambda x: -x[1]))
+                ranked = sorted(fused.items(), key=lambda x: -x[1])
+                return self._reread_tokens(query, ranked) if self.settings.token_match else ranked
             no_vector = self.vectors.missing([r for r, _ in keyword])
             fused = zscore_fusion([keyword, dense], [alpha * weight, 1 - alpha], unscorable=[other, no_vector])
         return sorted(fused.items(), key=lambda x: -x[1])
