@@ -9,7 +9,7 @@ Asked of the vault in the question's own language ("en2en", "ru2ru") and of the 
 the answer is the note with the same path. Each direction is a dataset folder under --out (corpus.jsonl,
 queries.jsonl, qrels.tsv), so `python -m rag eval retrieval OUT/fastapi-ru2en` measures it too; the two vaults'
 indexes are kept under --out. Reported: MRR@10 (and nDCG@10) per channel, per direction, per question kind.
-`--timing N`: also the cost of re-reading the best candidates token by token (rag/search/token_match.py): the median
+`--token-match`: hybrid with the token re-read on (the setting `token_match`). `--timing N`: also the cost of re-reading the best candidates token by token (rag/search/token_match.py): the median
 milliseconds of a hybrid search for the first N questions of each cross-language direction with and without it,
 alternating, nothing cached between questions but the question's vector.
 """
@@ -87,14 +87,14 @@ def write_datasets(data: Path, out: Path) -> dict[str, Path]:
     return folders
 
 
-def measure(folders: dict[str, Path], out: Path, channels: list[str]) -> dict:
+def measure(folders: dict[str, Path], out: Path, channels: list[str], *, token_match: bool = False) -> dict:
     result: dict = {}
     for name, folder in folders.items():
         dataset = evaluate.load_dataset(folder)
         answering = DIRECTIONS[name][1]
         vault, db = out / f"vault-{answering}", out / f"index-{answering}.db"
         mapping = evaluate.write_vault(dataset, vault)
-        settings = load_settings(vault=vault, db_path=db, env={})
+        settings = load_settings(vault=vault, db_path=db, env={}, token_match=token_match)
         with Workspace.open(settings, create=True) as ws:
             ws.sync()
             row = {}
@@ -114,7 +114,7 @@ def timing(folders: dict[str, Path], out: Path, limit: int) -> dict:
     for name in ("ru2en", "en2ru"):
         dataset = evaluate.load_dataset(folders[name], limit=limit)
         answering = DIRECTIONS[name][1]
-        settings = load_settings(vault=out / f"vault-{answering}", db_path=out / f"index-{answering}.db", env={})
+        settings = load_settings(vault=out / f"vault-{answering}", db_path=out / f"index-{answering}.db", env={}, token_match=True)
         with Workspace.open(settings) as ws:
             r, depth = ws.retriever, retrieve.TOKEN_DEPTH
             seconds: dict[str, list[float]] = {"without": [], "with": []}
@@ -139,10 +139,11 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path("/tmp/rag-known-item"))
     parser.add_argument("--channels", default="bm25,dense,hybrid")
     parser.add_argument("--timing", type=int, default=0, metavar="N", help="also time the token re-read on N questions per direction")
+    parser.add_argument("--token-match", action="store_true", help="hybrid with the token re-read (setting token_match, off by default)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     folders = write_datasets(args.data, args.out)
-    result = measure(folders, args.out, args.channels.split(","))
+    result = measure(folders, args.out, args.channels.split(","), token_match=args.token_match)
     if args.timing:
         result["timing"] = timing(folders, args.out, args.timing)
     if args.json:
