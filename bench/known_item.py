@@ -9,9 +9,10 @@ Asked of the vault in the question's own language ("en2en", "ru2ru") and of the 
 the answer is the note with the same path. Each direction is a dataset folder under --out (corpus.jsonl,
 queries.jsonl, qrels.tsv), so `python -m rag eval retrieval OUT/fastapi-ru2en` measures it too; the two vaults'
 indexes are kept under --out. Reported: MRR@10 (and nDCG@10) per channel, per direction, per question kind.
-`--token-match`: hybrid with the token re-read on (the setting `token_match`). `--timing N`: also the cost of re-reading the best candidates token by token (rag/search/token_match.py): the median
-milliseconds of a hybrid search for the first N questions of each cross-language direction with and without it,
-alternating, nothing cached between questions but the question's vector.
+`--token-match`: hybrid with the token re-read on (the setting `token_match`). `--timing N`: also the cost of
+re-reading the best candidates token by token (rag/search/token_match.py): the median milliseconds of a hybrid
+search for the first N questions of each cross-language direction with and without it, alternating, nothing cached
+between questions but the question's vector.
 """
 
 from __future__ import annotations

@@ -108,8 +108,9 @@ class OnnxE5:
         result = []
         for content, pieces in zip(ids, parts):
             joined = np.concatenate([p for _, p in sorted(pieces, key=lambda x: x[0])], axis=1)[:, skip:]
-            kept = self._wordy[np.asarray(content[skip:], np.int64)] & self._not_in(content[skip:], leave_out)
-            joined = joined[:, kept if kept.any() or not leave_out else self._wordy[np.asarray(content[skip:], np.int64)]]
+            wordy = self._wordy[np.asarray(content[skip:], np.int64)]
+            kept = wordy & self._not_in(content[skip:], leave_out)
+            joined = joined[:, kept if kept.any() else wordy]
             result.append((joined / np.maximum(np.linalg.norm(joined, axis=2, keepdims=True), 1e-12)).astype(np.float32))
         return result
 
