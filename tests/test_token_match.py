@@ -107,6 +107,44 @@ def test_with_the_real_model_hybrid_rereads_the_other_script_only_when_asked_to(
             assert asked == ([QUESTION] if on else [])  # off by default: the fused ranking as it is
 
 
+def _brute_window_match(asked, passage, width, stride):
+    """Every window of `width` tokens starting every `stride` (the last ones cut short by the passage's end)."""
+    similarity = np.einsum("lqh,lph->lqp", asked, passage)
+    length = passage.shape[1]
+    starts = range(0, max(length - width + stride, 1), stride)
+    return max(float(similarity[:, :, s : s + width].max(axis=2).mean()) for s in starts)
+
+
+@pytest.mark.parametrize("length", [1, 5, 16, 47, 48, 49, 64, 65, 300])
+def test_the_window_match_is_the_best_window_of_the_passage(length):
+    rng = np.random.default_rng(length)
+
+    def unit(*shape):
+        x = rng.normal(size=shape).astype(np.float32)
+        return x / np.linalg.norm(x, axis=-1, keepdims=True)
+
+    asked, passage = unit(2, 6, 32), unit(2, length, 32)
+    assert token_match.window_match(asked, passage, width=48, stride=16) == pytest.approx(_brute_window_match(asked, passage, 48, 16), abs=1e-6)
+    if length <= 48:  # one window: the whole passage's MaxSim
+        whole = np.einsum("lqh,lph->lqp", asked, passage).max(axis=2).mean()
+        assert token_match.window_match(asked, passage, width=48, stride=16) == pytest.approx(float(whole), abs=1e-6)
+
+
+def test_matches_scattered_over_a_long_passage_count_less_than_the_same_matches_together():
+    """A question is answered in one place: its words spread over a long chunk (documentation repeats its terms
+    everywhere) score below the same words close together."""
+    dim = 16
+    words = np.eye(dim, dtype=np.float32)
+    asked = np.stack([words[:3]] * 2)  # three question tokens, two layers
+    filler = np.zeros((200, dim), np.float32)
+    filler[:, 15] = 1.0  # tokens matching none of the question's
+    together, scattered = filler.copy(), filler.copy()
+    together[100:103] = words[:3]
+    scattered[[10, 100, 190]] = words[:3]
+    assert token_match.window_match(asked, np.stack([together] * 2)) == pytest.approx(1.0)
+    assert token_match.window_match(asked, np.stack([scattered] * 2)) == pytest.approx(1 / 3)
+
+
 def test_only_the_best_candidates_move_and_by_the_spread_of_their_fused_scores(tmp_path, fake_embedder, monkeypatch):
     settings = load_settings(vault=_vault(tmp_path, {"a.md": "# A\n\ntext\n"}), db_path=tmp_path / "index.db", env={})
     with Workspace.open(settings, create=True, embedder=fake_embedder) as ws:
