@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from rag.search.retrieve import keyword_weight, rrf, zscore_fusion
+from rag.search.fusion import keyword_weight, rrf, zscore_fusion
 from rag.text import stemming
 from rag.workspace import Workspace
 
