@@ -122,8 +122,9 @@ class Settings:
     # (rag/answer/translation.py). Off: a model call before every search.
     translate_questions: bool = False
     # A question in another language than its best passages: those are re-read token by token (rag/search/token_match.py).
-    # Off: on XQuAD it gains (ru2en 0.944 → 0.961 nDCG@10), on the FastAPI docs, not fitted on, it loses EN→RU
-    # (known items 0.966 → 0.953), and each such search reads ~20 passages through the model again (~1-2 s on 2 cores).
+    # It gains on every cross-language set (XQuAD ru2en 0.944 → 0.964 nDCG@10; FastAPI known items RU→EN 0.901 → 0.918
+    # MRR@10, not fitted on), but each such search reads ~20 passages through the model again (~1-2 s on 2 cores, far
+    # over the design's query latency), so it is off.
     token_match: bool = False
     # Questions about time ("last week", «в марте»): read from the question, the period filters the search and is shown
     # (rag/search/when.py). `today`: a fixed day (YYYY-MM-DD) to read them against, for tests and benchmarks.
