@@ -345,7 +345,7 @@ class LiveIndex:
             self._set(replace(self._progress, state="embedding", done=done, total=total))
 
         try:
-            done = backfill(ws.store, ws.embedder, batch_size=EMBED_BATCH, progress=progress)
+            done = backfill(ws.store, ws.embedder, batch_size=EMBED_BATCH, progress=progress, token_states=ws.settings.token_match)
         except _Stopped:
             return
         self._embed_error = done.error

@@ -91,6 +91,14 @@ class OnnxE5:
         each row unit length, float32; a token of punctuation or a lone ▁ left out, and the tokens of the words in
         `leave_out` (lower case) unless that leaves none; they still shape their neighbours' states); a text longer
         than the window is read in windows, their tokens joined."""
+        return self._read(texts, query=query, leave_out=leave_out, vectors=False)[1]
+
+    def embed_with_states(self, texts: list[str]) -> tuple[np.ndarray, list[np.ndarray]]:
+        """Passages' vectors (as `embed`) and their token states (as `token_states`) from one forward pass: indexing
+        keeps the states for the token match at no extra model time."""
+        return self._read(texts, query=False, leave_out=frozenset(), vectors=True)
+
+    def _read(self, texts: list[str], *, query: bool, leave_out: frozenset[str], vectors: bool) -> tuple[np.ndarray, list[np.ndarray]]:
         if self._wordy is None:
             self._wordy = np.array([any(ch.isalnum() for ch in piece) for piece in self._model.pieces])
         prefix = "query: " if query else "passage: "
@@ -99,12 +107,23 @@ class OnnxE5:
         ids = [self.tokenizer.content_ids(prefix + t) for t in texts]
         windows = [(i, content[start : start + width]) for i, content in enumerate(ids) for start in range(0, max(len(content), 1), width)]
         parts: list[list[tuple[int, np.ndarray]]] = [[] for _ in texts]
-        names = [f"l{n}.x2" for n in TOKEN_LAYERS]
+        sums = np.zeros((len(texts), self.config.hidden), np.float64)
+        weights = np.zeros(len(texts))
+        names = [f"l{n}.x2" for n in TOKEN_LAYERS] + (["hidden"] if vectors else [])
         for batch in _buckets([len(w) + 2 for _, w in windows], self.batch_tokens):
             outputs, mask = self._run([windows[w][1] for w in batch], names)
-            states = np.stack([o.reshape(*mask.shape, self.config.hidden) for o in outputs], axis=1)  # [batch, layers, length, hidden]
+            states = np.stack(
+                [o.reshape(*mask.shape, self.config.hidden) for o in outputs[: len(TOKEN_LAYERS)]], axis=1
+            )  # [batch, layers, length, hidden]
+            if vectors:
+                hidden = outputs[-1].reshape(*mask.shape, self.config.hidden)
+                pooled = (hidden * mask[..., None]).sum(axis=1) / mask.sum(axis=1, keepdims=True)
             for row, w in enumerate(batch):
-                parts[windows[w][0]].append((w, states[row, :, 1 : 1 + len(windows[w][1])]))  # without <s>, </s>, padding
+                text, content = windows[w]
+                parts[text].append((w, states[row, :, 1 : 1 + len(content)]))  # without <s>, </s>, padding
+                if vectors:  # as `embed`: windows weigh by their content tokens
+                    sums[text] += max(len(content), 1) * pooled[row]
+                    weights[text] += max(len(content), 1)
         result = []
         for content, pieces in zip(ids, parts):
             joined = np.concatenate([p for _, p in sorted(pieces, key=lambda x: x[0])], axis=1)[:, skip:]
@@ -112,7 +131,8 @@ class OnnxE5:
             kept = wordy & self._not_in(content[skip:], leave_out)
             joined = joined[:, kept if kept.any() else wordy]
             result.append((joined / np.maximum(np.linalg.norm(joined, axis=2, keepdims=True), 1e-12)).astype(np.float32))
-        return result
+        means = sums / np.maximum(weights, 1)[:, None]
+        return (means / np.maximum(np.linalg.norm(means, axis=1, keepdims=True), 1e-12)).astype(np.float32), result
 
     def _not_in(self, ids: list[int], words: frozenset[str]) -> np.ndarray:
         """Per token of `ids`: False where it is a piece of a word in `words` (a word is a piece starting with ▁ and

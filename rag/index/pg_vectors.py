@@ -84,7 +84,37 @@ class PgVectorTables:
                 " AND NOT EXISTS (SELECT 1 FROM sentences s WHERE s.vector_key = e.vector_key) AND e.model NOT LIKE %s",
                 (WORD_MODELS + "%",),
             )
+            db.execute("DELETE FROM token_states t WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.vector_key = t.vector_key)")
             return cur.rowcount
+
+    # --- token states (rag/search/token_match.py), as in store_vectors.VectorTables ---
+
+    def missing_token_keys(self, model: str) -> list[str]:
+        rows = self._read(
+            "SELECT vector_key FROM chunks c WHERE EXISTS (SELECT 1 FROM embeddings e WHERE e.vector_key = c.vector_key AND e.model = %s)"
+            " AND NOT EXISTS (SELECT 1 FROM token_states t WHERE t.vector_key = c.vector_key AND t.model = %s) GROUP BY vector_key ORDER BY MIN(rowid)",
+            (model, model),
+        )
+        return [r[0] for r in rows]
+
+    def put_token_states(self, model: str, states: dict[str, bytes]) -> None:
+        rows = sorted(states.items())  # one order for every writer: concurrent upserts cannot deadlock
+        with self.transaction(searchable=False) as db:
+            db.cursor().executemany(
+                "INSERT INTO token_states(vector_key, model, states) VALUES (%s, %s, %s)"
+                " ON CONFLICT (vector_key, model) DO UPDATE SET states = excluded.states",
+                [(k, model, b) for k, b in rows],
+            )
+
+    def chunk_token_states(self, model: str, rowids: list[int]) -> dict[int, bytes]:
+        rows = self._read(
+            "SELECT c.rowid, t.states FROM chunks c JOIN token_states t ON t.vector_key = c.vector_key AND t.model = %s WHERE c.rowid = ANY(%s)",
+            (model, list(rowids)),
+        )
+        return {r: bytes(b) for r, b in rows}
+
+    def chunk_index_texts(self, rowids: list[int]) -> dict[int, str]:
+        return dict(self._read("SELECT rowid, index_text FROM chunks WHERE rowid = ANY(%s)", (list(rowids),)))
 
     def vector_keys(self, model: str) -> list[str]:
         return [r[0] for r in self._read("SELECT vector_key FROM embeddings WHERE model = %s", (model,))]

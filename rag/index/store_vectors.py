@@ -89,7 +89,35 @@ class VectorTables:
                 " AND vector_key NOT IN (SELECT vector_key FROM sentences) AND model NOT LIKE ?",
                 (WORD_MODELS + "%",),
             )
+            db.execute("DELETE FROM token_states WHERE vector_key NOT IN (SELECT vector_key FROM chunks)")
             return cur.rowcount
+
+    # --- token states (rag/search/token_match.py): per chunk text, kept from the forward pass that embedded it ---
+
+    def missing_token_keys(self, model: str) -> list[str]:
+        """Distinct vector keys of chunks with a `model` vector but no token states (embedded before they were
+        kept, or by an engine that cannot give them), in chunk order."""
+        rows = self._read(
+            "SELECT vector_key FROM chunks WHERE vector_key IN (SELECT vector_key FROM embeddings WHERE model = ?)"
+            " AND vector_key NOT IN (SELECT vector_key FROM token_states WHERE model = ?) GROUP BY vector_key ORDER BY MIN(rowid)",
+            (model, model),
+        )
+        return [r[0] for r in rows]
+
+    def put_token_states(self, model: str, states: dict[str, bytes]) -> None:
+        with self.transaction(searchable=False) as db:
+            db.executemany(
+                "INSERT OR REPLACE INTO token_states(vector_key, model, states) VALUES (?,?,?)", [(k, model, b) for k, b in states.items()]
+            )
+
+    def chunk_token_states(self, model: str, rowids: list[int]) -> dict[int, bytes]:
+        """The stored `model` token states of the given chunks (those that have them)."""
+        sql = "SELECT c.rowid, t.states FROM chunks c JOIN token_states t ON t.vector_key = c.vector_key AND t.model = ? WHERE c.rowid IN ({marks})"
+        return dict(self._read_in(sql, list(rowids), model))
+
+    def chunk_index_texts(self, rowids: list[int]) -> dict[int, str]:
+        """The text each given chunk was embedded as (its heading context and visible text)."""
+        return dict(self._read_in("SELECT rowid, index_text FROM chunks WHERE rowid IN ({marks})", list(rowids)))
 
     def vector_keys(self, model: str) -> list[str]:
         """Every key with a `model` vector."""

@@ -14,6 +14,8 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Callable, NamedTuple
 
+import numpy as np
+
 from rag.config import Settings
 from rag.embed.embedders import Embedder
 from rag.errors import EmbedderError, NoteError
@@ -106,7 +108,11 @@ def sync(settings: Settings, store: IndexStore, embedder: Embedder, *, progress:
     if gone:
         store.remove_files(gone)
         tally.removed += len(gone)
-    done = backfill(store, embedder, batch_size=settings.embed_batch_size, progress=progress) if embed else Backfilled(0, 0, None)
+    done = (
+        backfill(store, embedder, batch_size=settings.embed_batch_size, progress=progress, token_states=settings.token_match)
+        if embed
+        else Backfilled(0, 0, None)
+    )
     error = done.error
     if embed and error is None:
         store.drop_orphan_vectors()
@@ -256,29 +262,35 @@ class Backfilled(NamedTuple):
     error: str | None
     reference: int = 0  # language reference texts embedded (once per model, see rag/search/languages.py)
     words: int = 0  # vocabulary words embedded (rag/index/vocabulary.py)
+    token_states: int = 0  # chunk texts whose token states were kept (rag/search/token_match.py)
 
 
-def backfill(store: IndexStore, embedder: Embedder, *, batch_size: int, progress: Progress | None = None) -> Backfilled:
+def backfill(store: IndexStore, embedder: Embedder, *, batch_size: int, progress: Progress | None = None, token_states: bool = True) -> Backfilled:
     """Embed every chunk text, then every sentence, that has no vector for this model, in bounded batches. Chunks
     come first: they make a note findable by meaning, sentences then sharpen the ranking. Last, once per model,
     the language reference (rag/search/languages.py, a hundred short sentences), and the vault's vocabulary word by
     word, following the chunks embedded (rag/index/vocabulary.py).
+    With `token_states` (the `token_match` setting) and an engine that gives them, each chunk's token states are
+    kept from the forward pass that embeds it; chunks embedded earlier are read for them last.
     `progress("embed", done, total)` runs before each batch and at the end, in units of work (characters plus a
     per-text cost), not texts: a long chunk costs more than a short sentence, so an ETA holds across both phases.
     It may raise to stop early."""
     progress = progress or (lambda stage, done, total: None)
+    token_states = token_states and getattr(embedder, "reads_tokens", False)
     chunk_keys = store.missing_vector_keys(embedder.name)
     sentence_keys = store.missing_sentence_keys(embedder.name)
-    sizes = store.text_sizes(chunk_keys + sentence_keys)
+    unread = store.missing_token_keys(embedder.name) if token_states else []  # embedded before states were kept
+    sizes = store.text_sizes(chunk_keys + sentence_keys + unread)
     # Sentences shortest first: a batch of similar lengths wastes little on padding (+22 % sentences/s with the
     # onnx engine, measured on XQuAD). Chunks stay in note order, so notes become findable one after another.
     keys = chunk_keys + sorted(sentence_keys, key=lambda k: sizes.get(k, 0))
     chunk_set = set(chunk_keys)
     work = [sizes.get(k, 0) + TEXT_COST_CHARS for k in keys]
     total = sum(work) + language_reference.reference_pending(store, embedder.name) * REFERENCE_COST_CHARS
+    total += sum(sizes.get(k, 0) + TEXT_COST_CHARS for k in unread)
     words = vocabulary.pending(store, embedder.name, changed=chunk_keys)
     total += len(words or ()) * WORD_COST_CHARS
-    done = chunks_done = worked = words_done = 0
+    done = chunks_done = worked = words_done = stated = 0
     progress("embed", 0, total)
     for i in range(0, len(keys), batch_size):
         # One batch at a time, claimed from other processes on this index (app, MCP server, CLI): what another one
@@ -289,7 +301,7 @@ def backfill(store: IndexStore, embedder: Embedder, *, batch_size: int, progress
             batch = store.index_texts(todo) if todo else []
             if batch:
                 try:
-                    matrix = embedder.embed_passages([text for _, text in batch])
+                    matrix = _embed(store, embedder, batch, chunk_set if token_states else set())
                 except EmbedderError as exc:
                     log.warning("Embedding stopped: %s", exc)
                     why = f"{exc} Keyword search works; run `python -m rag index` again to add the missing vectors."
@@ -297,9 +309,14 @@ def backfill(store: IndexStore, embedder: Embedder, *, batch_size: int, progress
                 store.put_vectors(embedder.name, [key for key, _ in batch], matrix)
         done += len(batch)
         chunks_done += sum(1 for key, _ in batch if key in chunk_set)
+        stated += sum(1 for key, _ in batch if key in chunk_set) if token_states else 0
         worked += sum(work[i : i + batch_size])
         progress("embed", worked, total)
     try:
+        for i in range(0, len(unread), batch_size):
+            stated += _read_token_states(store, embedder, unread[i : i + batch_size])
+            worked += sum(sizes.get(k, 0) + TEXT_COST_CHARS for k in unread[i : i + batch_size])
+            progress("embed", worked, total)
         with store.embedding_claim(embedder.name, [REFERENCE_CLAIM]) as claimed:
             reference = language_reference.embed_reference(store, embedder) if claimed else 0
         if words is not None:
@@ -316,4 +333,34 @@ def backfill(store: IndexStore, embedder: Embedder, *, batch_size: int, progress
     progress("embed", total, total)
     if chunk_keys and store.count_missing_vectors(embedder.name) == 0:
         store.set_meta("embed_model", embedder.name)  # complete: this model now serves (see `Workspace.retriever`)
-    return Backfilled(chunks_done, done - chunks_done, None, reference, words_done)
+    return Backfilled(chunks_done, done - chunks_done, None, reference, words_done, stated)
+
+
+def _embed(store: IndexStore, embedder: Embedder, batch: list[tuple[str, str]], keep_states_of: set[str]):
+    """The batch's vectors; the token states of its keys in `keep_states_of` are stored from the same forward pass."""
+    chunks = [(k, t) for k, t in batch if k in keep_states_of]
+    if not chunks:
+        return embedder.embed_passages([text for _, text in batch])
+    from rag.search.token_match import pack
+
+    vectors, states = embedder.embed_passages_with_states([text for _, text in chunks])
+    store.put_token_states(embedder.name, {k: pack(s) for (k, _), s in zip(chunks, states)})
+    rest = [t for k, t in batch if k not in keep_states_of]
+    by_key = dict(zip([k for k, _ in chunks], vectors))
+    if rest:
+        by_key.update(zip([k for k, _ in batch if k not in keep_states_of], embedder.embed_passages(rest)))
+    return np.stack([by_key[k] for k, _ in batch])
+
+
+def _read_token_states(store: IndexStore, embedder: Embedder, keys: list[str]) -> int:
+    """Token states for chunks embedded before they were kept: their texts read again by the model (as long as
+    embedding them), once. Raises EmbedderError."""
+    from rag.search.token_match import pack
+
+    with store.embedding_claim(embedder.name, ["tokens:" + k for k in keys]) as part:
+        todo = [k.removeprefix("tokens:") for k in part]
+        batch = store.index_texts(todo) if todo else []
+        if batch:
+            states = embedder.token_states([text for _, text in batch])
+            store.put_token_states(embedder.name, {k: pack(s) for (k, _), s in zip(batch, states)})
+    return len(batch)

@@ -147,8 +147,11 @@ class Retriever:
         the question's token by token (rag/search/token_match.py); [] where the embedder cannot read tokens."""
 
         def rank():
-            chunks = self.store.chunks_by_rowid(candidates)
-            scores = self.tokens.scores(query, {r: _passage(chunks[r]) for r in candidates if r in chunks})
+            # Their states as indexing kept them (from the forward pass that embedded each chunk); a chunk embedded
+            # before they were kept is read again, as the text it was embedded as.
+            stored = self.store.chunk_token_states(self.embedder.name, candidates)
+            unread = self.store.chunk_index_texts([r for r in candidates if r not in stored]) if len(stored) < len(candidates) else {}
+            scores = self.tokens.scores(query, unread, stored=stored)
             return sorted(scores.items(), key=lambda x: -x[1])
 
         return self._in_other_script(query, rank) if self.tokens.available else []

@@ -71,6 +71,24 @@ def moved(ranked: list[tuple[int, float]], matched: dict[int, float], *, depth: 
     return sorted(((r, s + weight * spread * (matched[r] - mean) / std if r in matched else s) for r, s in ranked), key=lambda x: -x[1])
 
 
+def pack(states: np.ndarray) -> bytes:
+    """Token states [layers, tokens, dim] (rows unit length) as stored in the index: a header of the three sizes,
+    then each row's scale (float32) and the row in int8 (the row's largest component at ±127). 0.8 KB per token for
+    the two layers, a quarter of float32; the match with int8 rows measured the same as float32's on XQuAD."""
+    states = np.asarray(states, np.float32)
+    scales = np.maximum(np.abs(states).max(axis=2), 1e-12) / 127
+    rows = np.clip(np.rint(states / scales[..., None]), -127, 127).astype(np.int8)
+    return np.array(states.shape, np.uint32).tobytes() + scales.astype(np.float32).tobytes() + rows.tobytes()
+
+
+def unpack(blob: bytes) -> np.ndarray:
+    """`pack`'s bytes back as float32 [layers, tokens, dim]."""
+    layers, tokens, dim = (int(n) for n in np.frombuffer(blob, np.uint32, 3))
+    scales = np.frombuffer(blob, np.float32, layers * tokens, 12).reshape(layers, tokens, 1)
+    rows = np.frombuffer(blob, np.int8, layers * tokens * dim, 12 + 4 * layers * tokens).reshape(layers, tokens, dim)
+    return rows * scales
+
+
 @runtime_checkable
 class TokenReader(Protocol):
     """An embedder that can give its tokens' states (the local model; an endpoint gives only whole-text vectors)."""
@@ -94,20 +112,24 @@ class TokenMatch:
     def available(self) -> bool:
         return self._reader is not None and self._reader.reads_tokens
 
-    def scores(self, question: str, passages: dict[int, str]) -> dict[int, float]:
-        """rowid → mean over the question's word tokens (and the layers) of its best cosine among the passage's
-        tokens. {} when the embedder cannot give token states, or the question or a passage has no word token."""
-        if not self.available or not passages:
+    def scores(self, question: str, passages: dict[int, str], *, stored: dict[int, bytes] | None = None) -> dict[int, float]:
+        """rowid → the best window's mean over the question's word tokens (and the layers) of its best cosine among
+        the passage's tokens (`window_match`). `stored`: passages' states as the index keeps them (`pack`); the
+        `passages` given as text are read by the model now. {} when the embedder cannot give token states, or the
+        question has no word token; a passage with none is left out."""
+        stored = stored or {}
+        if not self.available or not (passages or stored):
             return {}
         try:
             asked = self._question(question)
-            states = self._passage_states(list(passages.values()))
+            states = dict(zip(passages, self._passage_states(list(passages.values())))) if passages else {}
         except EmbedderError as exc:
             log.warning("Tokens not matched across languages: %s", exc)
             return {}
         if asked.shape[1] == 0:
             return {}
-        return {rowid: window_match(asked, passage.astype(np.float32)) for rowid, passage in zip(passages, states) if passage.shape[1]}
+        states.update((rowid, unpack(blob)) for rowid, blob in stored.items())
+        return {rowid: window_match(asked, passage.astype(np.float32)) for rowid, passage in states.items() if passage.shape[1]}
 
     def _question(self, question: str) -> np.ndarray:
         with self._lock:
