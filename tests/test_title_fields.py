@@ -161,6 +161,7 @@ def downgrade_to_schema_4(path) -> None:
     db = sqlite3.connect(path, isolation_level=None)
     db.executescript(
         """
+        DROP TABLE IF EXISTS token_states;
         DROP TABLE IF EXISTS chunks_sounds;
         DROP TABLE IF EXISTS memory_stats;
         DROP TABLE IF EXISTS memory_facts;

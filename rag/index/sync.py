@@ -285,19 +285,25 @@ def backfill(store: IndexStore, embedder: Embedder, *, batch_size: int, progress
     # onnx engine, measured on XQuAD). Chunks stay in note order, so notes become findable one after another.
     keys = chunk_keys + sorted(sentence_keys, key=lambda k: sizes.get(k, 0))
     chunk_set = set(chunk_keys)
-    work = [sizes.get(k, 0) + TEXT_COST_CHARS for k in keys]
-    total = sum(work) + language_reference.reference_pending(store, embedder.name) * REFERENCE_COST_CHARS
+    total = sum(sizes.get(k, 0) + TEXT_COST_CHARS for k in keys) + language_reference.reference_pending(store, embedder.name) * REFERENCE_COST_CHARS
     total += sum(sizes.get(k, 0) + TEXT_COST_CHARS for k in unread)
     words = vocabulary.pending(store, embedder.name, changed=chunk_keys)
     total += len(words or ()) * WORD_COST_CHARS
     done = chunks_done = worked = words_done = stated = 0
     progress("embed", 0, total)
-    for i in range(0, len(keys), batch_size):
+    batches = [keys[i : i + batch_size] for i in range(0, len(keys), batch_size)]
+    turned = False
+    for n, batch_keys in enumerate(batches):
         # One batch at a time, claimed from other processes on this index (app, MCP server, CLI): what another one
         # claimed or embedded meanwhile is skipped, so no text is embedded twice and both make progress.
-        with store.embedding_claim(embedder.name, keys[i : i + batch_size]) as part:
+        with store.embedding_claim(embedder.name, batch_keys) as part:
             known = store.known_vector_keys(embedder.name, part)
             todo = [k for k in part if k not in known]
+            if part and not todo and not turned:
+                # Another process embedded this batch while this one waited for it: it works forwards, so this one
+                # takes the rest from the end, or it would queue behind it for each next batch and do none.
+                batches[n + 1 :] = batches[:n:-1]
+                turned = True
             batch = store.index_texts(todo) if todo else []
             if batch:
                 try:
@@ -310,7 +316,7 @@ def backfill(store: IndexStore, embedder: Embedder, *, batch_size: int, progress
         done += len(batch)
         chunks_done += sum(1 for key, _ in batch if key in chunk_set)
         stated += sum(1 for key, _ in batch if key in chunk_set) if token_states else 0
-        worked += sum(work[i : i + batch_size])
+        worked += sum(sizes.get(k, 0) + TEXT_COST_CHARS for k in batch_keys)
         progress("embed", worked, total)
     try:
         for i in range(0, len(unread), batch_size):
