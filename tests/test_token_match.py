@@ -84,7 +84,7 @@ def test_with_the_real_model_a_russian_question_matches_the_english_paragraph_th
     assert max(scores, key=scores.get) == 1
 
 
-def test_with_the_real_model_hybrid_rereads_the_other_script_only_when_asked_to(tmp_path, real_embedder, monkeypatch):
+def test_with_the_real_model_hybrid_rereads_the_other_script_unless_turned_off(tmp_path, real_embedder, monkeypatch):
     settings = load_settings(vault=_vault(tmp_path, STADIUM), db_path=tmp_path / "index.db", env={"RAG_TOKEN_MATCH": "1"})
     with Workspace.open(settings, create=True, embedder=real_embedder) as ws:
         ws.sync()
@@ -96,7 +96,7 @@ def test_with_the_real_model_hybrid_rereads_the_other_script_only_when_asked_to(
         assert r.hybrid("Кто исполнил государственный гимн на стадионе перед игрой?", 3).hits[0].chunk.path in {"Final/Anthem.md", "Финал/Гимн.md"}
     english = {path: note for path, note in STADIUM.items() if path.startswith("Final/")}  # every passage in the other script
     for on, folder in ((True, tmp_path / "on"), (False, tmp_path / "off")):
-        env = {"RAG_TOKEN_MATCH": "1"} if on else {}
+        env = {} if on else {"RAG_TOKEN_MATCH": "0"}
         settings = load_settings(vault=_vault(folder, english), db_path=folder / "index.db", env=env)
         with Workspace.open(settings, create=True, embedder=real_embedder) as ws:
             ws.sync()
@@ -104,7 +104,7 @@ def test_with_the_real_model_hybrid_rereads_the_other_script_only_when_asked_to(
             reread = ws.retriever.token_ranking
             monkeypatch.setattr(ws.retriever, "token_ranking", lambda q, rows, asked=asked, reread=reread: asked.append(q) or reread(q, rows))
             assert ws.retriever.hybrid(QUESTION, 3).hits[0].chunk.path == "Final/Anthem.md"
-            assert asked == ([QUESTION] if on else [])  # off by default: the fused ranking as it is
+            assert asked == ([QUESTION] if on else [])  # on by default; off: the fused ranking as it is
 
 
 def _brute_window_match(asked, passage, width, stride):

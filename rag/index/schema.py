@@ -89,9 +89,9 @@ MIGRATIONS = [
     """
     CREATE VIRTUAL TABLE chunks_sounds USING fts5(sounds, tokenize = 'unicode61 remove_diacritics 2');
     """,
-    # 10: each chunk text's token states (two middle layers of the embedding model, int8), kept from the forward pass
+    # 10: each chunk text's token states (two middle layers of the embedding model, 4 bits a component), kept from the forward pass
     # that embeds it, so the token match across languages reads them instead of running the model again
-    # (rag/search/token_match.py). Keyed like vectors; a blob is ~0.8 KB per word token. Filled by the next sync.
+    # (rag/search/token_match.py). Keyed like vectors; a blob is ~0.4 KB per word token. Filled by the next sync.
     """
     CREATE TABLE token_states (vector_key TEXT NOT NULL, model TEXT NOT NULL, states BLOB NOT NULL);
     CREATE UNIQUE INDEX token_states_key ON token_states(vector_key, model);

@@ -93,12 +93,12 @@ CROSSING_WEIGHT = 0.3
 # +0.009 nDCG@10 over none, 0.6 +0.005; en2ru 0.4 +0.010); FastAPI known items and the mixed vault, not fitted on,
 # in docs/benchmarks.md.
 LEXICON_WEIGHT = 0.4
-# With `token_match` on (off by default: it costs 1-2 s a cross-language search on 2 cores; see rag/config.py),
-# after that fusion its best TOKEN_DEPTH candidates in the other script are matched token by token with the question
-# (rag/search/token_match.py), and each moves by TOKEN_WEIGHT × (the fused scores' spread among them) per deviation
-# of its match from theirs. Chosen on XQuAD ru2en (layers 8+10, depth 20, weight 1.5) and checked on en2ru; with the
-# best window of each passage matched: 0.944 → 0.964 and 0.944 → 0.954 nDCG@10. The FastAPI known items and the
-# mixed vault, not chosen on, in docs/benchmarks.md.
+# With `token_match` on (the default; see rag/config.py), after that fusion its best TOKEN_DEPTH candidates in the
+# other script are matched token by token with the question (rag/search/token_match.py), on the token states the
+# index keeps, and each moves by TOKEN_WEIGHT × (the fused scores' spread among them) per deviation of its match
+# from theirs. Chosen on XQuAD ru2en (layers 8+10, depth 20, weight 1.5) and checked on en2ru; with the best window
+# of each passage matched: 0.944 → 0.962 and 0.946 → 0.955 nDCG@10. The FastAPI known items and the mixed vault,
+# not chosen on, in docs/benchmarks.md.
 TOKEN_DEPTH = 20
 TOKEN_WEIGHT = 1.5
 
