@@ -9,8 +9,8 @@ Asked of the vault in the question's own language ("en2en", "ru2ru") and of the 
 the answer is the note with the same path. Each direction is a dataset folder under --out (corpus.jsonl,
 queries.jsonl, qrels.tsv), so `python -m rag eval retrieval OUT/fastapi-ru2en` measures it too; the two vaults'
 indexes are kept under --out. Reported: MRR@10 (and nDCG@10) per channel, per direction, per question kind.
-`--token-match`: hybrid with the token re-read on (the setting `token_match`; indexing then keeps the chunks'
-token states). `--timing N`: also the cost of the token re-read (rag/search/token_match.py): the median
+`--no-token-match`: hybrid without the token re-read (the setting `token_match` off; on by default, indexing keeps the
+chunks' token states). `--timing N`: also the cost of the token re-read (rag/search/token_match.py): the median
 milliseconds of a hybrid search for the first N questions of each cross-language direction without it, with it on
 the states the index keeps ("stored"), and with the candidates read by the model at search time ("read now", as an
 index without them), alternating, nothing cached between questions but the question's vector.
@@ -89,7 +89,7 @@ def write_datasets(data: Path, out: Path) -> dict[str, Path]:
     return folders
 
 
-def measure(folders: dict[str, Path], out: Path, channels: list[str], *, token_match: bool = False) -> dict:
+def measure(folders: dict[str, Path], out: Path, channels: list[str], *, token_match: bool = True) -> dict:
     result: dict = {}
     for name, folder in folders.items():
         dataset = evaluate.load_dataset(folder)
@@ -146,11 +146,11 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path("/tmp/rag-known-item"))
     parser.add_argument("--channels", default="bm25,dense,hybrid")
     parser.add_argument("--timing", type=int, default=0, metavar="N", help="also time the token re-read on N questions per direction")
-    parser.add_argument("--token-match", action="store_true", help="hybrid with the token re-read (setting token_match, off by default)")
+    parser.add_argument("--no-token-match", action="store_true", help="hybrid without the token re-read (setting token_match off; on by default)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     folders = write_datasets(args.data, args.out)
-    result = measure(folders, args.out, args.channels.split(","), token_match=args.token_match)
+    result = measure(folders, args.out, args.channels.split(","), token_match=not args.no_token_match)
     if args.timing:
         result["timing"] = timing(folders, args.out, args.timing)
     if args.json:

@@ -1,7 +1,7 @@
 """Retrieval in a vault that mixes English and Russian notes, through the real pipeline (`rag eval retrieval`).
 
     python bench/mixed_language.py [--data $RAG_EVAL_DATA/retrieval] [--out /tmp/rag-mixed] [--split 24]
-                                   [--no-align] [--no-shift] [--no-sentences] [--token-match] [--json]
+                                   [--no-align] [--no-shift] [--no-sentences] [--no-token-match] [--json]
 
 XQuAD is parallel: the same 240 paragraphs (48 articles) and questions in both languages. The mixed vault holds the
 English paragraphs of articles 0..split-1 and the Russian paragraphs of the others. Every English and Russian
@@ -10,7 +10,7 @@ paragraph in the other language. Two datasets sharing one corpus (and one kept i
 evaluated with the normal harness, so chunking, sentence vectors, language alignment and fusion are what users get.
 `--no-align` turns the language alignment off (in this process), `--no-shift` the move of questions towards the
 passages' language centre, and `--no-sentences` the sentence vectors, to see what each contributes; each
-sentence-vector variant keeps its own index. `--token-match` turns the token re-read on (the setting `token_match`).
+sentence-vector variant keeps its own index. `--no-token-match` turns the token re-read off (the setting `token_match`, on by default).
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ def main() -> None:
     parser.add_argument("--no-align", action="store_true")
     parser.add_argument("--no-shift", action="store_true")
     parser.add_argument("--no-sentences", action="store_true")
-    parser.add_argument("--token-match", action="store_true", help="hybrid with the token re-read (setting token_match, off by default)")
+    parser.add_argument("--no-token-match", action="store_true", help="hybrid without the token re-read (setting token_match off; on by default)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if args.no_align:
@@ -79,7 +79,7 @@ def main() -> None:
     for kind, folder in folders.items():
         dataset = evaluate.load_dataset(folder)
         mapping = evaluate.write_vault(dataset, vault)
-        settings = load_settings(vault=vault, db_path=db, env={}, sentence_vectors=not args.no_sentences, token_match=args.token_match)
+        settings = load_settings(vault=vault, db_path=db, env={}, sentence_vectors=not args.no_sentences, token_match=not args.no_token_match)
         with Workspace.open(settings, create=True) as ws:
             report = ws.sync()
             result.setdefault("index_seconds", report.seconds)

@@ -164,6 +164,8 @@ def status(settings, as_json: bool) -> None:
         f"{info['vectors_missing']} missing\nSentences: {info['sentences']}, {info['sentence_vectors_missing']} without a vector\n"
         f"Synced:  {last}"
     )
+    if info.get("token_states_missing"):  # the token match reads these through the model until `rag index` keeps them
+        echo(f"Token states: {info['token_states_missing']} chunks without (kept at the next sync; until then read at search time)")
     for note in info["skipped"]:
         echo(f"Skipped: {note['path']}: {note['reason']}")
 

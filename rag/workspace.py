@@ -113,8 +113,13 @@ class Workspace:
             "serving_model": self.retriever.embedder.name,  # differs from `model` while a model change is backfilled
             "last_sync": float(last) if last else None,
             **counts,
+            # chunks the token match would read through the model at search time (None: it is off or cannot run)
+            "token_states_missing": len(self.store.missing_token_keys(self.embedder.name)) if self._keeps_token_states() else None,
             "skipped": [{"path": p, "reason": why} for p, (_, _, why) in sorted(skipped_notes(self.store).items())],
         }
+
+    def _keeps_token_states(self) -> bool:
+        return self.settings.token_match and getattr(self.embedder, "reads_tokens", False)
 
     def close(self) -> None:
         self.store.close()

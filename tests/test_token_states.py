@@ -104,6 +104,7 @@ def test_an_index_made_without_token_states_gets_them_at_its_next_sync_with_the_
         rows = sorted(ws.store.chunk_paths(list(NOTES)))
         assert fake.states_read == [] and ws.store.chunk_token_states(fake.name, rows) == {}
         assert len(ws.store.missing_token_keys(fake.name)) == 3
+        assert ws.status()["token_states_missing"] is None  # the match is off: nothing is missing
         # meanwhile the match reads the chunks as they were embedded
         assert {row for row, _ in ws.retriever.token_ranking(QUESTION, rows)} == set(rows)
         texts = ws.store.chunk_index_texts(rows)
@@ -112,11 +113,12 @@ def test_an_index_made_without_token_states_gets_them_at_its_next_sync_with_the_
     fake.embedded.clear()
     later = load_settings(vault=vault, db_path=index_location, env={"RAG_TOKEN_MATCH": "1"}, embed_batch_size=1)
     with Workspace.open(later, embedder=fake) as ws:
+        assert ws.status()["token_states_missing"] == 3  # what `rag status` reports before the sync
         progress = []
         report = ws.sync(progress=lambda stage, done, total: progress.append((stage, done, total)))
         assert fake.embedded == [] and report.chunks_embedded == 0  # the vectors stay
         assert sorted(t for how, t in fake.states_read if how == "alone") == sorted(texts.values())
-        assert len(ws.store.chunk_token_states(fake.name, rows)) == 3 and ws.store.missing_token_keys(fake.name) == []
+        assert len(ws.store.chunk_token_states(fake.name, rows)) == 3 and ws.status()["token_states_missing"] == 0
         embed = [(done, total) for stage, done, total in progress if stage == "embed"]
         assert embed[-1][0] == embed[-1][1] > 0 and any(0 < done < total for done, total in embed)  # the reading shows
         fake.states_read.clear()
