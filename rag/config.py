@@ -123,8 +123,8 @@ class Settings:
     translate_questions: bool = False
     # A question in another language than its best passages: those are matched with it token by token
     # (rag/search/token_match.py), on token states indexing keeps from the pass that embeds each chunk (~0.4 KB per
-    # word token in the index). It gains on every cross-language set (XQuAD ru2en 0.944 → 0.962 nDCG@10, en2ru 0.946
-    # → 0.955; FastAPI known items, not fitted on, in docs/benchmarks.md). Off: no token states kept (a smaller index),
+    # word token in the index). It gains on every cross-language set (XQuAD ru2en 0.945 → 0.960 nDCG@10, en2ru 0.943
+    # → 0.957; FastAPI known items, not fitted on, in docs/benchmarks.md). Off: no token states kept (a smaller index),
     # and cross-language questions ranked by the fused channels alone.
     token_match: bool = True
     # Questions about time ("last week", «в марте»): read from the question, the period filters the search and is shown
