@@ -285,8 +285,11 @@ def backfill(store: IndexStore, embedder: Embedder, *, batch_size: int, progress
     # onnx engine, measured on XQuAD). Chunks stay in note order, so notes become findable one after another.
     keys = chunk_keys + sorted(sentence_keys, key=lambda k: sizes.get(k, 0))
     chunk_set = set(chunk_keys)
-    total = sum(sizes.get(k, 0) + TEXT_COST_CHARS for k in keys) + language_reference.reference_pending(store, embedder.name) * REFERENCE_COST_CHARS
-    total += sum(sizes.get(k, 0) + TEXT_COST_CHARS for k in unread)
+
+    def cost(texts: list[str]) -> int:  # work units of embedding or reading these texts
+        return sum(sizes.get(k, 0) + TEXT_COST_CHARS for k in texts)
+
+    total = cost(keys) + cost(unread) + language_reference.reference_pending(store, embedder.name) * REFERENCE_COST_CHARS
     words = vocabulary.pending(store, embedder.name, changed=chunk_keys)
     total += len(words or ()) * WORD_COST_CHARS
     done = chunks_done = worked = words_done = stated = 0
@@ -313,15 +316,15 @@ def backfill(store: IndexStore, embedder: Embedder, *, batch_size: int, progress
                     why = f"{exc} Keyword search works; run `python -m rag index` again to add the missing vectors."
                     return Backfilled(chunks_done, done - chunks_done, why)
                 store.put_vectors(embedder.name, [key for key, _ in batch], matrix)
-        done += len(batch)
-        chunks_done += sum(1 for key, _ in batch if key in chunk_set)
-        stated += sum(1 for key, _ in batch if key in chunk_set) if token_states else 0
-        worked += sum(sizes.get(k, 0) + TEXT_COST_CHARS for k in batch_keys)
+        chunks = sum(1 for key, _ in batch if key in chunk_set)
+        done, chunks_done = done + len(batch), chunks_done + chunks
+        stated += chunks if token_states else 0
+        worked += cost(batch_keys)
         progress("embed", worked, total)
     try:
         for i in range(0, len(unread), batch_size):
             stated += _read_token_states(store, embedder, unread[i : i + batch_size])
-            worked += sum(sizes.get(k, 0) + TEXT_COST_CHARS for k in unread[i : i + batch_size])
+            worked += cost(unread[i : i + batch_size])
             progress("embed", worked, total)
         with store.embedding_claim(embedder.name, [REFERENCE_CLAIM]) as claimed:
             reference = language_reference.embed_reference(store, embedder) if claimed else 0

@@ -97,8 +97,8 @@ LEXICON_WEIGHT = 0.4
 # other script are matched token by token with the question (rag/search/token_match.py), on the token states the
 # index keeps, and each moves by TOKEN_WEIGHT × (the fused scores' spread among them) per deviation of its match
 # from theirs. Chosen on XQuAD ru2en (layers 8+10, depth 20, weight 1.5) and checked on en2ru; with the best window
-# of each passage matched: 0.944 → 0.962 and 0.946 → 0.955 nDCG@10. The FastAPI known items and the mixed vault,
-# not chosen on, in docs/benchmarks.md.
+# of each passage matched, on the states the index keeps: 0.945 → 0.960 and 0.943 → 0.957 nDCG@10. The FastAPI
+# known items and the mixed vault, not chosen on, in docs/benchmarks.md.
 TOKEN_DEPTH = 20
 TOKEN_WEIGHT = 1.5
 
