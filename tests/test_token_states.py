@@ -11,7 +11,7 @@ import pytest
 
 from rag.config import load_settings
 from rag.devtools.fake_embedder import FakeEmbedder
-from rag.search.token_match import pack, unpack
+from rag.search.token_match import TokenMatch, pack, unpack
 from rag.workspace import Workspace
 
 NOTES = {
@@ -67,6 +67,16 @@ def test_packed_states_keep_every_row_to_within_4_bit_rounding():
     cosines = np.sum(back * states, axis=2) / np.linalg.norm(back, axis=2)
     assert cosines.min() > 0.97  # 4 bits a component keep a row's direction (the match is a cosine)
     assert unpack(pack(np.zeros((2, 0, 384), np.float32))).shape == (2, 0, 384)  # a chunk without a word token
+
+
+def test_unreadable_stored_states_leave_that_passage_out_of_the_match_and_nothing_else(caplog):
+    fake = TokenFake()
+    match = TokenMatch(fake)
+    good = pack(fake._states(NOTES["Final/Anthem.md"]))
+    truncated, other_bits = good[:40], good[:12] + np.uint32(8).tobytes() + good[16:]
+    scores = match.scores(QUESTION, {}, stored={1: good, 2: truncated, 3: other_bits})
+    assert set(scores) == {1}
+    assert caplog.text.count("unreadable") == 2
 
 
 @pytest.mark.both_backends

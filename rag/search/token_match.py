@@ -141,7 +141,11 @@ class TokenMatch:
             return {}
         if asked.shape[1] == 0:
             return {}
-        states.update((rowid, unpack(blob)) for rowid, blob in stored.items())
+        for rowid, blob in stored.items():
+            try:
+                states[rowid] = unpack(blob)
+            except ValueError as exc:  # truncated, or packed by another version: that passage keeps its fused rank
+                log.warning("Token states of chunk %s unreadable (%s); left out of the match", rowid, exc)
         return {rowid: window_match(asked, passage.astype(np.float32)) for rowid, passage in states.items() if passage.shape[1]}
 
     def _question(self, question: str) -> np.ndarray:
