@@ -31,6 +31,7 @@ log = logging.getLogger(__name__)
 
 
 WAL_WAIT_SECONDS = 30.0  # as long as any other statement waits for a lock (`sqlite3.connect(timeout=30)`)
+CLAIM_HANDOVER_SECONDS = 0.005  # after an embedding claim, for another process waiting on it (`embedding_claim`)
 
 
 def _use_wal(conn: sqlite3.Connection) -> None:
@@ -105,6 +106,9 @@ class Store(CommonReads, KeywordIndex, VectorTables, MemoryStats):
             if fcntl is not None:
                 fcntl.flock(handle, fcntl.LOCK_EX)
             yield list(keys)
+        # flock is not fair: released and asked for again at once, the lock goes back to this process, and another
+        # one waiting for it could wait out the whole run. A moment's pause hands it over.
+        time.sleep(CLAIM_HANDOVER_SECONDS)
 
     @contextlib.contextmanager
     def transaction(self, *, searchable: bool = True):
