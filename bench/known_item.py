@@ -9,7 +9,8 @@ Asked of the vault in the question's own language ("en2en", "ru2ru") and of the 
 the answer is the note with the same path. Each direction is a dataset folder under --out (corpus.jsonl,
 queries.jsonl, qrels.tsv), so `python -m rag eval retrieval OUT/fastapi-ru2en` measures it too; the two vaults'
 indexes are kept under --out. Reported: MRR@10 (and nDCG@10) per channel, per direction, per question kind.
-`--no-token-match`: hybrid without the token re-read (the setting `token_match` off; on by default, indexing keeps the
+`--no-token-match`: hybrid without the re-read of cross-language candidates (tokens, then sentences by
+rag/embed/aligned.py) (the setting `token_match` off; on by default, indexing keeps the
 chunks' token states). `--timing N`: also the cost of the token re-read (rag/search/token_match.py): the median
 milliseconds of a hybrid search for the first N questions of each cross-language direction without it, with it on
 the states the index keeps ("stored"), and with the candidates read by the model at search time ("read now", as an

@@ -123,9 +123,10 @@ class Settings:
     translate_questions: bool = False
     # A question in another language than its best passages: those are matched with it token by token
     # (rag/search/token_match.py), on token states indexing keeps from the pass that embeds each chunk (~0.4 KB per
-    # word token in the index). It gains on every cross-language set (XQuAD ru2en 0.945 → 0.960 nDCG@10, en2ru 0.943
-    # → 0.957; FastAPI known items, not fitted on, in docs/benchmarks.md). Off: no token states kept (a smaller index),
-    # and cross-language questions ranked by the fused channels alone.
+    # word token in the index), then by their sentence closest to it as a model trained on translations places them
+    # (rag/embed/aligned.py; ~2 KB a chunk kept at indexing). It gains on every cross-language set (XQuAD ru2en 0.945
+    # → 0.966 nDCG@10, en2ru 0.943 → 0.964; FastAPI known items, not fitted on, in docs/benchmarks.md). Off: neither is
+    # kept (a smaller index), and cross-language questions ranked by the fused channels alone.
     token_match: bool = True
     # Questions about time ("last week", «в марте»): read from the question, the period filters the search and is shown
     # (rag/search/when.py). `today`: a fixed day (YYYY-MM-DD) to read them against, for tests and benchmarks.

@@ -1,5 +1,5 @@
 """A question and a passage in different languages matched token by token (rag/search/token_match.py), and the best
-fused candidates in the other script moved by that match (`Retriever._reread_tokens`)."""
+fused candidates in the other script moved by that match (`Retriever._reread`)."""
 
 from __future__ import annotations
 
@@ -152,14 +152,15 @@ def test_only_the_best_candidates_move_and_by_the_spread_of_their_fused_scores(t
         ranked = [(row, 30.0 - row) for row in range(1, 26)]  # 25 candidates, scores 29 … 5
         monkeypatch.setattr(retrieve, "TOKEN_DEPTH", 20)
         monkeypatch.setattr(r, "token_ranking", lambda q, rows: [(3, 0.9), (1, 0.5), (2, 0.4)] if rows == list(range(1, 21)) else [])
-        moved = dict(r._reread_tokens("вопрос", ranked))
+        monkeypatch.setattr(r, "aligned_ranking", lambda q, rows: [])  # the sentence re-read: tests/test_aligned.py
+        moved = dict(r._reread("вопрос", ranked))
         spread = float(np.std([30.0 - row for row in range(1, 21)]))
         z3 = (0.9 - 0.6) / float(np.std([0.9, 0.5, 0.4]))
         assert moved[3] == pytest.approx(27.0 + retrieve.TOKEN_WEIGHT * spread * z3)
         assert max(moved, key=moved.get) == 3
         assert all(moved[row] == 30.0 - row for row in range(4, 26))  # unmatched: same-script, or past the depth
         monkeypatch.setattr(r, "token_ranking", lambda q, rows: [(3, 0.9)])
-        assert r._reread_tokens("вопрос", ranked) == ranked  # one match says nothing about the others
+        assert r._reread("вопрос", ranked) == ranked  # one match says nothing about the others
 
 
 def test_an_embedder_without_token_states_leaves_search_as_it_was(tmp_path, fake_embedder):

@@ -89,13 +89,16 @@ class PgVectorTables:
 
     # --- token states (rag/search/token_match.py), as in store_vectors.VectorTables ---
 
-    def missing_token_keys(self, model: str) -> list[str]:
+    def missing_token_keys(self, model: str, *, embedded_by: str | None = None) -> list[str]:
         rows = self._read(
             "SELECT vector_key FROM chunks c WHERE EXISTS (SELECT 1 FROM embeddings e WHERE e.vector_key = c.vector_key AND e.model = %s)"
             " AND NOT EXISTS (SELECT 1 FROM token_states t WHERE t.vector_key = c.vector_key AND t.model = %s) GROUP BY vector_key ORDER BY MIN(rowid)",
-            (model, model),
+            (embedded_by or model, model),
         )
         return [r[0] for r in rows]
+
+    def known_token_keys(self, model: str, keys: list[str]) -> set[str]:
+        return {r[0] for r in self._read("SELECT vector_key FROM token_states WHERE model = %s AND vector_key = ANY(%s)", (model, list(keys)))}
 
     def put_token_states(self, model: str, states: dict[str, bytes]) -> None:
         rows = sorted(states.items())  # one order for every writer: concurrent upserts cannot deadlock

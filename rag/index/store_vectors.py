@@ -94,15 +94,19 @@ class VectorTables:
 
     # --- token states (rag/search/token_match.py): per chunk text, kept from the forward pass that embedded it ---
 
-    def missing_token_keys(self, model: str) -> list[str]:
-        """Distinct vector keys of chunks with a `model` vector but no token states (embedded before they were
-        kept, or by an engine that cannot give them), in chunk order."""
+    def missing_token_keys(self, model: str, *, embedded_by: str | None = None) -> list[str]:
+        """Distinct vector keys of chunks with a vector of `embedded_by` (default: `model`) but no `model` token
+        states (embedded before they were kept, or by an engine that cannot give them), in chunk order."""
         rows = self._read(
             "SELECT vector_key FROM chunks WHERE vector_key IN (SELECT vector_key FROM embeddings WHERE model = ?)"
             " AND vector_key NOT IN (SELECT vector_key FROM token_states WHERE model = ?) GROUP BY vector_key ORDER BY MIN(rowid)",
-            (model, model),
+            (embedded_by or model, model),
         )
         return [r[0] for r in rows]
+
+    def known_token_keys(self, model: str, keys: list[str]) -> set[str]:
+        """The given keys that have `model` token states (another process may have kept them meanwhile)."""
+        return {r[0] for r in self._read_in("SELECT vector_key FROM token_states WHERE model = ? AND vector_key IN ({marks})", keys, model)}
 
     def put_token_states(self, model: str, states: dict[str, bytes]) -> None:
         with self.transaction(searchable=False) as db:

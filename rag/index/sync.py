@@ -17,6 +17,7 @@ from typing import Callable, NamedTuple
 import numpy as np
 
 from rag.config import Settings
+from rag.embed import aligned
 from rag.embed.embedders import Embedder
 from rag.errors import EmbedderError, NoteError
 from rag.index import language_reference, vocabulary
@@ -70,6 +71,9 @@ SKIPPED_KEY = "skipped_notes"
 TEXT_COST_CHARS = 10
 REFERENCE_COST_CHARS = 60  # a language-reference sentence
 WORD_COST_CHARS = 20  # a vocabulary word (rag/index/vocabulary.py), embedded alone: ~150 words/s on 2 cores
+# A chunk's sentences read by the aligned model (rag/embed/aligned.py) cost this share of embedding the chunk:
+# ~1,000 sentences/s on 2 cores, against ~10 chunks/s for e5 with its sentences.
+ALIGNED_COST_SHARE = 0.1
 WORD_BATCH_FACTOR = 4  # words are short: batches this many times larger than texts' waste nothing on padding
 REFERENCE_CLAIM = "language reference"  # claimed like a text: one indexer embeds the reference, another skips it
 # What a note's keyword fields hold (see `keyword_fields`); part of the rules, so an index made before them, or by
@@ -263,6 +267,7 @@ class Backfilled(NamedTuple):
     reference: int = 0  # language reference texts embedded (once per model, see rag/search/languages.py)
     words: int = 0  # vocabulary words embedded (rag/index/vocabulary.py)
     token_states: int = 0  # chunk texts whose token states were kept (rag/search/token_match.py)
+    aligned: int = 0  # chunk texts whose sentences the aligned model read (rag/embed/aligned.py)
 
 
 def backfill(store: IndexStore, embedder: Embedder, *, batch_size: int, progress: Progress | None = None, token_states: bool = True) -> Backfilled:
@@ -271,12 +276,14 @@ def backfill(store: IndexStore, embedder: Embedder, *, batch_size: int, progress
     the language reference (rag/search/languages.py, a hundred short sentences), and the vault's vocabulary word by
     word, following the chunks embedded (rag/index/vocabulary.py).
     With `token_states` (the `token_match` setting) and an engine that gives them, each chunk's token states are
-    kept from the forward pass that embeds it; chunks embedded earlier are read for them last.
+    kept from the forward pass that embeds it; chunks embedded earlier are read for them last. With the setting,
+    each embedded chunk's sentences are then read by the aligned model too (rag/embed/aligned.py), for the same
+    re-read of cross-language candidates.
     `progress("embed", done, total)` runs before each batch and at the end, in units of work (characters plus a
     per-text cost), not texts: a long chunk costs more than a short sentence, so an ETA holds across both phases.
     It may raise to stop early."""
     progress = progress or (lambda stage, done, total: None)
-    token_states = token_states and getattr(embedder, "reads_tokens", False)
+    reread, token_states = token_states, token_states and getattr(embedder, "reads_tokens", False)
     chunk_keys = store.missing_vector_keys(embedder.name)
     sentence_keys = store.missing_sentence_keys(embedder.name)
     unread = store.missing_token_keys(embedder.name) if token_states else []  # embedded before states were kept
@@ -290,9 +297,12 @@ def backfill(store: IndexStore, embedder: Embedder, *, batch_size: int, progress
         return sum(sizes.get(k, 0) + TEXT_COST_CHARS for k in texts)
 
     total = cost(keys) + cost(unread) + language_reference.reference_pending(store, embedder.name) * REFERENCE_COST_CHARS
+    # The aligned model's pending chunks: those this batch embeds, and those embedded before it read them.
+    unaligned = list(dict.fromkeys(store.missing_token_keys(aligned.MODEL, embedded_by=embedder.name) + chunk_keys)) if reread else []
+    total += int(ALIGNED_COST_SHARE * cost(unaligned))
     words = vocabulary.pending(store, embedder.name, changed=chunk_keys)
     total += len(words or ()) * WORD_COST_CHARS
-    done = chunks_done = worked = words_done = stated = 0
+    done = chunks_done = worked = words_done = stated = read = 0
     progress("embed", 0, total)
     batches = [keys[i : i + batch_size] for i in range(0, len(keys), batch_size)]
     turned = False
@@ -326,6 +336,10 @@ def backfill(store: IndexStore, embedder: Embedder, *, batch_size: int, progress
             stated += _read_token_states(store, embedder, unread[i : i + batch_size])
             worked += cost(unread[i : i + batch_size])
             progress("embed", worked, total)
+        for i in range(0, len(unaligned), batch_size):
+            read += _read_aligned(store, unaligned[i : i + batch_size])
+            worked += int(ALIGNED_COST_SHARE * cost(unaligned[i : i + batch_size]))
+            progress("embed", worked, total)
         with store.embedding_claim(embedder.name, [REFERENCE_CLAIM]) as claimed:
             reference = language_reference.embed_reference(store, embedder) if claimed else 0
         if words is not None:
@@ -342,7 +356,7 @@ def backfill(store: IndexStore, embedder: Embedder, *, batch_size: int, progress
     progress("embed", total, total)
     if chunk_keys and store.count_missing_vectors(embedder.name) == 0:
         store.set_meta("embed_model", embedder.name)  # complete: this model now serves (see `Workspace.retriever`)
-    return Backfilled(chunks_done, done - chunks_done, None, reference, words_done, stated)
+    return Backfilled(chunks_done, done - chunks_done, None, reference, words_done, stated, read)
 
 
 def _embed(store: IndexStore, embedder: Embedder, batch: list[tuple[str, str]], keep_states_of: set[str]):
@@ -359,6 +373,23 @@ def _embed(store: IndexStore, embedder: Embedder, batch: list[tuple[str, str]], 
     if rest:
         by_key.update(zip([k for k, _ in batch if k not in keep_states_of], embedder.embed_passages(rest)))
     return np.stack([by_key[k] for k, _ in batch])
+
+
+def _read_aligned(store: IndexStore, keys: list[str]) -> int:
+    """The aligned model's sentence vectors of these chunks (those still without), kept under its name. Raises
+    EmbedderError."""
+    from rag.search.token_match import pack
+
+    model = aligned.shared()
+    model.load()  # before the claim: on SQLite it holds every other process's embedding off while it lasts
+    with store.embedding_claim(aligned.MODEL, ["aligned:" + k for k in keys]) as part:
+        todo = [k.removeprefix("aligned:") for k in part]
+        known = store.known_token_keys(aligned.MODEL, todo) if todo else set()  # kept by another process meanwhile
+        batch = store.index_texts([k for k in todo if k not in known]) if todo else []
+        if batch:
+            vectors = model.passages([text for _, text in batch])
+            store.put_token_states(aligned.MODEL, {k: pack(v[None]) for (k, _), v in zip(batch, vectors)})
+    return len(batch)
 
 
 def _read_token_states(store: IndexStore, embedder: Embedder, keys: list[str]) -> int:

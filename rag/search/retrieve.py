@@ -7,7 +7,8 @@ Keywords cannot match across scripts: when meaning's best passage is in another 
 channel ranks instead of BM25, the words both scripts share (names by sound, acronyms, numbers, Latin terms in
 Russian text; `crossing_ranking`), and beside it meaning's candidates are scored again word by word, the
 question's words against the passage's through the vault's vocabulary (`lexicon_ranking`). The best few fused
-candidates in the other script are then read again token by token against the question (`_reread_tokens`).
+candidates in the other script are then read again token by token against the question, and by their sentence
+closest to it as a model trained on translations places it (`_reread`).
 
 Each hit records its rank in each channel so the UI can say why a passage was found. If one channel cannot serve
 (no vectors yet, the embedder is down, a query of stop words only), the other serves alone and the result says so.
@@ -21,6 +22,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from rag.config import Settings
+from rag.embed import aligned
 from rag.embed.embedders import Embedder
 from rag.errors import EmbedderError
 from rag.index.records import StoredChunk
@@ -29,7 +31,7 @@ from rag.search.filters import Filters
 from rag.search.fusion import keyword_weight, rrf, term_coverage, zscore_fusion
 from rag.search.lexicon import Lexicon
 from rag.search.text_vectors import query_vector
-from rag.search.token_match import TokenMatch, moved
+from rag.search.token_match import TokenMatch, moved, unpack
 from rag.search.vectors import VectorIndex
 from rag.text import sentences, sounds, stemming
 
@@ -101,6 +103,10 @@ LEXICON_WEIGHT = 0.4
 # known items and the mixed vault, not chosen on, in docs/benchmarks.md.
 TOKEN_DEPTH = 20
 TOKEN_WEIGHT = 1.5
+# Then the best TOKEN_DEPTH candidates in the other script move again, by ALIGNED_WEIGHT per deviation of their
+# sentence closest to the question as a model trained on translations places them (rag/embed/aligned.py). Chosen on
+# XQuAD (0.3 / 0.5 / 0.7); not chosen on, the FastAPI known items; both in docs/benchmarks.md.
+ALIGNED_WEIGHT = 0.5
 
 
 class Retriever:
@@ -112,6 +118,7 @@ class Retriever:
         self.embedder = embedder
         self.lexicon = Lexicon(store, embedder)
         self.tokens = TokenMatch(embedder)
+        self.aligned = aligned.shared()
         self.vectors = VectorIndex(
             store,
             embedder.name,
@@ -155,6 +162,30 @@ class Retriever:
             return sorted(scores.items(), key=lambda x: -x[1])
 
         return self._in_other_script(query, rank) if self.tokens.available else []
+
+    def aligned_ranking(self, query: str, candidates: list[int]) -> list[tuple[int, float]]:
+        """The `candidates` written in another script than the question, ranked by their sentence closest to it as
+        a model trained on translations places them (rag/embed/aligned.py); [] where that model cannot serve."""
+
+        def rank():
+            # Their sentences' vectors as indexing kept them; a chunk indexed before they were kept is read now.
+            stored = self.store.chunk_token_states(aligned.MODEL, candidates)
+            unread = self.store.chunk_index_texts([r for r in candidates if r not in stored]) if len(stored) < len(candidates) else {}
+            try:
+                asked = self.aligned.question(query)
+                passages = dict(zip(unread, self.aligned.passages(list(unread.values())))) if unread else {}
+            except EmbedderError as exc:
+                log.warning("Candidates not re-read across languages: %s", exc)
+                return []
+            for rowid, blob in stored.items():
+                try:
+                    passages[rowid] = unpack(blob)[0]
+                except ValueError as exc:  # truncated, or packed by another version: that passage keeps its rank
+                    log.warning("Sentence vectors of chunk %s unreadable (%s); left out of the re-read", rowid, exc)
+            scores = {r: aligned.best_sentence(asked, p) for r, p in passages.items()}
+            return sorted(scores.items(), key=lambda x: -x[1])
+
+        return self._in_other_script(query, rank)
 
     def _in_other_script(self, query: str, rank) -> list[tuple[int, float]]:
         """`rank()`'s chunks written in another script than the query (none if the query has no letters)."""
@@ -230,16 +261,19 @@ class Retriever:
                     unscorable=[same, unmatched, set()],
                 )
                 ranked = sorted(fused.items(), key=lambda x: -x[1])
-                return self._reread_tokens(query, ranked) if self.settings.token_match else ranked
+                return self._reread(query, ranked) if self.settings.token_match else ranked
             no_vector = self.vectors.missing([r for r, _ in keyword])
             fused = zscore_fusion([keyword, dense], [alpha * weight, 1 - alpha], unscorable=[other, no_vector])
         return sorted(fused.items(), key=lambda x: -x[1])
 
-    def _reread_tokens(self, query: str, ranked: list[tuple[int, float]]) -> list[tuple[int, float]]:
+    def _reread(self, query: str, ranked: list[tuple[int, float]]) -> list[tuple[int, float]]:
         """`ranked` (fused, best first) with its best TOKEN_DEPTH candidates in another script than the question
-        moved by their token match (`token_match.moved`)."""
-        top = ranked[:TOKEN_DEPTH]
-        return moved(ranked, dict(self.token_ranking(query, [r for r, _ in top])), depth=TOKEN_DEPTH, weight=TOKEN_WEIGHT)
+        moved by their token match, then the best TOKEN_DEPTH of that by their closest sentence across languages
+        (`token_match.moved`)."""
+        top = [r for r, _ in ranked[:TOKEN_DEPTH]]
+        ranked = moved(ranked, dict(self.token_ranking(query, top)), depth=TOKEN_DEPTH, weight=TOKEN_WEIGHT)
+        top = [r for r, _ in ranked[:TOKEN_DEPTH]]
+        return moved(ranked, dict(self.aligned_ranking(query, top)), depth=TOKEN_DEPTH, weight=ALIGNED_WEIGHT)
 
     # --- helpers ----------------------------------------------------------------------------------------------
 
