@@ -64,7 +64,8 @@ class Aligned:
     def _encode(self, texts: list[str]) -> np.ndarray:
         self.load()
         try:
-            vectors = np.asarray(self._model.encode(texts), np.float32)
+            with self._lock:  # one forward pass at a time: the app's searches and the live sync share the model
+                vectors = np.asarray(self._model.encode(texts), np.float32)
         except (OSError, ValueError) as exc:
             raise EmbedderError(f"The sentence alignment model failed: {exc}") from exc
         return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)

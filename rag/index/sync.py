@@ -287,7 +287,9 @@ def backfill(store: IndexStore, embedder: Embedder, *, batch_size: int, progress
     chunk_keys = store.missing_vector_keys(embedder.name)
     sentence_keys = store.missing_sentence_keys(embedder.name)
     unread = store.missing_token_keys(embedder.name) if token_states else []  # embedded before states were kept
-    sizes = store.text_sizes(chunk_keys + sentence_keys + unread)
+    # The aligned model's pending chunks: those this run embeds, and those embedded before it read them.
+    unaligned = list(dict.fromkeys(store.missing_token_keys(aligned.MODEL, embedded_by=embedder.name) + chunk_keys)) if reread else []
+    sizes = store.text_sizes(list(dict.fromkeys(chunk_keys + sentence_keys + unread + unaligned)))
     # Sentences shortest first: a batch of similar lengths wastes little on padding (+22 % sentences/s with the
     # onnx engine, measured on XQuAD). Chunks stay in note order, so notes become findable one after another.
     keys = chunk_keys + sorted(sentence_keys, key=lambda k: sizes.get(k, 0))
@@ -297,8 +299,6 @@ def backfill(store: IndexStore, embedder: Embedder, *, batch_size: int, progress
         return sum(sizes.get(k, 0) + TEXT_COST_CHARS for k in texts)
 
     total = cost(keys) + cost(unread) + language_reference.reference_pending(store, embedder.name) * REFERENCE_COST_CHARS
-    # The aligned model's pending chunks: those this batch embeds, and those embedded before it read them.
-    unaligned = list(dict.fromkeys(store.missing_token_keys(aligned.MODEL, embedded_by=embedder.name) + chunk_keys)) if reread else []
     total += int(ALIGNED_COST_SHARE * cost(unaligned))
     words = vocabulary.pending(store, embedder.name, changed=chunk_keys)
     total += len(words or ()) * WORD_COST_CHARS
