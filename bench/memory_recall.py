@@ -48,12 +48,16 @@ from pathlib import Path
 from rag.config import load_settings
 from rag.knowledge import Knowledge
 from rag.live import LiveIndex
+from rag.memory.recall import CHANNELS as RECALL_CHANNELS
 from rag.memory.recall import TUNED_WEIGHTS
 from rag.progress import ProgressBars
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from dev_split import aside  # noqa: E402
+
 ROOT = Path(__file__).resolve().parent.parent
 DEV = ROOT / "bench" / "memory_dev"
-CHANNELS = ("fts", "jaccard", "hrr", "semantic", "exact", "entities")
+CHANNELS = RECALL_CHANNELS
 GRID_CHANNELS = ("fts", "jaccard", "hrr", "semantic")  # the reference design's four, for --grid
 REFERENCE = {"fts": 0.3, "jaccard": 0.2, "hrr": 0.2, "semantic": 0.3}
 KINDS = ("paraphrase", "keyword", "cross_language", "entity", "multi_entity", "superseded")
@@ -195,7 +199,9 @@ def entity_questions(knowledge: Knowledge, queries: list[dict], fts_ranked: dict
     """HRR's probe / reason against FTS alone (on the question, and on the entity names), per entity kind."""
     out = {}
     for kind in ("entity", "multi_entity"):
-        picked = [q for q in queries if q["kind"] == kind]
+        picked = [q for q in queries if q["kind"] == kind and q.get("entities")]  # a set may not name them (memory_dev3)
+        if not picked:
+            continue
         hrr = {}
         for q in picked:
             found = knowledge.memory.probe(q["entities"][0], LIMIT) if kind == "entity" else knowledge.memory.reason(q["entities"], LIMIT)
@@ -271,10 +277,12 @@ def evaluation(
     queries: list[dict], tuning_ids: set[str], weights: dict[str, float] | None, ranked: dict[str, list[str]], replaced: dict[str, str]
 ) -> dict:
     held_out = [q for q in queries if q["id"] not in tuning_ids]
+    kept_aside = [q for q in queries if aside(q["id"])]
     return {
         "weights": weights,
         "all": summary(scored(queries, ranked)),
         "held_out": summary(scored(held_out, ranked)),
+        "aside": summary(scored(kept_aside, ranked)),  # bench/dev_split.py's third: never fitted on
         "newer_first": newer_first(queries, ranked, replaced),
     }
 

@@ -22,7 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from grounding import RecordedChat  # noqa: E402
-from offline_answers import SETS, has_keys, index_path, questions  # noqa: E402
+from offline_answers import SETS, _ranges, has_keys, index_path, questions  # noqa: E402
 
 from rag.answer.ask import ask  # noqa: E402
 from rag.answer.chat import make_chat_model  # noqa: E402
@@ -31,14 +31,15 @@ from rag.config import load_settings  # noqa: E402
 from rag.workspace import Workspace  # noqa: E402
 
 
-def run(name: str, n: int, chat: RecordedChat, db_dir: Path, dump, max_chars: int | None = None) -> list[dict]:
+def run(name: str, n: int, chat: RecordedChat, db_dir: Path, dump, max_chars: int | None = None, every: int = 1) -> list[dict]:
     qa = SETS[name]
+    asked = questions(qa)[::every][:n]
     rows = []
     settings = load_settings(vault=qa.vault, db_path=index_path(name, db_dir))
     settings = settings.replace(context_max_chars=max_chars) if max_chars else settings
     with Workspace.open(settings, create=True) as ws:
         ws.sync()
-        for done, item in enumerate(questions(qa, n), 1):
+        for done, item in enumerate(asked, 1):
             answer = ask(ws, item["question"], chat=chat)
             shown = [c for c in answer.claims if c.status != "unsupported"]
             cited = [answer.context.get(s) for c in shown for s in c.sources]
@@ -48,7 +49,9 @@ def run(name: str, n: int, chat: RecordedChat, db_dir: Path, dump, max_chars: in
                     "id": item["id"],
                     "correct": has_keys(" ".join(c.text for c in shown), item["keys"]),
                     "cited": any(s.path == item["gold_file"] for s in cited),
-                    "on_gold_lines": any(s.path == item["gold_file"] and s.start_line <= gold[1] and s.end_line >= gold[0] for s in cited),
+                    "on_gold_lines": any(
+                        s.path == item["gold_file"] and any(s.start_line <= b and s.end_line >= a for a, b in _ranges(gold)) for s in cited
+                    ),
                     "not_found": answer.not_found,
                     "reply_has_key": has_keys(chat.last["reply"], item["keys"]),
                     "status_counts": answer.grounding(),
@@ -60,7 +63,7 @@ def run(name: str, n: int, chat: RecordedChat, db_dir: Path, dump, max_chars: in
             )
             if dump:
                 _dump(dump, name, item, answer, chat.last["reply"])
-            print(f"{name} {done}/{n}: {chat.last['seconds']} s, {rows[-1]['status_counts']}", file=sys.stderr)
+            print(f"{name} {done}/{len(asked)}: {chat.last['seconds']} s, {rows[-1]['status_counts']}", file=sys.stderr)
     return rows
 
 
@@ -103,6 +106,7 @@ def main() -> None:
     parser.add_argument("--replies", type=Path, default=Path("/tmp/rag-eval/model-replies.jsonl"))
     parser.add_argument("--dump", type=Path)
     parser.add_argument("--max-chars", type=int, help="the context's character cap (default: the settings', 12,000)")
+    parser.add_argument("--every", type=int, default=1, help="every k-th question of each set (spread over its notes)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     settings = load_settings()
@@ -110,7 +114,7 @@ def main() -> None:
         sys.exit("Set RAG_CHAT_MODEL and OPENAI_BASE_URL to a real model (see the docstring: bash ../shared/tools/local-llm.sh).")
     chat = RecordedChat(make_chat_model(settings), args.replies)
     dump = args.dump.open("w", encoding="utf-8") if args.dump else None
-    rows = {name: run(name, args.n, chat, args.db_dir, dump, args.max_chars) for name in args.sets.split(",")}
+    rows = {name: run(name, args.n, chat, args.db_dir, dump, args.max_chars, args.every) for name in args.sets.split(",")}
     report = {"model": settings.chat_model, "max_chars": args.max_chars, "asked_the_model": chat.asked, **{k: summary(v) for k, v in rows.items()}}
     report["all"] = summary([r for v in rows.values() for r in v])
     report["rows"] = rows

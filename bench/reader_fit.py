@@ -34,7 +34,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from offline_answers import SETS, has_keys, index_path, offtopic_for, questions  # noqa: E402
+from offline_answers import DEV_SETS, SETS, has_keys, index_path, offtopic_for, questions  # noqa: E402
 
 from rag.answer import reader  # noqa: E402
 from rag.answer.ask import retrieve_context, text_vectors  # noqa: E402
@@ -42,28 +42,57 @@ from rag.config import load_settings  # noqa: E402
 from rag.workspace import Workspace  # noqa: E402
 
 # Parallel sets (the same paragraphs and questions, translated) count as one.
-GROUPS = {"xquad-en": "xquad", "xquad-ru": "xquad", "xquad-ru2en": "xquad", "xquad-en2ru": "xquad"}
+GROUPS = {"xquad-en": "xquad", "xquad-ru": "xquad", "xquad-ru2en": "xquad", "xquad-en2ru": "xquad", "demo-more": "demo"}
+GROUPS |= {"jsinfo-en": "jsinfo", "jsinfo-ru": "jsinfo", "diplodoc-en": "diplodoc", "diplodoc-ru": "diplodoc"}
+GROUPS |= {"fastapi-more-en": "fastapi", "fastapi-more-ru": "fastapi", "fastapi-en": "fastapi", "fastapi-ru": "fastapi"}
+
+
+def group_of(name: str) -> str:
+    base = name.partition("@")[0]
+    return GROUPS.get(base, base)
+
+
 CROSS_PER_SET = 40  # questions of each other set asked of a vault as off-topic
 # False "not found" allowed on answerable training questions: where the best passage is in the question's language,
 # and where it is in the other (cosines across languages overlap off-topic ones more: bench/reader_fit.py reports it).
 MAX_FALSE_NOT_FOUND = 0.03
 MAX_FALSE_NOT_FOUND_ACROSS = 0.15
 L2 = 0.01
+PAIR_WEIGHTS = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0)  # the pair scorer's logit, in first-stage score units
+
+
+def parted(name: str) -> tuple[str, str]:
+    """ "jsinfo-en" → the set's fit part (all of a set without an aside third); "jsinfo-en@aside" → its aside third."""
+    base, _, part = name.partition("@")
+    return base, part or ("fit" if base in DEV_SETS else "all")
 
 
 def collect(name: str, db_dir: Path, cache: Path, others: dict[str, list[dict]]) -> dict:
     """Features of every answerable question of set `name` and of its off-topic questions. The retrieved contexts are
     cached in --cache (delete it after changing retrieval or the context builder); features are computed afresh."""
-    qa = SETS[name]
-    settings = load_settings(vault=qa.vault, db_path=index_path(name, db_dir), env={})
-    asked = [(item, True) for item in questions(qa)]
+    base, part = parted(name)
+    qa = SETS[base]
+    settings = load_settings(vault=qa.vault, db_path=index_path(base, db_dir), env={})
+    asked = [(item, True) for item in questions(qa, part=part)]
     asked += [({"id": q["id"], "question": q["question"]}, False) for q in offtopic_for(qa)]
     for other, items in others.items():
-        if other != name and GROUPS.get(other, other) != GROUPS.get(name, name):
+        if parted(other)[0] != base and group_of(other) != group_of(name):
             asked += [({"id": f"{other}:{q['id']}", "question": q["question"]}, False) for q in items]
     key = hashlib.sha256(json.dumps([item["question"] for item, _ in asked]).encode()).hexdigest()[:12]
     path = cache / f"{name}-{key}.pickle"
-    rows = {"X": [], "q": [], "gold": [], "source_gold": [], "key": [], "chars": [], "C": [], "answerable": [], "ids": []}
+    rows = {
+        "X": [],
+        "q": [],
+        "gold": [],
+        "source_gold": [],
+        "key": [],
+        "chars": [],
+        "C": [],
+        "answerable": [],
+        "ids": [],
+        "texts": [],
+        "questions": [],
+    }
     with Workspace.open(settings, create=True) as ws:
         if path.exists():
             contexts = pickle.loads(path.read_bytes())
@@ -81,6 +110,8 @@ def collect(name: str, db_dir: Path, cache: Path, others: dict[str, list[dict]])
             X, extra = reader.describe(item["question"], candidates, vectors)
             qid = len(rows["ids"])
             rows["ids"].append(item["id"])
+            rows["questions"].append(item["question"])
+            rows["texts"].extend(c.unit.scoring for c in candidates)
             rows["answerable"].append(answerable)
             extra["vault_coverage"] = coverage
             rows["C"].append(reader.context_features(item["question"], candidates, 0, 0.0, extra))
@@ -101,6 +132,8 @@ def collect(name: str, db_dir: Path, cache: Path, others: dict[str, list[dict]])
         "C": np.array(rows["C"]),
         "answerable": np.array(rows["answerable"]),
         "ids": np.array(rows["ids"]),
+        "texts": rows["texts"],
+        "questions": rows["questions"],
     }
 
 
@@ -192,7 +225,12 @@ def fit_answerable(parts: list[dict], w, mean, scale) -> tuple[np.ndarray, np.nd
     """Logistic regression answerable vs not, every set and both classes of equal weight, and the thresholds for "not
     found" (one where the best passage is in the question's language, one where it is in the other: cosines across
     languages run lower, so one threshold would either refuse them or let off-topic questions through)."""
-    C = np.vstack([context_matrix(d, w, mean, scale) for d in parts])
+    return fit_context([context_matrix(d, w, mean, scale) for d in parts], parts)
+
+
+def fit_context(matrices: list[np.ndarray], parts: list[dict]) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[float, float]]:
+    """`fit_answerable` on given context matrices (one per part, its first columns CONTEXT_FEATURES)."""
+    C = np.vstack(matrices)
     y = np.concatenate([d["answerable"] for d in parts]).astype(float)
     part = np.concatenate([np.full(len(d["answerable"]), k) for k, d in enumerate(parts)])
     weight = np.zeros(len(y))
@@ -229,14 +267,89 @@ def _threshold(p: np.ndarray, answerable: np.ndarray, part: np.ndarray, rows: np
     return threshold
 
 
-def evaluate(data: dict, model: dict) -> dict:
+class PairCache:
+    """The pair scorer's logits by (question, unit text), kept on disk: refits in every fold read the same pairs."""
+
+    def __init__(self, path: Path, scorer) -> None:
+        self.path, self.scorer = path, scorer
+        self.logits: dict[tuple[str, str], float] = pickle.loads(path.read_bytes()) if path.exists() else {}
+
+    def get(self, pairs: list[tuple[str, str]]) -> np.ndarray:
+        wanted = [p for p in dict.fromkeys(pairs) if p not in self.logits]
+        if wanted:
+            self.logits.update(zip(wanted, self.scorer.score("question", wanted).tolist()))
+            self.path.write_bytes(pickle.dumps(self.logits))
+        return np.array([self.logits[p] for p in pairs])
+
+
+def stage_two(data: dict, model: dict, cache: PairCache, weight: float) -> tuple[np.ndarray, np.ndarray]:
+    """The second stage as `reader.reread` runs it: scores after the pair scorer's logits moved the first stage's
+    PAIR_TOP best of each question, and each question's best logit."""
+    s = ((data["X"] - model["mean"]) / model["scale"]) @ model["w"]
+    out = s.copy()
+    best_pair = np.zeros(data["q"].max() + 1)
+    for qi in range(len(best_pair)):
+        rows = np.flatnonzero(data["q"] == qi)
+        if not len(rows):
+            continue
+        top = rows[np.argsort(-s[rows])[: reader.PAIR_TOP]]
+        logits = np.clip(cache.get([(data["questions"][qi], data["texts"][i]) for i in top]), -10.0, 10.0)
+        out[rows] = s[rows] + weight * logits.min()
+        out[top] = s[top] + weight * logits
+        best_pair[qi] = logits.max()
+    return out, best_pair
+
+
+def _best_of(data: dict, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    n = data["q"].max() + 1
+    best, score = np.full(n, -1), np.full(n, -np.inf)
+    for i, (qi, si) in enumerate(zip(data["q"], scores)):
+        if si > score[qi]:
+            best[qi], score[qi] = i, si
+    return best, score
+
+
+def fit_pair_stage(parts: list[dict], model: dict, cache: PairCache) -> dict:
+    """The logit's weight (the grid value that puts the most right answers first over the parts, each part alike),
+    then `answerable` refitted with the best logit as one more feature."""
+    best_weight, best_share = 0.0, -1.0
+    for weight in PAIR_WEIGHTS:
+        shares = []
+        for d in parts:
+            scores, _ = stage_two(d, model, cache, weight)
+            best, _ = _best_of(d, scores)
+            right = targets(d)
+            ans = d["answerable"]
+            shares.append(right[best[ans]].mean() if ans.any() else 0.0)
+        if np.mean(shares) > best_share:
+            best_weight, best_share = weight, float(np.mean(shares))
+    matrices = [pair_context(d, model, cache, best_weight) for d in parts]
+    beta, cm, cs, thresholds = fit_context(matrices, parts)
+    return {"pair_weight": best_weight, "beta": beta, "cm": cm, "cs": cs, "threshold": thresholds}
+
+
+def pair_context(data: dict, model: dict, cache: PairCache, weight: float) -> np.ndarray:
+    scores, best_pair = stage_two(data, model, cache, weight)
+    _, best_score = _best_of(data, scores)
+    C = data["C"].copy()
+    C[:, reader.CONTEXT_FEATURES.index("best_score")] = best_score
+    return np.hstack([C, best_pair[:, None]])
+
+
+def evaluate(data: dict, model: dict, stage: dict | None = None, cache: PairCache | None = None) -> dict:
     w, mean, scale = model["w"], model["mean"], model["scale"]
     best, _ = best_per_question(data, w, mean, scale)
     C = context_matrix(data, w, mean, scale)
-    Z = np.hstack([(C - model["cm"]) / model["cs"], np.ones((len(C), 1))])
-    p = 1 / (1 + np.exp(-(Z @ model["beta"])))
+    beta, cm, cs, threshold = model["beta"], model["cm"], model["cs"], model["threshold"]
+    if stage is not None:
+        scores, _ = stage_two(data, model, cache, stage["pair_weight"])
+        best, _ = _best_of(data, scores)
+        C = pair_context(data, model, cache, stage["pair_weight"])
+        beta, cm, cs, threshold = stage["beta"], stage["cm"], stage["cs"], stage["threshold"]
+    Z = np.hstack([(C - cm) / cs, np.ones((len(C), 1))])
+    p = 1 / (1 + np.exp(-(Z @ beta)))
     across = C[:, reader.CONTEXT_FEATURES.index("across")] > 0
-    found = p >= np.where(across, model["threshold"][1], model["threshold"][0])
+    found = p >= np.where(across, threshold[1], threshold[0])
     ans = data["answerable"]
     gold_any = np.zeros(len(ans), bool)
     np.logical_or.at(gold_any, data["q"], data["gold"])
@@ -288,6 +401,26 @@ def _weights_json(model: dict) -> dict:
     }
 
 
+DUMP_TOP = 12  # candidates per question written as pairs: the first stage's best
+
+
+def dump_pairs(path: Path, data: dict[str, dict], model: dict) -> None:
+    """Each answerable question against its DUMP_TOP best candidates by the first stage, 1 for a right answer."""
+    import pair_data
+
+    with path.open("w", encoding="utf-8") as out:
+        for name, d in data.items():
+            s = ((d["X"] - model["mean"]) / model["scale"]) @ model["w"]
+            right = targets(d)
+            for qi, question in enumerate(d["questions"]):
+                rows = np.flatnonzero(d["q"] == qi)
+                if not d["answerable"][qi] or not right[rows].any():
+                    continue
+                for i in rows[np.argsort(-s[rows])[:DUMP_TOP]]:
+                    pair = pair_data.Pair(pair_data.QUESTION, question, d["texts"][i], int(right[i]), name, str(d["ids"][qi]), "context")
+                    out.write(json.dumps(pair.to_json(), ensure_ascii=False) + "\n")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sets", default="demo,fastapi-en,fastapi-ru,xquad-en,xquad-ru,xquad-ru2en,xquad-en2ru")
@@ -295,23 +428,40 @@ def main() -> None:
     parser.add_argument("--db-dir", type=Path, default=Path("/tmp/rag-eval"))
     parser.add_argument("--cache", type=Path, default=Path("/tmp/reader-data"))
     parser.add_argument("--write", action="store_true", help=f"save the weights fitted on all --sets to {reader.WEIGHTS}")
+    parser.add_argument("--pairs", action="store_true", help="also fit and report the second stage, the pair scorer's (rag/embed/pairs.py)")
+    parser.add_argument("--dump-pairs", type=Path, help="write question–unit training pairs for bench/pair_fit.py (the --sets only)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     names = args.sets.split(",")
     held = [h for h in args.held_out.split(",") if h]
     rng = random.Random(7)
-    pools = {n: questions(SETS[n]) for n in names}  # held-out questions are never seen in a fit, not even as off-topic
+    pools = {n: questions(SETS[parted(n)[0]], part=parted(n)[1]) for n in names}  # held-out questions are never seen in a fit, not even as off-topic
     others = {n: rng.sample(items, min(CROSS_PER_SET, len(items))) for n, items in pools.items()}
     data = {n: collect(n, args.db_dir, args.cache, others) for n in names + held}
     report: dict = {"leave_one_out": {}, "all": {}, "words_only": {}}
-    for group in dict.fromkeys(GROUPS.get(n, n) for n in names):
-        model = fit([data[n] for n in names if GROUPS.get(n, n) != group])
-        for n in names:
-            if GROUPS.get(n, n) == group:
+    cache = None
+    if args.pairs:
+        from rag.embed.pairs import PairScorer
+
+        cache = PairCache(args.cache / "pair-logits.pickle", PairScorer())
+        report |= {"leave_one_out_pairs": {}, "all_pairs": {}}
+    for group in dict.fromkeys(group_of(n) for n in names):
+        fitted_on = [data[n] for n in names if group_of(n) != group]
+        model = fit(fitted_on)
+        stage = fit_pair_stage(fitted_on, model, cache) if cache else None
+        for n in names + held:
+            if group_of(n) == group:
                 report["leave_one_out"][n] = evaluate(data[n], model)
+                if stage is not None:
+                    report["leave_one_out_pairs"][n] = evaluate(data[n], model, stage, cache)
     model = fit([data[n] for n in names])
+    if args.dump_pairs:
+        dump_pairs(args.dump_pairs, {n: data[n] for n in names}, model)
+    stage = fit_pair_stage([data[n] for n in names], model, cache) if cache else None
     for n in names + held:
         report["all"][n] = evaluate(data[n], model)
+        if stage is not None:
+            report["all_pairs"][n] = evaluate(data[n], model, stage, cache)
     words = {n: without_meaning(d) for n, d in data.items()}
     words_model = fit([words[n] for n in names])
     for n in names + held:
@@ -322,11 +472,24 @@ def main() -> None:
     if args.write:
         fitted = {"fitted_on": names, "features": list(reader.FEATURES), "context_features": list(reader.CONTEXT_FEATURES)}
         fitted |= {"with_meaning": _weights_json(model), "words_only": _weights_json(words_model)}
+        if stage is not None:
+            fitted["with_pairs"] = {
+                "pair_weight": stage["pair_weight"],
+                "context_features": list(reader.CONTEXT_FEATURES) + ["best_pair"],
+                "context_weights": stage["beta"].round(6).tolist(),
+                "context_mean": stage["cm"].round(6).tolist(),
+                "context_scale": stage["cs"].round(6).tolist(),
+                "threshold": {"same_language": round(stage["threshold"][0], 6), "across_languages": round(stage["threshold"][1], 6)},
+            }
         reader.WEIGHTS.write_text(json.dumps(fitted, indent=1) + "\n", encoding="utf-8")
     if args.json:
         print(json.dumps(report, ensure_ascii=False, indent=2))
         return
-    for part in ("leave_one_out", "all", "words_only"):
+    if stage is not None:
+        report["pair_weight"] = stage["pair_weight"]
+    for part in ("leave_one_out", "leave_one_out_pairs", "all", "all_pairs", "words_only"):
+        if part not in report:
+            continue
         print(f"{part.replace('_', ' ')}:")
         for n, r in report[part].items():
             print(f"  {n}: {r}")
