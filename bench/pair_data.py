@@ -336,6 +336,63 @@ def xquad_answer_claims(rng: random.Random) -> list[Pair]:
     return out
 
 
+WRITTEN = Path(__file__).resolve().parent / "pairs_dev"  # claim pairs written by helpers (pairs_dev/README.md)
+_MARKUP = (
+    (re.compile(r"!?\[([^\]]*)\]\([^)]*\)"), r"\1"),  # links and images → their text
+    (re.compile(r"^\s*(?:#+|[-*+]|\d+[.)]|>|:)\s+"), ""),  # heading, list, quote and definition markers
+    (re.compile(r"\*\*|__|(?<![\w*])\*(?=\S)|(?<=\S)\*(?![\w*])"), ""),  # bold and emphasis
+    (re.compile(r"\s+"), " "),
+)
+
+
+def plain(line: str) -> str:
+    """A note line without its Markdown markup (what the pair's window reads)."""
+    for pattern, to in _MARKUP:
+        line = pattern.sub(to, line)
+    return line.strip()
+
+
+def _window(vault: Path, item: str, start: str, end: str) -> str | None:
+    """The window a written pair points at: from the words `start` to the words `end`, in the note lines from the
+    item's line on (markup stripped); None when the note no longer holds them."""
+    path, _, line = item.rpartition(":")
+    note = vault / path
+    if not note.is_file() or not line.isdigit():
+        return None
+    lines = note.read_text(encoding="utf-8").splitlines()[int(line) - 1 : int(line) + 5]
+    text = " ".join(plain(x) for x in lines)
+    at = text.find(start)
+    stop = text.find(end, max(at, at + len(start) - len(end))) if at >= 0 else -1
+    return text[at : stop + len(end)] if at >= 0 and stop >= 0 else None
+
+
+def pack(rows: list[dict], vault: Path) -> tuple[list[dict], int]:
+    """Helper-written pairs as the repository keeps them: the window replaced by its first and last words (the
+    notes' text stays out of the repository), kept only when `_window` finds it again. Returns (rows, dropped)."""
+    out, dropped = [], 0
+    for row in rows:
+        words = row["b"].split()
+        start, end = " ".join(words[:5]), " ".join(words[-5:])
+        found = _window(vault, row["item"], start, end)
+        if found is None:
+            dropped += 1
+            continue
+        out.append({k: v for k, v in row.items() if k != "b"} | {"b_start": start, "b_end": end})
+    return out, dropped
+
+
+def written_pairs(vaults: Path) -> list[Pair]:
+    """The helper-written pairs (bench/pairs_dev/*.jsonl) with their windows read from the dev vaults."""
+    pairs = []
+    for f in sorted(WRITTEN.glob("*.jsonl")):
+        for line in f.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            b = _window(vaults / row["set"], row["item"], row["b_start"], row["b_end"])
+            if b is not None:
+                pairs.append(Pair(row["task"], row["a"], b, row["label"], row["set"], row["item"], "written-" + row["kind"]))
+    return pairs
+
+
 def main() -> None:
     import argparse
     import os
@@ -344,12 +401,22 @@ def main() -> None:
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--vaults", type=Path, default=Path(os.environ.get("RAG_DEV_VAULTS", Path(__file__).resolve().parents[2] / "dev-vaults")))
     parser.add_argument("--per-vault", type=int, default=250, help="sentences' worth of claims from each dev vault")
+    parser.add_argument("--written", type=int, default=3, help="times each helper-written pair is repeated (their weight)")
+    parser.add_argument("--pack", type=Path, nargs="*", help="helper files (with windows) to store in bench/pairs_dev/ instead")
     args = parser.parse_args()
+    if args.pack:
+        for f in args.pack:
+            rows = [json.loads(x) for x in f.read_text(encoding="utf-8").splitlines() if x.strip()]
+            kept, dropped = pack(rows, args.vaults / rows[0]["set"])
+            (WRITTEN / f.name).write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in kept), encoding="utf-8")
+            print(f"{f.name}: {len(kept)} kept, {dropped} not found again in the vault")
+        return
     rng = random.Random(0)
     pairs = xquad_pairs(rng) + xquad_question_pairs(rng) + xquad_answer_claims(rng) + scifact_pairs()
     for name in ("jsinfo-en", "jsinfo-ru", "diplodoc-en", "diplodoc-ru"):
         if (args.vaults / name).exists():
             pairs += vault_pairs(name, args.vaults / name, rng, limit=args.per_vault)
+    pairs += written_pairs(args.vaults) * args.written
     with args.out.open("w", encoding="utf-8") as out:
         for p in pairs:
             out.write(json.dumps(p.to_json(), ensure_ascii=False) + "\n")
