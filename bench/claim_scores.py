@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -76,6 +77,9 @@ def with_vectors(set_names, run) -> None:
             run(name, text_vectors(ws))
 
 
+CHECK_SECONDS: list[float] = []  # each reply's check, as `ask` runs it (the models loaded)
+
+
 def checked(labels: list[dict], replies: dict[str, dict]) -> list[tuple[dict, object | None]]:
     """Each label with the check's CheckedClaim of the same claim now (None if the reply no longer yields it)."""
     from rag.answer.grounding import check
@@ -90,7 +94,9 @@ def checked(labels: list[dict], replies: dict[str, dict]) -> list[tuple[dict, ob
     def run(name, vectors):
         for reply_id in by_set[name]:
             r = reply_of(replies[reply_id], asked)
+            started = time.perf_counter()
             claims = check(r.reply, r.context, question=r.question, vectors=vectors, pairs=pair_scorer()).claims  # as `ask` runs it
+            CHECK_SECONDS.append(time.perf_counter() - started)
             found[reply_id] = {n: c for n, c in enumerate(claims, 1)}
 
     with_vectors(by_set, run)
@@ -146,11 +152,12 @@ def score_labels(labels: list[dict], *, misses: bool = False, replies: dict | No
         "correct_refused": fp,
         "replies_with_a_correct_claim_refused": len(refused_replies),
         "evidence_on_reader_lines": round(evidence_on / evidence_shown, 3) if evidence_shown else None,
+        "check_seconds": _quantiles(CHECK_SECONDS[1:]),  # the first one loads the models
         "confusion": {"flagged_right": tp, "flagged_but_supported": fp, "passed_but_unsupported": fn, "passed_right": tn},
         "by_set": {},
     }
-    for name in sorted({label["reply"].split(":")[0].removeprefix("old-") for label, _ in pairs}):
-        sub = [(lb, c) for lb, c in pairs if lb["reply"].split(":")[0].removeprefix("old-") == name and c is not None]
+    for name in sorted({label["reply"].split(":")[0].removeprefix("old-").removeprefix("again-") for label, _ in pairs}):
+        sub = [(lb, c) for lb, c in pairs if lb["reply"].split(":")[0].removeprefix("old-").removeprefix("again-") == name and c is not None]
         t = sum(c.status == "unsupported" and lb["label"] == "unsupported" for lb, c in sub)
         f = sum(c.status == "unsupported" and lb["label"] != "unsupported" for lb, c in sub)
         n = sum(c.status != "unsupported" and lb["label"] == "unsupported" for lb, c in sub)
@@ -174,3 +181,10 @@ def _on_lines(shown, wanted: list[dict]) -> bool:
             if e.source == w["source"] and e.start_line <= hi and e.end_line >= lo:
                 return True
     return False
+
+
+def _quantiles(seconds: list[float]) -> dict:
+    if not seconds:
+        return {}
+    ordered = sorted(seconds)
+    return {"replies": len(ordered), "p50": round(ordered[len(ordered) // 2], 3), "p95": round(ordered[int(len(ordered) * 0.95)], 3)}
