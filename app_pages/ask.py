@@ -261,16 +261,34 @@ _NOTE_LABELS = {
 
 
 def _claim_list(a: Answer) -> None:
-    """What the check changed or could not find, each with its reason ("S1 says 136, not 56")."""
-    notes = claim_notes(a.claims)
-    if not notes or a.mode != "llm":
+    """What the check changed or could not find, each with its reason ("S1 says 136, not 56"); then, folded, every
+    claim with the lines that state it."""
+    if a.mode != "llm" or not a.claims:
         return
+    notes = claim_notes(a.claims)
     counts = a.grounding()
     supported = counts["supported"] + counts["misattributed"] + counts["uncited"]
     st.caption(t("ask.checked", supported=supported, total=len(a.claims)))
     for status, text, reason in notes:
         label = _NOTE_LABELS[status].format(t(f"claim.{status}"))
         st.markdown(f"- {label} · {untrusted.text(text)} · :gray[{untrusted.text(reason)}]")
+    with st.expander(t("claim.evidence"), icon=":material/fact_check:"):
+        for c in a.claims:
+            _claim_evidence(c)
+
+
+def _claim_evidence(c) -> None:
+    """One claim, its status, and the evidence lines quoted (the claim's words they lack marked)."""
+    label = (_NOTE_LABELS.get(c.status) or ":green[:material/check: **{}**]").format(t(f"claim.{c.status}"))
+    st.markdown(f"{label} · {untrusted.text(c.text)}")
+    for e in c.evidence:
+        key = "claim.line" if e.start_line == e.end_line else "claim.lines"
+        where = t(key, source=e.source, start=e.start_line, end=e.end_line)
+        st.markdown(f"> :gray[{where}] {untrusted.text(e.text)}")
+    if c.unmatched and c.status != "unsupported":
+        st.caption(":orange[" + t("claim.unmatched", words=", ".join(c.unmatched)) + "]")
+    if not c.evidence:
+        st.caption(t("claim.no_evidence"))
 
 
 def _sources_panel(ctx: common.AppContext, i: int, a: Answer) -> None:

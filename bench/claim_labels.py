@@ -158,7 +158,9 @@ def main() -> None:
     make.add_argument("--out", type=Path, required=True)
     make.add_argument("--tag", default="", help="prefix of the reply ids")
     make.add_argument("--replies", type=Path, help="also write the replies without note text (for bench/claims_dev/)")
-    sub.add_parser("scifact", help="write replies-scifact.jsonl and labels-scifact.jsonl from SciFact's verdicts (to $RAG_DEV_CACHE/claims, not the repo)")
+    sub.add_parser(
+        "scifact", help="write replies-scifact.jsonl and labels-scifact.jsonl from SciFact's verdicts (to $RAG_DEV_CACHE/claims, not the repo)"
+    )
     score = sub.add_parser("score")
     score.add_argument("--labels", nargs="*", default=[str(p) for p in label_files()])
     score.add_argument("--part", choices=PARTS, default="all")

@@ -46,6 +46,8 @@ GROUPS = {
     "fastapi-ru": "fastapi",
     "xquad-en": "xquad",
     "xquad-ru": "xquad",
+    "again-xquad-en": "xquad",
+    "again-xquad-ru": "xquad",
 }
 GROUPS |= {"demo-more": "demo", "jsinfo-en": "jsinfo", "jsinfo-ru": "jsinfo", "diplodoc-en": "docs", "diplodoc-ru": "docs"}
 GROUPS |= {"fastapi-more-en": "docs", "fastapi-more-ru": "docs"}
@@ -93,8 +95,9 @@ def collect(labels: list[dict], replies: dict, pairs_model: Path | None) -> list
 def _describe(label: dict | None, claim, question: str, passages, vectors, scorer, previous) -> tuple[dict | None, object]:
     """The claim's windows described (None for an unlabelled claim), and its best window by words (for the next)."""
     view = support.view(claim.text, question=question)
-    found = [(p, w, evidence.word_features(view, p, w, previous)) for p in passages.values() for w in evidence.windows(p)]
-    prior = [f["overlap"] - f["missing"] - f["names_in_heading_only"] for _, _, f in found]
+    rules = {pid: support.judge(view, p) for pid, p in passages.items()}
+    found = [(p, w, evidence.word_features(view, p, w, previous, rules[pid])) for pid, p in passages.items() for w in evidence.windows(p)]
+    prior = [f["overlap"] - f["missing"] - f["names_in_heading_only"] - 10 * (not evidence.holds_specifics(f)) for _, _, f in found]
     order = np.argsort(-np.array(prior)) if found else []
     nearest = found[int(order[0])][1] if found else None
     if label is None:
@@ -122,7 +125,7 @@ def matrix(claims: list[dict], features: tuple[str, ...], *, read_only: bool) ->
     for c in claims:
         positive = _evidence_window(c)
         for w in c["windows"]:
-            if read_only and not w["read"]:
+            if (read_only and not w["read"]) or not evidence.holds_specifics(w["features"]):
                 continue
             if c["label"] == "supported" and w is not positive:
                 continue
@@ -159,9 +162,27 @@ def fit_logistic(X: np.ndarray, y: np.ndarray, g: np.ndarray) -> tuple[np.ndarra
     return beta, mean, scale
 
 
-def fit(claims: list[dict]) -> dict[str, evidence.Weights]:
+# The full verdict's features: every one, or the few that carried across sets (leave-one-set-out) when they were chosen
+PRESETS = {
+    "all": evidence.FEATURES,
+    "small": (
+        "missing",
+        "counts_other",
+        "names_in_heading_only",
+        "overlap",
+        "negation_differs",
+        "rules",
+        "pair",
+        "pair_read",
+        "across",
+        "across_pair",
+    ),
+}
+
+
+def fit(claims: list[dict], full: tuple[str, ...] = evidence.FEATURES) -> dict[str, evidence.Weights]:
     out = {}
-    for name, features, read_only in (("words", evidence.WORD_FEATURES, False), ("full", evidence.FEATURES, True)):
+    for name, features, read_only in (("words", evidence.WORD_FEATURES, False), ("full", full, True)):
         X, y, g = matrix(claims, features, read_only=read_only)
         if not len(X) or len(set(y)) < 2:
             continue
@@ -178,7 +199,7 @@ def fit(claims: list[dict]) -> dict[str, evidence.Weights]:
 def claim_probability(claim: dict, weights: dict[str, evidence.Weights]) -> float:
     """As `evidence.judge_claim` decides: the words rank the windows, the models read the best READ_BY_MODELS."""
     words = weights["words"]
-    rows = claim["windows"]
+    rows = [w for w in claim["windows"] if evidence.holds_specifics(w["features"])]  # as judge_claim: the others state nothing
     if not rows:
         return 0.0
     X = np.array([[w["features"].get(f, 0.0) for f in words.features] for w in rows])
@@ -190,7 +211,8 @@ def claim_probability(claim: dict, weights: dict[str, evidence.Weights]) -> floa
         return float(prior.max())
     full = weights["full"]
     F = np.array([[rows[i]["features"].get(f, 0.0) for f in full.features] for i in top])
-    return float(full.probability(F).max())
+    confirmed = np.array([evidence.read_across(rows[i]["features"]) for i in top])
+    return float((full.probability(F) * confirmed).max())
 
 
 def best_threshold(claims: list[dict], probs: list[float]) -> float:
@@ -248,6 +270,7 @@ def main() -> None:
     parser.add_argument("--pairs-model", type=Path, default=Path(__file__).resolve().parents[1] / "rag" / "embed" / "pair_scorer.npz")
     parser.add_argument("--cache", type=Path, default=Path("/tmp/verdict-data.pkl"))
     parser.add_argument("--fresh", action="store_true", help="describe the claims again (after changing features or the scorer)")
+    parser.add_argument("--features", default="all", help=f"the full verdict's features: {' or '.join(PRESETS)}, or names, comma-separated")
     parser.add_argument("--write", action="store_true")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
@@ -259,21 +282,19 @@ def main() -> None:
     fit_part = [c for c in claims if not c["aside"]]
     held = [c for c in claims if c["aside"]]
     report: dict = {"claims": len(claims), "fit": len(fit_part), "aside": len(held)}
-    weights = fit(fit_part)
+    full = PRESETS.get(args.features) or tuple(args.features.split(","))
+    weights = fit(fit_part, full)
+    report["features"] = list(full)
     report["on_fit"] = evaluate(fit_part, weights)
     report["aside_third"] = evaluate(held, weights)
     report["aside_by_group"] = {g: evaluate([c for c in held if c["group"] == g], weights) for g in sorted({c["group"] for c in held})}
     report["leave_one_set_out"] = {}
-    for g in sorted({c["group"] for c in claims}):
-        w = fit([c for c in fit_part if c["group"] != g])
-        report["leave_one_set_out"][g] = evaluate([c for c in claims if c["group"] == g], w)
-    pooled = [c for g in report["leave_one_set_out"] for c in claims if c["group"] == g]
     loso_probs = []
     for g in sorted({c["group"] for c in claims}):
-        w = fit([c for c in fit_part if c["group"] != g])
+        w = fit([c for c in fit_part if c["group"] != g], full)
+        report["leave_one_set_out"][g] = evaluate([c for c in claims if c["group"] == g], w)
         loso_probs += [(c, claim_probability(c, w), w["full" if "full" in w else "words"].threshold) for c in claims if c["group"] == g]
     report["leave_one_set_out_pooled"] = scores([c for c, _, _ in loso_probs], [p - t + 0.5 for _, p, t in loso_probs], 0.5)
-    del pooled
     if args.write:
         manifest = {"claims_fitted": len(fit_part), "groups": sorted({c["group"] for c in fit_part}), "pair_scorer": args.pairs_model.name}
         evidence.WEIGHTS.write_text(json.dumps(weights_json(weights, manifest), indent=1) + "\n", encoding="utf-8")

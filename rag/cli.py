@@ -212,17 +212,21 @@ def ask_command(
 
 
 def _grounding_lines(answer) -> list[str]:
-    """After a model's streamed answer: the verdict, then each claim that is not simply supported, with why."""
+    """After a model's streamed answer: the verdict, then each claim with its status and the lines that state it (or
+    why nothing does), and the words of the claim those lines do not hold."""
     if answer.mode != "llm" or not answer.claims:
         return []
     counts = answer.grounding()
     lines = ["", "Checked against your notes: " + ", ".join(f"{n} {status}" for status, n in counts.items() if n) + "."]
     if answer.not_found and answer.context.sources:
         lines.append("Not found in your notes: no claim of this answer is supported by them.")
-    marks = {"misattributed": "re-cited", "uncited": "citation added", "unsupported": "NOT IN YOUR NOTES"}
+    marks = {"supported": "supported", "misattributed": "re-cited", "uncited": "citation added", "unsupported": "NOT IN YOUR NOTES"}
     for c in answer.claims:
-        if c.status != "supported":
-            lines.append(f"  {marks[c.status]}: {c.text}  ({c.reason})")
+        lines.append(f"  {marks[c.status]}: {c.text}" + (f"  ({c.reason})" if c.reason else ""))
+        for e in c.evidence:
+            lines.append(f"      {e.source} lines {e.start_line}-{e.end_line}: “{e.text}”")
+        if c.unmatched and c.status != "unsupported":
+            lines.append(f"      not in those lines: {', '.join(c.unmatched)}")
     if answer.citations and any(c.status in ("misattributed", "uncited") for c in answer.claims):
         lines.append("Corrected answer: " + answer.text)
     return lines

@@ -5,6 +5,11 @@
 Starts `streamlit run app.py` on a free port (the demo vault unless --vault), waits for the index, asks one
 question, opens a cited passage, and saves `<page>-<language>.png` for Ask, the passage, Search, Memory, Similar
 notes, Duplicates and Index, plus `ask-narrow-<language>.png` at phone width. Needs Debian's chromium and playwright.
+
+    OPENAI_BASE_URL=… OPENAI_API_KEY=… RAG_CHAT_MODEL=… .venv/bin/python scripts/screenshots.py --out DIR --checked
+
+`--checked`: only the Ask page with the chat model of the environment: the answer with "How each sentence was
+checked" open (each claim, its status and the lines that state it), `ask-checked-<language>.png`.
 """
 
 from __future__ import annotations
@@ -25,9 +30,11 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
                  "--disable-component-update", "--disable-sync"]  # fmt: skip
 WORDS = {  # what to wait for and click, per language
     "en": {"ready": "Index up to date", "ask": "Ask your notes", "question": "What hydration do I use for my sourdough?",
-           "pages": ["Search", "Memory", "Similar notes", "Duplicates", "Index"], "search": "Search your notes", "query": "hydration"},
+           "pages": ["Search", "Memory", "Similar notes", "Duplicates", "Index"], "search": "Search your notes", "query": "hydration",
+           "checked": "How each sentence was checked"},
     "ru": {"ready": "Индекс в порядке", "ask": "Спросите заметки", "question": "Когда я ездил на Байкал и сколько это стоило?",
-           "pages": ["Поиск", "Память", "Похожие", "Дубликаты", "Индекс"], "search": "Поиск по заметкам", "query": "Байкал"},
+           "pages": ["Поиск", "Память", "Похожие", "Дубликаты", "Индекс"], "search": "Поиск по заметкам", "query": "Байкал",
+           "checked": "Как проверено каждое предложение"},
 }  # fmt: skip
 
 
@@ -37,9 +44,10 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start(language: str, vault: Path | None, db: Path) -> tuple[subprocess.Popen, str]:
+def start(language: str, vault: Path | None, db: Path, *, model: bool = False) -> tuple[subprocess.Popen, str]:
     port = free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("RAG_", "OPENAI_"))}
+    kept = ("OPENAI_", "RAG_CHAT_MODEL") if model else ()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("RAG_", "OPENAI_")) or k.startswith(kept)}
     env.update(RAG_DB=str(db), RAG_UI_LANGUAGE=language, **({"RAG_VAULT": str(vault)} if vault else {}))
     command = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port), "--server.headless", "true",
                "--browser.gatherUsageStats", "false"]  # fmt: skip
@@ -88,21 +96,37 @@ def shoot(browser, url: str, language: str, out: Path, width: int) -> None:
     narrow.screenshot(path=out / f"ask-narrow-{language}.png")
 
 
+def shoot_checked(browser, url: str, language: str, out: Path, width: int) -> None:
+    """A chat model's answer with each claim's evidence open, as a person checks it."""
+    words = WORDS[language]
+    page = browser.new_page(viewport={"width": width, "height": 900}, locale=f"{language}-{language.upper()}")
+    page.goto(url)
+    page.get_by_text(words["ready"]).wait_for(timeout=1_800_000)
+    box = page.get_by_placeholder(words["ask"])
+    box.fill(words["question"])
+    box.press("Enter")
+    page.get_by_text(words["checked"]).first.wait_for(timeout=600_000)  # a local model on 2 cores: minutes
+    page.get_by_text(words["checked"]).first.click()
+    page.wait_for_timeout(1500)
+    page.screenshot(path=out / f"ask-checked-{language}.png", full_page=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--vault", type=Path)
     parser.add_argument("--db", type=Path, help="index file (default: <out>/index/index.db)")
     parser.add_argument("--width", type=int, default=1280)
+    parser.add_argument("--checked", action="store_true", help="only the answer of the environment's chat model, its claims' evidence open")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     db = args.db or args.out / "index" / "index.db"
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
         for language in ("en", "ru"):
-            proc, url = start(language, args.vault, db)
+            proc, url = start(language, args.vault, db, model=args.checked)
             try:
-                shoot(browser, url, language, args.out, args.width)
+                (shoot_checked if args.checked else shoot)(browser, url, language, args.out, args.width)
             finally:
                 proc.terminate()
                 proc.wait(10)

@@ -154,7 +154,14 @@ def test_a_reply_cut_at_max_tokens_is_reported_as_truncated(ws, srv, settings):
 
 
 @pytest.mark.parametrize(
-    "reply", ["", "[S1][S2][S3]", " ".join(["[S1]"] * 10_000), "Die Tickets kosteten viel Geld [S1].", "机票价格是三万八千卢布 [S1]。"]
+    "reply",
+    [
+        "",
+        "[S1][S2][S3]",
+        " ".join(["[S1]"] * 10_000),
+        "Die Tickets kosteten viel Geld [S1].",
+        "机票价格是三万八千卢布 [S1]。",
+    ],
 )
 def test_odd_replies_are_handled(ws, srv, chat, reply):
     srv.script_chat(reply)

@@ -140,6 +140,10 @@ def test_claims_the_notes_do_not_support_are_marked_with_the_reason_and_correcti
     assert "300" in markdown.split("Not in your notes**]")[1]  # the list under the answer says why
     assert "Checked against your notes: 1 of 2 sentences supported." in texts(at.caption)
     assert not at.warning
+    checked = next(e for e in at.expander if e.label == "How each sentence was checked")
+    evidence = texts(checked.markdown)  # each sentence with the lines that state it, or none
+    assert "S1, line 14" in evidence and "hydration for white bread" in evidence.split("S1, line 14")[1]
+    assert "no sentence of the sources states it" in texts(checked.caption)
 
 
 def test_a_model_answer_with_no_supported_claim_is_not_found_and_never_says_nothing_was_made_up(app, monkeypatch):

@@ -124,6 +124,8 @@ async def test_ask_answers_extractively_with_citations_when_no_chat_model_is_con
     assert "72%" in answer["answer"] and answer["citations"][0]["path"] == "Notes/Sourdough.md"
     assert answer["claims"] and {c["status"] for c in answer["claims"]} == {"supported"}
     assert answer["grounding"]["supported"] == len(answer["claims"])
+    shown = answer["claims"][0]["evidence"][0]  # what states the claim, with its lines, for the agent to quote or read
+    assert "72%" in shown["text"] and shown["start_line"] <= shown["end_line"] and shown["source"].startswith("S")
 
 
 async def test_read_returns_the_text_and_the_hash_the_index_holds(live):

@@ -24,9 +24,10 @@ from rag.answer.chat import ChatModel, Message
 from rag.answer.citations import CitationFilter, clean
 from rag.answer.context import ContextLimits, FrozenContext, Source, build_context, fence_for, render_sources
 from rag.answer.extractive import Quote, extract
-from rag.answer.grounding import STATUSES, CheckedClaim, check
+from rag.answer.grounding import STATUSES, CheckedClaim, Evidence, check
 from rag.answer.prompts import LANGUAGE_NAMES, language_of, render
 from rag.answer.translation import merge, translated_question
+from rag.embed.pairs import shared as pair_scorer
 from rag.errors import AnswerStopped, ChatError, PromptTooLong
 from rag.notes.dates import full_date
 from rag.search.filters import Filters
@@ -308,7 +309,7 @@ def _generated(question, query, context: FrozenContext, turns, chat: ChatModel, 
         text = _not_found_text(question, emit)
         return Answer(question, query, "llm", text, (), context, cleaned.removed, not_found=True, notice=NOTICE_EMPTY_REPLY, truncated=truncated)
     stage(CHECKING)
-    grounded = check(cleaned.text.strip(), context, question=question, vectors=vectors)
+    grounded = check(cleaned.text.strip(), context, question=question, vectors=vectors, pairs=pair_scorer())
     citations = tuple(_citation(context, i) for i in clean(grounded.text, context.ids).cited)  # as now shown
     found = {"not_found": not grounded.grounded, "claims": grounded.claims, "abstained": grounded.abstains, "truncated": truncated}
     return Answer(question, query, "llm", grounded.text, citations, context, cleaned.removed, **found)
@@ -339,7 +340,7 @@ def _extractive(
     question, query, context: FrozenContext, workspace: Workspace, emit, *, coverage: float | None = None, newest_until: date | None = None
 ) -> Answer:
     coverage = 1.0 if coverage is None else coverage
-    found = extract(question, context, vectors=text_vectors(workspace), coverage=coverage, newest_until=newest_until)
+    found = extract(question, context, vectors=text_vectors(workspace), coverage=coverage, newest_until=newest_until, pairs=pair_scorer())
     if found.not_found:
         return Answer(question, query, "extractive", _not_found_text(question, emit), (), context, (), not_found=True)
     lang = language_of(question)
@@ -372,12 +373,13 @@ def _quoted(q: Quote, source: Source | None, lang: str) -> str:
 
 
 def _quoted_claims(text: str, blocks: list[str], quotes: tuple[Quote, ...]) -> tuple[CheckedClaim, ...]:
-    """Each quote is a claim its own source supports: it is that source's text."""
+    """Each quote is a claim its own source supports: it is that source's text, its own evidence."""
     out, at = [], 0
     for block, q in zip(blocks, quotes):
         start = text.index(block, at)
         at = start + len(block)
-        out.append(CheckedClaim(q.text, start, at, (q.source_id,), "supported", (q.source_id,)))
+        shown = (Evidence(q.source_id, q.line, q.end_line, q.text, None),)
+        out.append(CheckedClaim(q.text, start, at, (q.source_id,), "supported", (q.source_id,), evidence=shown))
     return tuple(out)
 
 

@@ -1,8 +1,10 @@
 """Every claim of an answer checked against the exact text of the passages in its frozen context, and the answer
 re-cited where the check finds a better source.
 
-Whether a passage supports a claim is `support`'s verdict (specifics, words and meaning, sentence by sentence).
-Each claim gets a status:
+Whether a passage states a claim is `evidence`'s learned verdict over every sentence, two sentences and row of every
+source (specifics and what they count, names, words, and the two models' readings); the window it found is the
+claim's evidence, shown to the person with its lines. A code block is checked as exact text. Each claim gets a
+status:
 - `supported`: a source it cites supports it;
 - `misattributed`: its sources do not, another one does — the citation is corrected to that one;
 - `uncited`: it cites nothing, a source supports it — the citation is added;
@@ -17,13 +19,29 @@ from collections import Counter
 from dataclasses import dataclass
 
 from rag.answer import claims as claim_split
-from rag.answer import support
+from rag.answer import evidence, support
 from rag.answer.context import FrozenContext
-from rag.answer.specifics import occurs
+from rag.answer.specifics import content_words, occurs
 from rag.answer.support import ClaimView, Passage, Verdict
 from rag.search.text_vectors import TextVectors
+from rag.text import stemming
 
 STATUSES = ("supported", "misattributed", "uncited", "unsupported")
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """The lines of a source that state a claim, as the check matched them."""
+
+    source: str  # source id
+    start_line: int
+    end_line: int
+    text: str  # the sentence(s), row or code as a reader sees them
+    probability: float | None  # the learned verdict's probability that this states the claim (None: the rules decided)
+
+    def to_json(self) -> dict:
+        p = None if self.probability is None else round(self.probability, 3)
+        return {"source": self.source, "lines": [self.start_line, self.end_line], "text": self.text, "probability": p}
 
 
 @dataclass(frozen=True)
@@ -35,9 +53,19 @@ class CheckedClaim:
     status: str  # one of STATUSES
     sources: tuple[str, ...]  # the sources that support it, as the checked text now cites them
     reason: str = ""  # why it is not simply supported, for the person reading
+    evidence: tuple[Evidence, ...] = ()  # what states it (never empty unless unsupported)
+    unmatched: tuple[str, ...] = ()  # the claim's words and specifics its evidence does not hold (names, numbers first)
 
     def to_json(self) -> dict:
-        return {"text": self.text, "cited": list(self.cited), "status": self.status, "sources": list(self.sources), "reason": self.reason}
+        return {
+            "text": self.text,
+            "cited": list(self.cited),
+            "status": self.status,
+            "sources": list(self.sources),
+            "reason": self.reason,
+            "evidence": [e.to_json() for e in self.evidence],
+            "unmatched": list(self.unmatched),
+        }
 
 
 @dataclass(frozen=True)
@@ -56,32 +84,19 @@ class Grounding:
         return any(c.status != "unsupported" for c in self.claims)
 
 
-def check(answer: str, context: FrozenContext, *, question: str = "", vectors: TextVectors | None = None) -> Grounding:
+def check(answer: str, context: FrozenContext, *, question: str = "", vectors: TextVectors | None = None, pairs=None) -> Grounding:
     """Split `answer` (citations already canonical) into claims and check each against `context`. `question` lets a
-    claim restate the question's own specifics. Without `vectors`, meaning is judged by shared words alone."""
+    claim restate the question's own specifics. `vectors` (sentence cosines) and `pairs` (the pair scorer,
+    rag/embed/pairs.py) are the verdict's two models; without them it judges by the rules' signals alone."""
     split = claim_split.split(answer)
     passages = {s.id: Passage.of(s) for s in context.sources}
     views = [(c, support.view(c.text, code=c.code, question=question)) for c in split.claims]
     views = [(c, v) for c, v in views if v.code or v.words or v.specifics or c.cited]
-    verdicts = [{pid: support.judge(v, p) for pid, p in passages.items()} for _, v in views]
-    if vectors is not None:
-        _add_meaning(views, verdicts, passages, vectors)
-    statuses = [_status(c, v, verdicts[i], passages) for i, (c, v) in enumerate(views)]
+    statuses, previous = [], None
+    for c, v in views:
+        status, previous = _status(c, v, passages, vectors, pairs, previous)
+        statuses.append(status)
     return _rewrite(answer, statuses, split.abstains)
-
-
-def _add_meaning(views, verdicts: list[dict[str, Verdict]], passages: dict[str, Passage], vectors: TextVectors) -> None:
-    """Cosines where only meaning can still decide: every specific in some window, too few shared words."""
-    pending = [
-        (i, pid)
-        for i, (_, v) in enumerate(views)
-        if not v.code
-        for pid, verdict in verdicts[i].items()
-        if verdict.windows and verdict.overlap < support.OVERLAP_MIN
-    ]
-    measured = support.add_meaning([(views[i][1], passages[pid], verdicts[i][pid]) for i, pid in pending], vectors)
-    for (i, pid), verdict in zip(pending, measured):
-        verdicts[i][pid] = verdict
 
 
 @dataclass(frozen=True)
@@ -90,22 +105,114 @@ class _Status:
     status: str
     sources: tuple[str, ...]
     reason: str
+    evidence: tuple[Evidence, ...] = ()
+    unmatched: tuple[str, ...] = ()
 
 
-def _status(claim: claim_split.Claim, view: ClaimView, verdicts: dict[str, Verdict], passages: dict[str, Passage]) -> _Status:
-    cited = [i for i in claim.cited if i in verdicts]
-    supporting = sorted((pid for pid, v in verdicts.items() if v.supports), key=lambda pid: -verdicts[pid].strength)
-    own = [pid for pid in cited if pid in supporting]
+def _status(claim: claim_split.Claim, view: ClaimView, passages: dict[str, Passage], vectors, pairs, previous) -> tuple[_Status, object]:
+    """The claim's status, and the window it was found nearest to (what a next claim that refers back continues)."""
+    nearest = None
+    if view.code:
+        found = _code_evidence(view, passages, claim.text)
+    else:
+        found, nearest = _learned_evidence(view, passages, vectors, pairs, previous)
+        if found is None:  # the pair scorer cannot run: the rules decide
+            found = _rule_evidence(view, passages, vectors)
+    return _decided(claim, view, passages, found), nearest
+
+
+def _decided(claim: claim_split.Claim, view: ClaimView, passages: dict[str, Passage], found: dict[str, Evidence]) -> _Status:
+    cited = [i for i in claim.cited if i in passages]
+    supporting = list(found)  # best first
+    own = [pid for pid in cited if pid in found]
     if own:
-        return _Status(claim, "supported", tuple(own), "")
-    if len(cited) > 1 and support.jointly(view, [(passages[pid], verdicts[pid]) for pid in cited]):
-        return _Status(claim, "supported", tuple(cited), "")
-    if supporting and cited:
-        verb = "does" if len(cited) == 1 else "do"
-        return _Status(claim, "misattributed", (supporting[0],), f"{', '.join(cited)} {verb} not say this; {supporting[0]} does")
+        return _Status(claim, "supported", tuple(own), "", tuple(found[pid] for pid in own[:1]), _unmatched(view, passages, found[own[0]]))
+    verdicts = {pid: support.judge(view, p) for pid, p in passages.items()}
+    if len(cited) > 1 and not view.code and support.jointly(view, [(passages[pid], verdicts[pid]) for pid in cited]):
+        joint = tuple(_nearest(passages[pid], verdicts[pid]) for pid in cited)
+        if all(e is not None for e in joint):  # no sentence to show: never shown as supported
+            return _Status(claim, "supported", tuple(cited), "", joint)
     if supporting:
-        return _Status(claim, "uncited", (supporting[0],), f"no citation; {supporting[0]} says this")
+        best = supporting[0]
+        reason = f"{', '.join(cited)} {'does' if len(cited) == 1 else 'do'} not say this; {best} does" if cited else f"no citation; {best} says this"
+        status = "misattributed" if cited else "uncited"
+        return _Status(claim, status, (best,), reason, (found[best],), _unmatched(view, passages, found[best]))
     return _Status(claim, "unsupported", (), _why_not(view, cited, verdicts, passages))
+
+
+def _learned_evidence(view: ClaimView, passages: dict[str, Passage], vectors, pairs, previous) -> tuple[dict[str, Evidence] | None, object]:
+    """source id → its window that states the claim, for the sources whose best window reaches the learned verdict's
+    threshold (best first), and the best window whatever its verdict; None when the models could not read."""
+    judged = evidence.judge_claim(view, passages, vectors=vectors, pairs=pairs, previous=previous)
+    nearest = judged[0].window if judged else None
+    if not any(j.read for j in judged):
+        return (None if judged or pairs is None else {}), nearest
+    threshold = evidence.threshold(read_by_models=True)
+    out: dict[str, Evidence] = {}
+    for j in judged:
+        if j.probability >= threshold and j.window.source not in out:
+            w = j.window
+            out[w.source] = Evidence(w.source, w.start_line, w.end_line, w.text, j.probability)
+    return out, nearest
+
+
+def _rule_evidence(view: ClaimView, passages: dict[str, Passage], vectors) -> dict[str, Evidence]:
+    """The rules' verdict (`support.judge`: every specific in one window and most of the claim's words there, or a
+    close cosine): source id → the supporting window sharing most of the claim's words, strongest source first."""
+    verdicts = {pid: support.judge(view, p) for pid, p in passages.items()}
+    if vectors is not None:
+        pending = [pid for pid, v in verdicts.items() if v.windows and v.overlap < support.OVERLAP_MIN]
+        for pid, verdict in zip(pending, support.add_meaning([(view, passages[pid], verdicts[pid]) for pid in pending], vectors)):
+            verdicts[pid] = verdict
+    out = {}
+    for pid in sorted((pid for pid, v in verdicts.items() if v.supports), key=lambda pid: -verdicts[pid].strength):
+        p = passages[pid]
+        window = max(verdicts[pid].windows, key=lambda w: support.share(view.words, [p.heading, *(p.units[i] for i in w)]) if view.words else 0.0)
+        lines = [p.lines[i] for i in window] if p.lines and window else [(0, 0)]
+        text = " ".join(p.units[i].text for i in window)
+        out[pid] = Evidence(pid, min(a for a, _ in lines), max(b for _, b in lines), text, None)
+    return out
+
+
+def _code_evidence(view: ClaimView, passages: dict[str, Passage], code: str) -> dict[str, Evidence]:
+    """A code claim is stated where a source holds it as written: the source's code lines from its first line on."""
+    wanted = [line.strip() for line in code.split("\n") if line.strip()]
+    out = {}
+    for pid, p in passages.items():
+        if not wanted or not support.judge(view, p).supports:
+            continue
+        starts = [i for i in range(p.prose, len(p.units)) if p.units[i].text.lower() == wanted[0].lower()]
+        starts = starts or [i for i, u in enumerate(p.units) if wanted[0].lower() in u.text.lower()]  # inline code
+        if not starts or not p.lines:
+            continue
+        span = range(starts[0], min(len(p.units), starts[0] + len(wanted)))
+        text = "\n".join(p.units[i].text for i in span)
+        out[pid] = Evidence(pid, p.lines[span[0]][0], p.lines[span[-1]][1], text, None)
+    return out
+
+
+def _nearest(passage: Passage, verdict: Verdict) -> Evidence | None:
+    if not verdict.nearest or not passage.lines:
+        return None
+    lines = [passage.lines[i] for i in verdict.nearest]
+    text = " ".join(passage.units[i].text for i in verdict.nearest)
+    return Evidence(passage.id, min(a for a, _ in lines), max(b for _, b in lines), text, None)
+
+
+def _unmatched(view: ClaimView, passages: dict[str, Passage], found: Evidence) -> tuple[str, ...]:
+    """The claim's specifics its evidence does not hold, then (in the same language) its content words that are
+    not there: what the person should read twice."""
+    if view.code:
+        return ()
+    passage = passages[found.source]
+    units = [passage.heading] + [u for u, lines in zip(passage.units, passage.lines) if found.start_line <= lines[0] and lines[1] <= found.end_line]
+    specs = [s.text for s in view.specifics if not any(support.found(s, view, u, window=units) for u in units)]
+    if view.script != passage.script:
+        return tuple(specs)
+    forms = frozenset().union(*(u.words for u in units))
+    words = [w for w in dict.fromkeys(stemming.words(view.text)) if w not in stemming.STOP_WORDS and not w.isdigit()]
+    missing = [w for w in words if (cw := content_words(w)) and not support.word_in(cw[0], forms) and w not in {s.lower() for s in specs}]
+    return tuple(specs + missing)
 
 
 def _why_not(view: ClaimView, cited: list[str], verdicts: dict[str, Verdict], passages: dict[str, Passage]) -> str:
@@ -146,7 +253,7 @@ def _rewrite(answer: str, statuses: list[_Status], abstains: bool) -> Grounding:
         if v.status in ("misattributed", "uncited"):
             segment = _recite(segment, c, v.sources[0])
         parts.append(segment)
-        checked.append(CheckedClaim(c.text, start, start + len(segment), c.cited, v.status, v.sources, v.reason))
+        checked.append(CheckedClaim(c.text, start, start + len(segment), c.cited, v.status, v.sources, v.reason, v.evidence, v.unmatched))
         at = c.end
     parts.append(answer[at:])
     return Grounding("".join(parts), tuple(checked), abstains)

@@ -73,10 +73,11 @@ class Passage:
     script: str | None
     prose: int  # units[:prose] are sentences (compared by meaning too); the code lines after them only by words
     rows: frozenset[int] = frozenset()  # indices of the units that are table rows
+    lines: tuple[tuple[int, int], ...] = ()  # each unit's first and last line in the note
 
     @classmethod
     def of(cls, source: Source) -> Passage:
-        facts, told, rows = [], [], set()
+        facts, told, rows, where = [], [], set(), []
         lines = source.text.split("\n")
         for s in sentences.split(source.text, source.start_line):
             if _INSTRUCTION.search(s.text):
@@ -85,11 +86,14 @@ class Passage:
             if lines[s.line - source.start_line].lstrip().lstrip(">").lstrip().startswith("|"):
                 rows.add(len(facts))
             facts.append(_unit(sentences.plain(s.text)))
+            where.append((s.line, max(s.line, s.end_line)))
         prose = len(facts)
-        facts += [_unit(line) for line in _code_lines(source.text)]
+        for number, line in _code_lines(source.text, source.start_line):
+            facts.append(_unit(line))
+            where.append((number, number))
         lowered = " ".join(source.text.lower().split())
         script = sentences.script(source.text)
-        return cls(source.id, _unit(source.heading), tuple(facts), tuple(told), lowered, script, prose, frozenset(rows))
+        return cls(source.id, _unit(source.heading), tuple(facts), tuple(told), lowered, script, prose, frozenset(rows), tuple(where))
 
 
 @dataclass(frozen=True)
@@ -104,6 +108,7 @@ class ClaimView:
     code: bool = False
     numbers: dict[str, frozenset[str]] = field(default_factory=dict)  # each number → the words next to it in the claim
     premises: tuple[Specific, ...] = ()  # names taken from the question: the passage must mention them
+    said: str = ""  # what it says beyond the question: without a lead-in that restates it ("To run it behind a proxy, …")
 
 
 @dataclass(frozen=True)
@@ -146,50 +151,73 @@ def view(text: str, *, code: bool = False, question: str = "") -> ClaimView:
         if own_specs or any(w.isdisjoint(asked) for w in words):  # an answer, not a restatement of the question
             premises = [s for s in specs if s.soft and not s.keys.isdisjoint(asked)]
             specs = own_specs
-    return ClaimView(text, sentences.script(text), tuple(specs), tuple(words), numbers=number_contexts(text, 3), premises=tuple(premises))
+    said = beyond_question(text, question)
+    return ClaimView(text, sentences.script(text), tuple(specs), tuple(words), numbers=number_contexts(text, 3), premises=tuple(premises), said=said)
+
+
+_PURPOSE = re.compile(
+    r"^\s*(?:to|in order to|if you want to|if you need to|when you want to|for|чтобы|для того,? чтобы|если (?:вы )?(?:хотите|нужно|надо)|для)\b"
+    r"(?P<lead>[^,:;]{3,200})[,:]\s*(?P<rest>\S.*)$",
+    re.IGNORECASE | re.DOTALL,
+)
+PREMISE_SHARE = 0.6  # a lead-in whose content words are this much the question's restates it
+
+
+def beyond_question(text: str, question: str) -> str:
+    """The claim without a lead-in of purpose that restates the question ("To swap the user in tests, use
+    `dependency_overrides`" → "use `dependency_overrides`"): the question is the person's, not the notes' to state."""
+    m = _PURPOSE.match(text)
+    if not question or m is None:
+        return text
+    lead = content_words(m.group("lead"))
+    asked = {k for w in content_words(question) for k in w}
+    if not lead or sum(not w.isdisjoint(asked) for w in lead) / len(lead) < PREMISE_SHARE:
+        return text
+    rest = m.group("rest")
+    return rest[:1].upper() + rest[1:]
 
 
 def judge(claim: ClaimView, passage: Passage) -> Verdict:
     """The passage's verdict by specifics and shared words (meaning by vectors is `add_meaning`)."""
     if claim.code:
-        found = claim.text in passage.lowered
-        return Verdict((), float(found), ((),) if found else ())
+        quoted = claim.text in passage.lowered
+        return Verdict((), float(quoted), ((),) if quoted else ())
     same = claim.script is None or passage.script is None or claim.script == passage.script
     everywhere = [passage.heading, *passage.units]
-    absent = tuple(s for s in claim.premises if not any(_found(s, claim, u, sentence=u is not passage.heading) for u in everywhere))
+    absent = tuple(s for s in claim.premises if not any(found(s, claim, u, sentence=u is not passage.heading) for u in everywhere))
     if absent:  # the passage is not about what the question names
         elsewhere = tuple(s for s in claim.specifics if not any(occurs(s, u.facts) for u in everywhere))
         return Verdict(absent + elsewhere, 0.0, same_script=same)
     closest: tuple[float, int, tuple[Specific, ...], tuple[int, ...]] = (-1.0, 0, (), ())
     ok: list[tuple[tuple[int, ...], float]] = []
-    for window in _windows(len(passage.units)):
+    for window in windows(len(passage.units)):
         units = [passage.heading] + [passage.units[i] for i in window]
-        named = _named_in(claim, passage, window)
+        named = named_in(claim, passage, window)
         missing = tuple(
             s
             for s in claim.specifics
-            if not any(_found(s, claim, u, sentence=u is not passage.heading, window=units) for u in (named if s.soft else units))
+            if not any(found(s, claim, u, sentence=u is not passage.heading, window=units) for u in (named if s.soft else units))
         )
-        share = _share(claim.words, units) if claim.words else float(not missing)
-        if not missing and claim.specifics and len(window) == 1 and window[0] in passage.rows and share >= ROW_OVERLAP_MIN:
-            share = max(share, OVERLAP_MIN)  # a row says its value of its label: "tickets 46 800" is "| Airfare | 46 800 |"
+        part = share(claim.words, units) if claim.words else float(not missing)
+        if not missing and claim.specifics and len(window) == 1 and window[0] in passage.rows and part >= ROW_OVERLAP_MIN:
+            part = max(part, OVERLAP_MIN)  # a row says its value of its label: "tickets 46 800" is "| Airfare | 46 800 |"
         if not missing:
-            ok.append((window, share))
-        if (share, -len(missing)) > closest[:2]:
-            closest = (share, -len(missing), missing, window)
+            ok.append((window, part))
+        if (part, -len(missing)) > closest[:2]:
+            closest = (part, -len(missing), missing, window)
     if ok:
-        return Verdict((), max(share for _, share in ok), tuple(w for w, _ in ok), same_script=same, nearest=closest[3])
+        return Verdict((), max(part for _, part in ok), tuple(w for w, _ in ok), same_script=same, nearest=closest[3])
     return Verdict(closest[2], 0.0, same_script=same, nearest=closest[3])
 
 
-def _named_in(claim: ClaimView, passage: Passage, window: tuple[int, ...]) -> list[Unit]:
+def named_in(claim: ClaimView, passage: Passage, window: tuple[int, ...]) -> list[Unit]:
     """Where the claim's names may be in a window: the heading and the sentence that says what the claim says of
     them — or, when that sentence refers back ("He is also the oldest…"), the sentence before it too."""
     units = [passage.units[i] for i in window]
     if len(units) < 2:
         return [passage.heading, *units]
     first, second = units
-    if _share(claim.words, [first]) >= _share(claim.words, [second]):
+    if share(claim.words, [first]) >= share(claim.words, [second]):
         return [passage.heading, first]
     return [passage.heading, first, second] if _PRONOUN.search(second.text) else [passage.heading, second]
 
@@ -197,14 +225,14 @@ def _named_in(claim: ClaimView, passage: Passage, window: tuple[int, ...]) -> li
 def jointly(claim: ClaimView, parts: list[tuple[Passage, Verdict]]) -> bool:
     """Do the passages a claim cites support it together ("tickets 38 000 [S1], the hotel 27 000 [S2]")? Every
     specific in the window of one of them nearest the claim, and most of its words across those windows."""
-    windows = [[passage.units[i] for i in verdict.nearest] for passage, verdict in parts]
-    if not claim.specifics or not all(any(_found(s, claim, u) for s in claim.specifics for u in w) for w in windows):
+    nearest = [[passage.units[i] for i in verdict.nearest] for passage, verdict in parts]
+    if not claim.specifics or not all(any(found(s, claim, u) for s in claim.specifics for u in w) for w in nearest):
         return False  # each source brings a specific of its own, or it is not part of the claim
     headings = [passage.heading for passage, _ in parts]
-    units = headings + [u for w in windows for u in w]
-    if not all(any(_found(s, claim, u, sentence=u not in headings) for u in units) for s in claim.specifics):
+    units = headings + [u for w in nearest for u in w]
+    if not all(any(found(s, claim, u, sentence=u not in headings) for u in units) for s in claim.specifics):
         return False
-    return bool(claim.words) and _share(claim.words, units) >= OVERLAP_MIN
+    return bool(claim.words) and share(claim.words, units) >= OVERLAP_MIN
 
 
 def add_meaning(pending: list[tuple[ClaimView, Passage, Verdict]], vectors: TextVectors) -> list[Verdict]:
@@ -234,7 +262,7 @@ def repeats_instruction(claim: ClaimView, missing: tuple[Specific, ...], passage
         return False
     if missing and all(any(occurs(s, u.facts) for u in passage.instructions) for s in missing):
         return True
-    return bool(claim.words) and max(_share(claim.words, [u]) for u in passage.instructions) >= INSTRUCTION_OVERLAP
+    return bool(claim.words) and max(share(claim.words, [u]) for u in passage.instructions) >= INSTRUCTION_OVERLAP
 
 
 def numbers_near(claim: ClaimView, missing: tuple[Specific, ...], passage: Passage) -> list[str]:
@@ -246,13 +274,13 @@ def numbers_near(claim: ClaimView, missing: tuple[Specific, ...], passage: Passa
     for u in passage.units:
         numbers = [s for s in specifics(u.text) if any(k.startswith("num:") for k in s.keys) and s.keys.isdisjoint(mine)]
         beside = [s for s in numbers if any(not wanted.isdisjoint(u.numbers.get(k, frozenset())) for k in s.keys)]
-        share = (_share(claim.words, [u]) if claim.words else 0.0) + (1.0 if beside else 0.0)
-        if numbers and share > best[0]:
-            best = (share, [s.text for s in (beside or numbers)][:3])
+        closeness = (share(claim.words, [u]) if claim.words else 0.0) + (1.0 if beside else 0.0)
+        if numbers and closeness > best[0]:
+            best = (closeness, [s.text for s in (beside or numbers)][:3])
     return best[1]
 
 
-def _found(specific: Specific, claim: ClaimView, unit: Unit, *, sentence: bool = True, window: list[Unit] = ()) -> bool:
+def found(specific: Specific, claim: ClaimView, unit: Unit, *, sentence: bool = True, window: list[Unit] = ()) -> bool:
     """In the unit — a number next to what it counts in the claim — or a name or number word of a claim in the other
     script than this sentence, which only meaning can confirm (a heading in another script is no such sentence)."""
     if occurs(specific, unit.facts):
@@ -288,19 +316,19 @@ def _inside(a: str, b: str) -> bool:
     return (len(a) >= COMPOUND_MIN and a in b) or (len(b) >= COMPOUND_MIN and b in a)
 
 
-def _windows(n: int) -> list[tuple[int, ...]]:
+def windows(n: int) -> list[tuple[int, ...]]:
     return [(i,) for i in range(n)] + [(i, i + 1) for i in range(n - 1)] or [()]
 
 
-def _share(words: tuple[frozenset[str], ...], units: list[Unit]) -> float:
+def share(words: tuple[frozenset[str], ...], units: list[Unit]) -> float:
     """The share of a claim's content words found in `units`: the same form, or a long stem inside a compound."""
     if not words:
         return 0.0
     forms = frozenset().union(*(u.words for u in units))
-    return sum(_word_in(w, forms) for w in words) / len(words)
+    return sum(word_in(w, forms) for w in words) / len(words)
 
 
-def _word_in(word: frozenset[str], forms: frozenset[str]) -> bool:
+def word_in(word: frozenset[str], forms: frozenset[str]) -> bool:
     if not word.isdisjoint(forms):
         return True
     stems = [f for f in word if ":" not in f and len(f) >= COMPOUND_MIN]
@@ -313,12 +341,12 @@ def _unit(text: str) -> Unit:
     return Unit(text, frozenset().union(*content_words(text)), profile(text), sentences.script(text), number_contexts(text, NUMBER_REACH))
 
 
-def _code_lines(text: str) -> list[str]:
-    """Lines inside code fences (sentences skip them; a claim may quote one)."""
+def _code_lines(text: str, first_line: int = 1) -> list[tuple[int, str]]:
+    """Lines inside code fences with their line numbers (sentences skip them; a claim may quote one)."""
     out, inside = [], False
-    for line in text.split("\n"):
+    for number, line in enumerate(text.split("\n"), first_line):
         if line.strip().startswith(("```", "~~~")):
             inside = not inside
         elif inside and line.strip():
-            out.append(line.strip())
+            out.append((number, line.strip()))
     return out

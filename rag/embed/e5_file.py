@@ -141,6 +141,7 @@ class E5Tokenizer:
 
     def __init__(self, model: E5File) -> None:
         config = model.config
+        self.eos = config.eos  # a pair of texts is read as A </s></s> B (rag/embed/pairs.py)
         self._ids: dict[str, int] = {}
         for index, piece in enumerate(model.pieces):
             if piece and index != config.unk:

@@ -300,7 +300,7 @@ def _graph(model: E5File, *, int8: bool = False, probe: bool = False):
         ],
         [helper.make_tensor_value_info("hidden", TensorProto.FLOAT, ["tokens", c.hidden])]
         + [helper.make_tensor_value_info(f"l{n}.gelu.max", TensorProto.FLOAT, [c.ffn]) for n in range(c.layers) if probe]
-        + [helper.make_tensor_value_info(f"l{n}.x2", TensorProto.FLOAT, ["tokens", c.hidden]) for n in TOKEN_LAYERS],
+        + [helper.make_tensor_value_info(f"l{n}.x2", TensorProto.FLOAT, ["tokens", c.hidden]) for n in TOKEN_LAYERS if n < c.layers],
         weights,
     )
     onnx_model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)])

@@ -54,6 +54,7 @@ class Sentence:
     text: str  # as written in the note
     line: int  # 1-based line where it starts
     following: str  # the next sentence of the same paragraph ("" if none)
+    end_line: int = 0  # 1-based line where it ends (a paragraph's lines are joined into one text)
 
 
 def split(text: str, first_line: int = 1) -> list[Sentence]:
@@ -64,8 +65,9 @@ def split(text: str, first_line: int = 1) -> list[Sentence]:
         offsets = [o for o, _ in starts]
         for k, (a, b) in enumerate(spans):
             line = starts[bisect.bisect_right(offsets, a) - 1][1]
+            end_line = starts[bisect.bisect_right(offsets, max(a, b - 1)) - 1][1]
             following = para[spans[k + 1][0] : spans[k + 1][1]] if k + 1 < len(spans) else ""
-            out.append(Sentence(para[a:b], line, following))
+            out.append(Sentence(para[a:b], line, following, end_line))
     return out
 
 

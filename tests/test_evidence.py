@@ -1,0 +1,105 @@
+"""The learned verdict (rag/answer/evidence.py) with the real models, as `ask` runs it: a claim is shown as supported only
+with the sentence that states it, and the mistakes real small models make — a swapped name, a number counting
+something else, a wrong number, general knowledge — are not supported, in English and Russian."""
+
+from __future__ import annotations
+
+import pytest
+
+from rag.answer.context import FrozenContext, Source
+from rag.answer.grounding import check
+from rag.embed.pairs import shared
+from rag.search.text_vectors import TextVectors
+
+SUPER_BOWL = (
+    "The Panthers defense gave up just 308 points, ranking sixth in the league, while also leading the NFL in interceptions "
+    "with 24 and boasting four Pro Bowl selections. Pro Bowl defensive tackle Kawann Short led the team in sacks with 11, "
+    "while also forcing three fumbles and recovering two. Fellow lineman Mario Addison added 6½ sacks. The Panthers line also "
+    "featured veteran defensive end Jared Allen, a 5-time pro bowler who was the NFL's active career sack leader with 136, "
+    "along with defensive end Kony Ealy, who had 5 sacks in just 9 starts."
+)
+SUPER_BOWL_RU = (
+    "Защита «Пантер» пропустила всего 308 очков, заняв шестое место в лиге. Дефенсив тэкл Кейван Шорт лидировал в команде "
+    "по количеству сэков — 11. Ветеран Джаред Аллен был действующим лидером НФЛ по сэкам за карьеру — 136."
+)
+
+
+def source(n: int, text: str, heading: str = "Super Bowl 50", start: int = 1) -> Source:
+    return Source(f"S{n}", f"Notes/n{n}.md", heading, start, start + text.count("\n"), "0" * 64, text, 1.0)
+
+
+@pytest.fixture(scope="module")
+def models(real_embedder):
+    return {"vectors": TextVectors(real_embedder), "pairs": shared()}
+
+
+def verdict(answer: str, *texts: str, models, question: str = ""):
+    context = FrozenContext(tuple(source(i, t, start=10) for i, t in enumerate(texts, 1)), (), "```", 0)
+    return check(answer, context, question=question, **models).claims
+
+
+def test_a_supported_claim_shows_the_sentence_that_states_it_with_its_lines(models):
+    (claim,) = verdict("Kawann Short led the team in sacks with 11 [S1].", "Intro line.\n" + SUPER_BOWL, models=models)
+    assert claim.status == "supported"
+    (shown,) = claim.evidence
+    assert shown.source == "S1" and (shown.start_line, shown.end_line) == (11, 11)
+    assert "Kawann Short led the team in sacks with 11" in shown.text and "Jared Allen" not in shown.text
+
+
+def test_a_swapped_name_is_not_supported(models):
+    for answer in ("The Panthers led the team in sacks with 11 [S1].", "Jared Allen led the team in sacks with 11 [S1]."):
+        (claim,) = verdict(answer, SUPER_BOWL, models=models)
+        assert claim.status == "unsupported" and not claim.evidence, answer
+
+
+def test_a_wrong_number_is_not_supported_and_the_reason_names_the_notes_number(models):
+    (claim,) = verdict("Jared Allen had 56 career sacks [S1].", SUPER_BOWL, models=models)
+    assert claim.status == "unsupported" and "136" in claim.reason and not claim.evidence
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="known miss (issue 52 stays open): the number stands beside words the claim shares ('led the team', "
+    "'career'), so the count test passes, and the verdict weighs those shared words over the pair scorer's reading",
+)
+@pytest.mark.parametrize("claim", ["Kawann Short led the team with 11 interceptions [S1].", "Jared Allen had 136 career interceptions [S1]."])
+def test_a_number_that_counts_something_else_is_not_supported(models, claim):
+    (checked,) = verdict(claim, SUPER_BOWL, models=models)
+    assert checked.status == "unsupported"
+
+
+def test_a_russian_claim_is_supported_by_the_russian_sentence_that_states_it(models):
+    (right,) = verdict("Кейван Шорт лидировал в команде по сэкам — 11 [S1].", SUPER_BOWL_RU, models=models)
+    assert right.status == "supported" and right.evidence and "Кейван Шорт" in right.evidence[0].text
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="known miss (issue 52 stays open): the two-sentence window holds «Пантер» and 11, and the pair scorer "
+    "does not yet see that the sentence with 11 names Кейван Шорт as the one who led",
+)
+def test_a_russian_claim_with_a_swapped_subject_is_not_supported(models):
+    (wrong,) = verdict("«Пантеры» лидировали в команде по сэкам — 11 [S1].", SUPER_BOWL_RU, models=models)
+    assert wrong.status == "unsupported"
+
+
+def test_a_claim_stated_only_in_another_source_is_re_cited_with_that_sources_lines(models):
+    (claim,) = verdict("Mario Addison added 6½ sacks [S1].", "Lady Gaga performed the national anthem.", SUPER_BOWL, models=models)
+    assert claim.status == "misattributed" and claim.sources == ("S2",) and claim.evidence[0].source == "S2"
+
+
+def test_general_knowledge_is_not_supported_by_a_passage_on_the_topic(models):
+    (claim,) = verdict("The Super Bowl is the annual championship game of the NFL [S1].", SUPER_BOWL, models=models)
+    assert claim.status == "unsupported"
+
+
+def test_a_purpose_lead_in_that_restates_the_question_is_not_the_notes_to_state(models):
+    passage = "To override a dependency during testing, you put as a key the original dependency and as the value your override in app.dependency_overrides."
+    question = "In my tests I want to swap the current user dependency for a fake user, how?"
+    (claim,) = verdict(
+        "To swap the current user for a fake user in tests, put your override in `app.dependency_overrides` [S1].",
+        passage,
+        models=models,
+        question=question,
+    )
+    assert claim.status == "supported"
