@@ -58,7 +58,6 @@ CROSS_PER_SET = 40  # questions of each other set asked of a vault as off-topic
 MAX_FALSE_NOT_FOUND = 0.03
 MAX_FALSE_NOT_FOUND_ACROSS = 0.15
 L2 = 0.01
-PAIR_WEIGHTS = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0)  # the pair scorer's logit, in first-stage score units
 
 
 def parted(name: str) -> tuple[str, str]:
@@ -267,85 +266,11 @@ def _threshold(p: np.ndarray, answerable: np.ndarray, part: np.ndarray, rows: np
     return threshold
 
 
-class PairCache:
-    """The pair scorer's logits by (question, unit text), kept on disk: refits in every fold read the same pairs."""
-
-    def __init__(self, path: Path, scorer) -> None:
-        self.path, self.scorer = path, scorer
-        self.logits: dict[tuple[str, str], float] = pickle.loads(path.read_bytes()) if path.exists() else {}
-
-    def get(self, pairs: list[tuple[str, str]]) -> np.ndarray:
-        wanted = [p for p in dict.fromkeys(pairs) if p not in self.logits]
-        if wanted:
-            self.logits.update(zip(wanted, self.scorer.score("question", wanted).tolist()))
-            self.path.write_bytes(pickle.dumps(self.logits))
-        return np.array([self.logits[p] for p in pairs])
-
-
-def stage_two(data: dict, model: dict, cache: PairCache, weight: float) -> tuple[np.ndarray, np.ndarray]:
-    """The second stage as `reader.reread` runs it: scores after the pair scorer's logits moved the first stage's
-    PAIR_TOP best of each question, and each question's best logit."""
-    s = ((data["X"] - model["mean"]) / model["scale"]) @ model["w"]
-    out = s.copy()
-    best_pair = np.zeros(data["q"].max() + 1)
-    for qi in range(len(best_pair)):
-        rows = np.flatnonzero(data["q"] == qi)
-        if not len(rows):
-            continue
-        top = rows[np.argsort(-s[rows])[: reader.PAIR_TOP]]
-        logits = np.clip(cache.get([(data["questions"][qi], data["texts"][i]) for i in top]), -10.0, 10.0)
-        out[rows] = s[rows] + weight * logits.min()
-        out[top] = s[top] + weight * logits
-        best_pair[qi] = logits.max()
-    return out, best_pair
-
-
-def _best_of(data: dict, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    n = data["q"].max() + 1
-    best, score = np.full(n, -1), np.full(n, -np.inf)
-    for i, (qi, si) in enumerate(zip(data["q"], scores)):
-        if si > score[qi]:
-            best[qi], score[qi] = i, si
-    return best, score
-
-
-def fit_pair_stage(parts: list[dict], model: dict, cache: PairCache) -> dict:
-    """The logit's weight (the grid value that puts the most right answers first over the parts, each part alike),
-    then `answerable` refitted with the best logit as one more feature."""
-    best_weight, best_share = 0.0, -1.0
-    for weight in PAIR_WEIGHTS:
-        shares = []
-        for d in parts:
-            scores, _ = stage_two(d, model, cache, weight)
-            best, _ = _best_of(d, scores)
-            right = targets(d)
-            ans = d["answerable"]
-            shares.append(right[best[ans]].mean() if ans.any() else 0.0)
-        if np.mean(shares) > best_share:
-            best_weight, best_share = weight, float(np.mean(shares))
-    matrices = [pair_context(d, model, cache, best_weight) for d in parts]
-    beta, cm, cs, thresholds = fit_context(matrices, parts)
-    return {"pair_weight": best_weight, "beta": beta, "cm": cm, "cs": cs, "threshold": thresholds}
-
-
-def pair_context(data: dict, model: dict, cache: PairCache, weight: float) -> np.ndarray:
-    scores, best_pair = stage_two(data, model, cache, weight)
-    _, best_score = _best_of(data, scores)
-    C = data["C"].copy()
-    C[:, reader.CONTEXT_FEATURES.index("best_score")] = best_score
-    return np.hstack([C, best_pair[:, None]])
-
-
-def evaluate(data: dict, model: dict, stage: dict | None = None, cache: PairCache | None = None) -> dict:
+def evaluate(data: dict, model: dict) -> dict:
     w, mean, scale = model["w"], model["mean"], model["scale"]
     best, _ = best_per_question(data, w, mean, scale)
     C = context_matrix(data, w, mean, scale)
     beta, cm, cs, threshold = model["beta"], model["cm"], model["cs"], model["threshold"]
-    if stage is not None:
-        scores, _ = stage_two(data, model, cache, stage["pair_weight"])
-        best, _ = _best_of(data, scores)
-        C = pair_context(data, model, cache, stage["pair_weight"])
-        beta, cm, cs, threshold = stage["beta"], stage["cm"], stage["cs"], stage["threshold"]
     Z = np.hstack([(C - cm) / cs, np.ones((len(C), 1))])
     p = 1 / (1 + np.exp(-(Z @ beta)))
     across = C[:, reader.CONTEXT_FEATURES.index("across")] > 0
@@ -428,7 +353,6 @@ def main() -> None:
     parser.add_argument("--db-dir", type=Path, default=Path("/tmp/rag-eval"))
     parser.add_argument("--cache", type=Path, default=Path("/tmp/reader-data"))
     parser.add_argument("--write", action="store_true", help=f"save the weights fitted on all --sets to {reader.WEIGHTS}")
-    parser.add_argument("--pairs", action="store_true", help="also fit and report the second stage, the pair scorer's (rag/embed/pairs.py)")
     parser.add_argument("--dump-pairs", type=Path, help="write question–unit training pairs for bench/pair_fit.py (the --sets only)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
@@ -439,29 +363,17 @@ def main() -> None:
     others = {n: rng.sample(items, min(CROSS_PER_SET, len(items))) for n, items in pools.items()}
     data = {n: collect(n, args.db_dir, args.cache, others) for n in names + held}
     report: dict = {"leave_one_out": {}, "all": {}, "words_only": {}}
-    cache = None
-    if args.pairs:
-        from rag.embed.pairs import PairScorer
-
-        cache = PairCache(args.cache / "pair-logits.pickle", PairScorer())
-        report |= {"leave_one_out_pairs": {}, "all_pairs": {}}
     for group in dict.fromkeys(group_of(n) for n in names):
         fitted_on = [data[n] for n in names if group_of(n) != group]
         model = fit(fitted_on)
-        stage = fit_pair_stage(fitted_on, model, cache) if cache else None
         for n in names + held:
             if group_of(n) == group:
                 report["leave_one_out"][n] = evaluate(data[n], model)
-                if stage is not None:
-                    report["leave_one_out_pairs"][n] = evaluate(data[n], model, stage, cache)
     model = fit([data[n] for n in names])
     if args.dump_pairs:
         dump_pairs(args.dump_pairs, {n: data[n] for n in names}, model)
-    stage = fit_pair_stage([data[n] for n in names], model, cache) if cache else None
     for n in names + held:
         report["all"][n] = evaluate(data[n], model)
-        if stage is not None:
-            report["all_pairs"][n] = evaluate(data[n], model, stage, cache)
     words = {n: without_meaning(d) for n, d in data.items()}
     words_model = fit([words[n] for n in names])
     for n in names + held:
@@ -472,24 +384,11 @@ def main() -> None:
     if args.write:
         fitted = {"fitted_on": names, "features": list(reader.FEATURES), "context_features": list(reader.CONTEXT_FEATURES)}
         fitted |= {"with_meaning": _weights_json(model), "words_only": _weights_json(words_model)}
-        if stage is not None:
-            fitted["with_pairs"] = {
-                "pair_weight": stage["pair_weight"],
-                "context_features": list(reader.CONTEXT_FEATURES) + ["best_pair"],
-                "context_weights": stage["beta"].round(6).tolist(),
-                "context_mean": stage["cm"].round(6).tolist(),
-                "context_scale": stage["cs"].round(6).tolist(),
-                "threshold": {"same_language": round(stage["threshold"][0], 6), "across_languages": round(stage["threshold"][1], 6)},
-            }
         reader.WEIGHTS.write_text(json.dumps(fitted, indent=1) + "\n", encoding="utf-8")
     if args.json:
         print(json.dumps(report, ensure_ascii=False, indent=2))
         return
-    if stage is not None:
-        report["pair_weight"] = stage["pair_weight"]
-    for part in ("leave_one_out", "leave_one_out_pairs", "all", "all_pairs", "words_only"):
-        if part not in report:
-            continue
+    for part in ("leave_one_out", "all", "words_only"):
         print(f"{part.replace('_', ' ')}:")
         for n, r in report[part].items():
             print(f"  {n}: {r}")

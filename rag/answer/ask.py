@@ -340,7 +340,7 @@ def _extractive(
     question, query, context: FrozenContext, workspace: Workspace, emit, *, coverage: float | None = None, newest_until: date | None = None
 ) -> Answer:
     coverage = 1.0 if coverage is None else coverage
-    found = extract(question, context, vectors=text_vectors(workspace), coverage=coverage, newest_until=newest_until, pairs=pair_scorer())
+    found = extract(question, context, vectors=text_vectors(workspace), coverage=coverage, newest_until=newest_until)
     if found.not_found:
         return Answer(question, query, "extractive", _not_found_text(question, emit), (), context, (), not_found=True)
     lang = language_of(question)

@@ -60,18 +60,12 @@ class Extract:
 
 
 def extract(
-    question: str,
-    context: FrozenContext,
-    *,
-    vectors: TextVectors | None = None,
-    coverage: float = 1.0,
-    newest_until: date | None = None,
-    pairs=None,
+    question: str, context: FrozenContext, *, vectors: TextVectors | None = None, coverage: float = 1.0, newest_until: date | None = None
 ) -> Extract:
     """The quotes of `context` that answer `question` (the answer first), or not_found. `coverage`: retrieval's
     share of the question's terms found anywhere in the index. `newest_until`: the question asks for the latest
-    ("when did I last …"), up to that day. `pairs`: the pair scorer, for the reader's second stage."""
-    reading = reader.read(question, context, vectors=vectors, coverage=coverage, pairs=pairs)
+    ("when did I last …"), up to that day."""
+    reading = reader.read(question, context, vectors=vectors, coverage=coverage)
     if reading is None:
         return Extract((), not_found=True)
     if not reading.answers:

@@ -10,20 +10,16 @@ question's kind against the unit's shape (a date for "when", a number for "how m
 for "how do I", a code name for "which parameter"), the note's retrieval rank and channel agreement, position.
 
 The same model's best score, with a few features of the whole context, says whether the context answers at all
-(`answerable`). With the pair scorer (rag/embed/pairs.py, a small cross-encoder that reads the question and a unit
-together), the PAIR_TOP best candidates are read again: their scores move by its logit, and its best logit joins the
-context's features (the weights' "with_pairs" part, fitted by bench/reader_fit.py over the first stage's scores).
-Pure apart from the two models (through `TextVectors` and `PairScorer`); knows nothing about the index or prompts.
+(`answerable`). Pure apart from the embedder (through `TextVectors`); knows nothing about the index or prompts.
 """
 
 from __future__ import annotations
 
 import functools
 import json
-import logging
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -33,14 +29,10 @@ from rag.answer.context import FrozenContext, Source
 from rag.answer.question_kinds import QUANTITY
 from rag.answer.quotable import CODE, CODE_LINE, ITEM, LEAD, LIST, PARAGRAPH, ROW, SENTENCE, Unit
 from rag.answer.specifics import content_words, number_contexts, occurs, profile, specifics
-from rag.errors import EmbedderError
 from rag.search.text_vectors import TextVectors
 from rag.text import sentences, stemming
 
-log = logging.getLogger(__name__)
-
 WEIGHTS = Path(__file__).with_name("reader_weights.json")
-PAIR_TOP = 5  # candidates the pair scorer reads: the first stage's best
 SECTION_BASE = 0.8  # a section heading's cosine counts above this (most headings of a vault sit near 0.78)
 
 KINDS = (SENTENCE, ITEM, LIST, ROW, CODE, CODE_LINE, PARAGRAPH, LEAD)
@@ -146,7 +138,6 @@ class Reading:
     context_features: np.ndarray  # (CONTEXT_FEATURES,)
     answerable: float  # the model's probability that the context answers the question
     threshold: float  # … under which it says "not found" (calibrated by bench/reader_fit.py)
-    pair_logits: dict[int, float] = field(default_factory=dict)  # candidate index → the pair scorer's logit (PAIR_TOP read)
 
     def best(self) -> int:
         return int(np.argmax(self.scores))
@@ -177,36 +168,6 @@ class Weights:
         return float(1.0 / (1.0 + math.exp(-z)))
 
 
-@dataclass(frozen=True)
-class PairStage:
-    """The second stage: how far the pair scorer's logit moves a read candidate, and `answerable` with its best
-    logit as one more context feature (CONTEXT_FEATURES + "best_pair")."""
-
-    weight: float
-    context_weights: np.ndarray
-    context_mean: np.ndarray
-    context_scale: np.ndarray
-    thresholds: tuple[float, float]
-
-    def answerable(self, context_features: np.ndarray, best_pair: float) -> float:
-        x = np.append(context_features, best_pair)
-        z = ((x - self.context_mean) / self.context_scale) @ self.context_weights[:-1] + self.context_weights[-1]
-        return float(1.0 / (1.0 + math.exp(-z)))
-
-
-@functools.lru_cache(maxsize=4)
-def load_pair_stage(path: Path = WEIGHTS) -> PairStage | None:
-    data = json.loads(path.read_text(encoding="utf-8"))
-    part = data.get("with_pairs")
-    if part is None:
-        return None
-    return PairStage(
-        float(part["pair_weight"]),
-        *(np.array(part[k], np.float64) for k in ("context_weights", "context_mean", "context_scale")),
-        (float(part["threshold"]["same_language"]), float(part["threshold"]["across_languages"])),
-    )
-
-
 @functools.lru_cache(maxsize=8)
 def load_weights(path: Path = WEIGHTS, *, meaning: bool = True) -> Weights:
     """The fitted weights: those for sentence vectors of the model they were fitted with (`meaning`), or those of a
@@ -222,17 +183,10 @@ def load_weights(path: Path = WEIGHTS, *, meaning: bool = True) -> Weights:
 
 
 def read(
-    question: str,
-    context: FrozenContext,
-    *,
-    vectors: TextVectors | None = None,
-    coverage: float = 1.0,
-    weights: Weights | None = None,
-    pairs=None,
+    question: str, context: FrozenContext, *, vectors: TextVectors | None = None, coverage: float = 1.0, weights: Weights | None = None
 ) -> Reading | None:
     """Every candidate of `context` described and scored against `question`; None when the context offers none.
-    `coverage`: retrieval's share of the question's terms found in the index (`SearchResult.coverage`). `pairs`: the
-    pair scorer, for the second stage (with sentence vectors only: the stage was fitted over the first's scores)."""
+    `coverage`: retrieval's share of the question's terms found in the index (`SearchResult.coverage`)."""
     candidates = candidates_of(context)
     if not candidates:
         return None
@@ -251,32 +205,7 @@ def read(
     threshold = weights.threshold(across)
     if vectors is None and across and context[CONTEXT_FEATURES.index("across_names")] < 0.5:
         threshold = 1.0  # words alone cannot tell whether a note in another language answers; only names it shares can
-    reading = Reading(tuple(candidates), features, scores, context, weights.answerable(context), threshold)
-    stage = load_pair_stage() if pairs is not None and vectors is not None else None
-    return reread(question, reading, pairs, stage) if stage is not None else reading
-
-
-def reread(question: str, reading: Reading, pairs, stage: PairStage) -> Reading:
-    """The first stage's PAIR_TOP best candidates read by the pair scorer: each moves by `stage.weight` × its logit,
-    the rest by the lowest logit read (none is read as better than the worst read one), and `answerable` is asked
-    again with the best logit. The reading as it was when the scorer cannot run."""
-    top = [int(i) for i in np.argsort(-reading.scores)[:PAIR_TOP]]
-    try:
-        logits = pairs.score("question", [(question, reading.candidates[i].unit.scoring) for i in top])
-    except EmbedderError as exc:
-        log.warning("The reader goes on without the pair scorer: %s", exc)
-        return reading
-    logits = np.clip(logits, -10.0, 10.0)
-    scores = reading.scores + stage.weight * float(logits.min())
-    scores[top] = reading.scores[top] + stage.weight * logits
-    context = reading.context_features.copy()
-    context[CONTEXT_FEATURES.index("best_score")] = float(scores.max())
-    across = bool(context[CONTEXT_FEATURES.index("across")])
-    answerable = stage.answerable(context, float(logits.max()))
-    pair_logits = dict(zip(top, logits.tolist()))
-    return Reading(
-        reading.candidates, reading.features, scores, context, answerable, stage.thresholds[1] if across else stage.thresholds[0], pair_logits
-    )
+    return Reading(tuple(candidates), features, scores, context, weights.answerable(context), threshold)
 
 
 def _enough_measured(candidates: list[Candidate], measured: np.ndarray) -> bool:
