@@ -121,14 +121,14 @@ def threshold(*, read_by_models: bool, weights: dict[str, Weights] | None = None
 
 def windows(passage: Passage) -> list[Window]:
     """Every sentence, row and code line of a passage, and every two sentences in a row."""
-    out = []
-    for w in support.windows(len(passage.units)):
-        if not w or (len(w) == 2 and w[1] >= passage.prose):
-            continue
-        lines = [passage.lines[i] for i in w] if passage.lines else [(0, 0)]
-        text = " ".join(passage.units[i].text for i in w)
-        out.append(Window(passage.id, w, min(a for a, _ in lines), max(b for _, b in lines), text))
-    return out
+    return [window_of(passage, w) for w in support.windows(len(passage.units)) if w and not (len(w) == 2 and w[1] >= passage.prose)]
+
+
+def window_of(passage: Passage, units: tuple[int, ...]) -> Window:
+    """These units of the passage as one window: their lines and their text."""
+    lines = [passage.lines[i] for i in units] if passage.lines and units else [(0, 0)]
+    text = " ".join(passage.units[i].text for i in units)
+    return Window(passage.id, units, min(a for a, _ in lines), max(b for _, b in lines), text)
 
 
 def word_features(
@@ -206,16 +206,18 @@ def judge_claim(
     pairs=None,
     previous: Window | None = None,
     weights: dict[str, Weights] | None = None,
+    rules: dict[str, support.Verdict] | None = None,
 ) -> list[Judged]:
     """Every window of every passage judged for `claim`, best first. The models read the READ_BY_MODELS windows the
     words-only verdict ranks highest; without models (or when they fail) the words-only verdict ranks them.
-    `previous`: the window that stated the claim before this one (a claim that refers back continues it)."""
+    `previous`: the window that stated the claim before this one (a claim that refers back continues it); `rules`:
+    `support.judge` of the claim and each passage, when the caller has it."""
     weights = weights or load_weights()
     words = weights["words"]
     candidates = [(p, w) for p in passages.values() for w in windows(p)]
     if not candidates:
         return []
-    rules = {pid: support.judge(claim, p) for pid, p in passages.items()}
+    rules = rules or {pid: support.judge(claim, p) for pid, p in passages.items()}
     rows = [word_features(claim, p, w, previous, rules[p.id]) for p, w in candidates]
     X = np.array([[r[f] for f in words.features] for r in rows], np.float64)
     prior = np.where([holds_specifics(r) for r in rows], words.probability(X), 0.0)

@@ -39,6 +39,10 @@ class Evidence:
     text: str  # the sentence(s), row or code as a reader sees them
     probability: float | None  # the learned verdict's probability that this states the claim (None: the rules decided)
 
+    @classmethod
+    def of(cls, window: evidence.Window, probability: float | None = None) -> Evidence:
+        return cls(window.source, window.start_line, window.end_line, window.text, probability)
+
     def to_json(self) -> dict:
         p = None if self.probability is None else round(self.probability, 3)
         return {"source": self.source, "lines": [self.start_line, self.end_line], "text": self.text, "probability": p}
@@ -112,22 +116,24 @@ class _Status:
 def _status(claim: claim_split.Claim, view: ClaimView, passages: dict[str, Passage], vectors, pairs, previous) -> tuple[_Status, object]:
     """The claim's status, and the window it was found nearest to (what a next claim that refers back continues)."""
     nearest = None
+    verdicts = {pid: support.judge(view, p) for pid, p in passages.items()}  # the rules' reading, once per claim
     if view.code:
-        found = _code_evidence(view, passages, claim.text)
+        found = _code_evidence(passages, verdicts, claim.text)
     else:
-        found, nearest = _learned_evidence(view, passages, vectors, pairs, previous)
+        found, nearest = _learned_evidence(view, passages, verdicts, vectors, pairs, previous)
         if found is None:  # the pair scorer cannot run: the rules decide
-            found = _rule_evidence(view, passages, vectors)
-    return _decided(claim, view, passages, found), nearest
+            found = _rule_evidence(view, passages, verdicts, vectors)
+    return _decided(claim, view, passages, verdicts, found), nearest
 
 
-def _decided(claim: claim_split.Claim, view: ClaimView, passages: dict[str, Passage], found: dict[str, Evidence]) -> _Status:
+def _decided(
+    claim: claim_split.Claim, view: ClaimView, passages: dict[str, Passage], verdicts: dict[str, Verdict], found: dict[str, Evidence]
+) -> _Status:
     cited = [i for i in claim.cited if i in passages]
     supporting = list(found)  # best first
     own = [pid for pid in cited if pid in found]
     if own:
         return _Status(claim, "supported", tuple(own), "", tuple(found[pid] for pid in own[:1]), _unmatched(view, passages, found[own[0]]))
-    verdicts = {pid: support.judge(view, p) for pid, p in passages.items()}
     if len(cited) > 1 and not view.code and support.jointly(view, [(passages[pid], verdicts[pid]) for pid in cited]):
         joint = tuple(_nearest(passages[pid], verdicts[pid]) for pid in cited)
         if all(e is not None for e in joint):  # no sentence to show: never shown as supported
@@ -140,10 +146,12 @@ def _decided(claim: claim_split.Claim, view: ClaimView, passages: dict[str, Pass
     return _Status(claim, "unsupported", (), _why_not(view, cited, verdicts, passages))
 
 
-def _learned_evidence(view: ClaimView, passages: dict[str, Passage], vectors, pairs, previous) -> tuple[dict[str, Evidence] | None, object]:
+def _learned_evidence(
+    view: ClaimView, passages: dict[str, Passage], verdicts: dict[str, Verdict], vectors, pairs, previous
+) -> tuple[dict[str, Evidence] | None, object]:
     """source id → its window that states the claim, for the sources whose best window reaches the learned verdict's
     threshold (best first), and the best window whatever its verdict; None when the models could not read."""
-    judged = evidence.judge_claim(view, passages, vectors=vectors, pairs=pairs, previous=previous)
+    judged = evidence.judge_claim(view, passages, vectors=vectors, pairs=pairs, previous=previous, rules=verdicts)
     nearest = judged[0].window if judged else None
     if not any(j.read for j in judged):
         return (None if judged or pairs is None else {}), nearest
@@ -151,15 +159,14 @@ def _learned_evidence(view: ClaimView, passages: dict[str, Passage], vectors, pa
     out: dict[str, Evidence] = {}
     for j in judged:
         if j.probability >= threshold and j.window.source not in out:
-            w = j.window
-            out[w.source] = Evidence(w.source, w.start_line, w.end_line, w.text, j.probability)
+            out[j.window.source] = Evidence.of(j.window, j.probability)
     return out, nearest
 
 
-def _rule_evidence(view: ClaimView, passages: dict[str, Passage], vectors) -> dict[str, Evidence]:
+def _rule_evidence(view: ClaimView, passages: dict[str, Passage], judged: dict[str, Verdict], vectors) -> dict[str, Evidence]:
     """The rules' verdict (`support.judge`: every specific in one window and most of the claim's words there, or a
     close cosine): source id → the supporting window sharing most of the claim's words, strongest source first."""
-    verdicts = {pid: support.judge(view, p) for pid, p in passages.items()}
+    verdicts = dict(judged)  # the cosines measured here decide only this
     if vectors is not None:
         pending = [pid for pid, v in verdicts.items() if v.windows and v.overlap < support.OVERLAP_MIN]
         for pid, verdict in zip(pending, support.add_meaning([(view, passages[pid], verdicts[pid]) for pid in pending], vectors)):
@@ -168,18 +175,16 @@ def _rule_evidence(view: ClaimView, passages: dict[str, Passage], vectors) -> di
     for pid in sorted((pid for pid, v in verdicts.items() if v.supports), key=lambda pid: -verdicts[pid].strength):
         p = passages[pid]
         window = max(verdicts[pid].windows, key=lambda w: support.share(view.words, [p.heading, *(p.units[i] for i in w)]) if view.words else 0.0)
-        lines = [p.lines[i] for i in window] if p.lines and window else [(0, 0)]
-        text = " ".join(p.units[i].text for i in window)
-        out[pid] = Evidence(pid, min(a for a, _ in lines), max(b for _, b in lines), text, None)
+        out[pid] = Evidence.of(evidence.window_of(p, window))
     return out
 
 
-def _code_evidence(view: ClaimView, passages: dict[str, Passage], code: str) -> dict[str, Evidence]:
+def _code_evidence(passages: dict[str, Passage], verdicts: dict[str, Verdict], code: str) -> dict[str, Evidence]:
     """A code claim is stated where a source holds it as written: the source's code lines from its first line on."""
     wanted = [line.strip() for line in code.split("\n") if line.strip()]
     out = {}
     for pid, p in passages.items():
-        if not wanted or not support.judge(view, p).supports:
+        if not wanted or not verdicts[pid].supports:
             continue
         starts = [i for i in range(p.prose, len(p.units)) if p.units[i].text.lower() == wanted[0].lower()]
         starts = starts or [i for i, u in enumerate(p.units) if wanted[0].lower() in u.text.lower()]  # inline code
@@ -194,9 +199,7 @@ def _code_evidence(view: ClaimView, passages: dict[str, Passage], code: str) -> 
 def _nearest(passage: Passage, verdict: Verdict) -> Evidence | None:
     if not verdict.nearest or not passage.lines:
         return None
-    lines = [passage.lines[i] for i in verdict.nearest]
-    text = " ".join(passage.units[i].text for i in verdict.nearest)
-    return Evidence(passage.id, min(a for a, _ in lines), max(b for _, b in lines), text, None)
+    return Evidence.of(evidence.window_of(passage, verdict.nearest))
 
 
 def _unmatched(view: ClaimView, passages: dict[str, Passage], found: Evidence) -> tuple[str, ...]:
