@@ -34,6 +34,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import logistic  # noqa: E402
 from offline_answers import DEV_SETS, SETS, has_keys, index_path, offtopic_for, questions  # noqa: E402
 
 from rag.answer import reader  # noqa: E402
@@ -224,30 +225,11 @@ def fit_answerable(parts: list[dict], w, mean, scale) -> tuple[np.ndarray, np.nd
     """Logistic regression answerable vs not, every set and both classes of equal weight, and the thresholds for "not
     found" (one where the best passage is in the question's language, one where it is in the other: cosines across
     languages run lower, so one threshold would either refuse them or let off-topic questions through)."""
-    return fit_context([context_matrix(d, w, mean, scale) for d in parts], parts)
-
-
-def fit_context(matrices: list[np.ndarray], parts: list[dict]) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[float, float]]:
-    """`fit_answerable` on given context matrices (one per part, its first columns CONTEXT_FEATURES)."""
-    C = np.vstack(matrices)
+    C = np.vstack([context_matrix(d, w, mean, scale) for d in parts])
     y = np.concatenate([d["answerable"] for d in parts]).astype(float)
     part = np.concatenate([np.full(len(d["answerable"]), k) for k, d in enumerate(parts)])
-    weight = np.zeros(len(y))
-    for k in range(len(parts)):
-        for label in (0, 1):
-            rows = (part == k) & (y == label)
-            weight[rows] = 1.0 / max(1, rows.sum())
-    weight /= weight.sum()
-    cm, cs = C.mean(0), C.std(0)
-    cs[cs < 1e-9] = 1.0
-    Z = np.hstack([(C - cm) / cs, np.ones((len(C), 1))])
-    beta = np.zeros(Z.shape[1])
-    for _ in range(50):  # Newton steps
-        p = 1 / (1 + np.exp(-(Z @ beta)))
-        g = Z.T @ (weight * (p - y)) + 2 * L2 * np.r_[beta[:-1], 0]
-        H = (Z * (weight * p * (1 - p))[:, None]).T @ Z + 2 * L2 * np.eye(len(beta))
-        beta -= np.linalg.solve(H, g)
-    p = 1 / (1 + np.exp(-(Z @ beta)))
+    beta, cm, cs = logistic.fit(C, y, part, l2=L2, steps=50)
+    p = logistic.probability(np.hstack([(C - cm) / cs, np.ones((len(C), 1))]), beta)
     across = C[:, reader.CONTEXT_FEATURES.index("across")] > 0
     thresholds = (_threshold(p, y == 1, part, ~across, MAX_FALSE_NOT_FOUND), _threshold(p, y == 1, part, across, MAX_FALSE_NOT_FOUND_ACROSS))
     return beta, cm, cs, thresholds

@@ -29,6 +29,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import logistic  # noqa: E402
 from claim_labels import label_files, load_labels  # noqa: E402
 from claim_scores import load_replies, reply_of, with_vectors  # noqa: E402
 from dev_split import aside  # noqa: E402
@@ -142,26 +143,6 @@ def _evidence_window(claim: dict) -> dict | None:
     return min(on, key=lambda w: (w["features"]["missing"], -w["features"]["overlap"])) if on else None
 
 
-def fit_logistic(X: np.ndarray, y: np.ndarray, g: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """L2 logistic regression by Newton's method, each group and each class of equal total weight."""
-    weight = np.zeros(len(y))
-    for k in np.unique(g):
-        for label in (0, 1):
-            rows = (g == k) & (y == label)
-            weight[rows] = 1.0 / max(1, rows.sum())
-    weight /= weight.sum()
-    mean, scale = X.mean(0), X.std(0)
-    scale[scale < 1e-9] = 1.0
-    Z = np.hstack([(X - mean) / scale, np.ones((len(X), 1))])
-    beta = np.zeros(Z.shape[1])
-    for _ in range(60):
-        p = 1 / (1 + np.exp(-np.clip(Z @ beta, -30, 30)))
-        grad = Z.T @ (weight * (p - y)) + 2 * L2 * np.r_[beta[:-1], 0]
-        H = (Z * (weight * p * (1 - p))[:, None]).T @ Z + 2 * L2 * np.eye(len(beta))
-        beta -= np.linalg.solve(H, grad)
-    return beta, mean, scale
-
-
 # The full verdict's features: every one, or the few that carried across sets (leave-one-set-out) when they were chosen
 PRESETS = {
     "all": evidence.FEATURES,
@@ -186,7 +167,7 @@ def fit(claims: list[dict], full: tuple[str, ...] = evidence.FEATURES) -> dict[s
         X, y, g = matrix(claims, features, read_only=read_only)
         if not len(X) or len(set(y)) < 2:
             continue
-        beta, mean, scale = fit_logistic(X, y, g)
+        beta, mean, scale = logistic.fit(X, y, g, l2=L2, steps=60)
         out[name] = evidence.Weights(beta, mean, scale, 0.5, features)
     verdict = "full" if "full" in out else "words"
     probs = [claim_probability(c, out) for c in claims]
