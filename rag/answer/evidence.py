@@ -225,7 +225,8 @@ def judge_claim(
     top = [int(i) for i in order[:READ_BY_MODELS] if prior[i] > 0]
     if not top:  # no window holds the claim's specifics: nothing states it, whatever the models would read
         return [Judged(candidates[i][1], X[i], 0.0, read=True) for i in order]
-    read = _models(claim, [candidates[i] for i in top], vectors, pairs) if "full" in weights else None
+    cosines = bool({"cos", "cos_measured", "across_cos"} & set(weights["full"].features)) if "full" in weights else False
+    read = _models(claim, [candidates[i] for i in top], vectors, pairs, cosines=cosines) if "full" in weights else None
     if read is None:
         return [Judged(candidates[i][1], X[i], float(prior[i])) for i in order]
     full = weights["full"]
@@ -241,9 +242,10 @@ def judge_claim(
     return judged + rest
 
 
-def _models(claim: ClaimView, chosen: list[tuple[Passage, Window]], vectors, pairs) -> list[dict[str, float]] | None:
+def _models(claim: ClaimView, chosen: list[tuple[Passage, Window]], vectors, pairs, *, cosines: bool = True) -> list[dict[str, float]] | None:
     """The pair scorer's logit and the cosine (when the vectors are the default model's, whose scale the verdict was
-    fitted on) for each chosen window; None when the pair scorer cannot run (then the words decide)."""
+    fitted on, and `cosines`: the verdict weighs them) for each chosen window; None when the pair scorer cannot run
+    (then the words decide)."""
     if pairs is None:
         return None
     try:
@@ -252,7 +254,7 @@ def _models(claim: ClaimView, chosen: list[tuple[Passage, Window]], vectors, pai
         log.warning("The claim check goes on without the pair scorer: %s", exc)
         return None
     out = [{"cos": 0.0, "cos_measured": 0.0, "pair": float(np.clip(v, -10.0, 10.0)), "pair_read": 1.0} for v in logits]
-    if vectors is not None and getattr(vectors, "calibrated", False):
+    if cosines and vectors is not None and getattr(vectors, "calibrated", False):
         try:
             claim_vector = vectors.passages([claim.said or claim.text])[0]
             for k, (p, w) in enumerate(chosen):
