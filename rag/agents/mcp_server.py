@@ -12,6 +12,7 @@ from contextlib import asynccontextmanager
 from datetime import date, datetime
 from typing import Annotated, Literal
 
+import anyio
 from mcp.server import MCPServer
 from pydantic import Field
 
@@ -19,6 +20,7 @@ from rag import projects
 from rag.agents.http_auth import BearerGate
 from rag.agents.memory_tools import MemoryTools
 from rag.agents.results import AskResult, Projects, Reindexed, Saved, SearchHit, SearchResults, SearchTime, Similar, Status
+from rag.agents.stdio_transport import serve_stdio
 from rag.agents.tools import ADD, INDEX, READ, WRITE, declared, register, tool
 from rag.config import Settings
 from rag.knowledge import Knowledge, SavedNote
@@ -256,7 +258,7 @@ def serve(settings: Settings, *, http_port: int | None = None, token: str | None
     server = build_server(Knowledge(live))
     try:
         if http_port is None:
-            server.run()
+            anyio.run(serve_stdio, server)  # every line answered, even one the SDK cannot read (stdio_transport.py)
         else:
             if not token:
                 raise ValueError("the HTTP transport needs a token")
@@ -266,7 +268,6 @@ def serve(settings: Settings, *, http_port: int | None = None, token: str | None
 
 
 def _serve_http(server: MCPServer, port: int, token: str) -> None:
-    import anyio
     import uvicorn
 
     app = BearerGate(server.streamable_http_app(streamable_http_path="/mcp", host="127.0.0.1"), token)

@@ -1,0 +1,99 @@
+"""Hostile clients of `python -m rag mcp`: connections that never finish a request, lines the SDK cannot read, and
+token files that are not what they should be. Real servers, real sockets, real files; every wait has a deadline."""
+
+from __future__ import annotations
+
+import json
+import queue
+import socket
+import subprocess
+import sys
+import threading
+
+import pytest
+
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}},
+}
+MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _stop(process: subprocess.Popen) -> None:
+    process.terminate()
+    try:
+        process.wait(10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(5)
+
+
+# --- stdio: a line the SDK cannot read ------------------------------------------------------------------------------
+
+
+class _StdioSession:
+    """`python -m rag mcp` over real pipes, spoken to in raw JSON lines (the SDK's client would not send these)."""
+
+    def __init__(self, tmp_path, vault) -> None:
+        command = [sys.executable, "-m", "rag", "mcp", "--vault", str(vault), "--db", str(tmp_path / "index.db")]
+        self.errlog = open(tmp_path / "stderr.log", "w", encoding="utf-8")  # noqa: SIM115 (closed in close())
+        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.errlog, cwd=tmp_path)
+        self.lines: queue.Queue[bytes] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        for line in self.process.stdout:
+            self.lines.put(line)
+
+    def send(self, line: str) -> None:
+        self.process.stdin.write(line.encode("utf-8") + b"\n")
+        self.process.stdin.flush()
+
+    def answer(self, timeout: float) -> dict:
+        return json.loads(self.lines.get(timeout=timeout))
+
+    def close(self) -> None:
+        self.process.stdin.close()  # end of input: the server stops
+        try:
+            self.process.wait(15)
+        except subprocess.TimeoutExpired:
+            _stop(self.process)
+        self.errlog.close()
+
+
+@pytest.mark.timeout(60)
+def test_a_lone_surrogate_in_a_stdio_request_is_served_and_unreadable_lines_are_answered(tmp_path):
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    session = _StdioSession(tmp_path, vault)
+    try:
+        session.send(json.dumps(INITIALIZE))
+        hello = session.answer(timeout=40)
+        session.send('{"jsonrpc": "2.0", "method": "notifications/initialized"}')
+        arguments = r'{"path": "Cafe.md", "content": "# Caf\u00e9\n\ncaf\ud800e \ud83d\ude00\n"}'  # a lone half, then a whole pair
+        session.send(f'{{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {{"name": "knowledge_write", "arguments": {arguments}}}}}')
+        written = session.answer(timeout=10)
+        session.send('{"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "knowledge_')  # cut short
+        cut = session.answer(timeout=10)
+        session.send('{"jsonrpc": "2.0", "id": 4, "method": 7}')
+        malformed = session.answer(timeout=10)
+        session.send('{"jsonrpc": "2.0", "id": 5, "method": "tools/list"}')  # the session goes on
+        listed = session.answer(timeout=10)
+    finally:
+        session.close()
+    assert hello["id"] == 1 and "result" in hello
+    assert written["id"] == 2 and not written["result"]["isError"]
+    assert (vault / "Cafe.md").read_text(encoding="utf-8") == "# Café\n\ncaf\ufffde \U0001f600\n"
+    assert cut["id"] is None and cut["error"]["code"] == -32700
+    assert malformed["id"] == 4 and malformed["error"]["code"] == -32600
+    assert listed["id"] == 5 and listed["result"]["tools"]
+    log = (tmp_path / "stderr.log").read_text(encoding="utf-8")
+    assert "Traceback" not in log and log.count("not a JSON-RPC message") == 2
