@@ -4,13 +4,18 @@ token files that are not what they should be. Real servers, real sockets, real f
 from __future__ import annotations
 
 import json
+import os
 import queue
 import socket
 import subprocess
 import sys
 import threading
+import time
 
 import pytest
+from click.testing import CliRunner
+
+from rag.cli import cli
 
 INITIALIZE = {
     "jsonrpc": "2.0",
@@ -97,3 +102,71 @@ def test_a_lone_surrogate_in_a_stdio_request_is_served_and_unreadable_lines_are_
     assert listed["id"] == 5 and listed["result"]["tools"]
     log = (tmp_path / "stderr.log").read_text(encoding="utf-8")
     assert "Traceback" not in log and log.count("not a JSON-RPC message") == 2
+
+
+# --- the token file --------------------------------------------------------------------------------------------------
+
+
+def test_servers_started_at_once_make_one_token_and_all_read_it(tmp_path):
+    from rag.agents.http_auth import make_token, read_token
+
+    def start(path, barrier, made, read, failed) -> None:
+        barrier.wait()
+        try:
+            made.append(make_token(path))
+            read.append(read_token(path))
+        except Exception as exc:  # noqa: BLE001 (any failure is the finding)
+            failed.append(exc)
+
+    for round_ in range(100):  # the race lost 23 of 600 starts
+        path = tmp_path / str(round_) / "mcp-token"
+        made, read, failed = [], [], []
+        barrier = threading.Barrier(4)
+        threads = [threading.Thread(target=start, args=(path, barrier, made, read, failed)) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(10)
+        assert not failed and made.count(True) == 1 and len(read) == 4 and len(set(read)) == 1
+        assert [p.name for p in path.parent.iterdir()] == ["mcp-token"]  # no temp file left behind
+
+
+def _token_file(tmp_path):
+    path = tmp_path / "config" / "ask-your-vault" / "mcp-token"
+    path.parent.mkdir(parents=True)
+    return path
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize(
+    ("content", "why"),
+    [
+        (b"\xff\xfe\x00\x01binary\x80\x81" * 4, "binary"),
+        (b"", "empty"),
+        (b"two words, not a token\n", "a token is one line"),
+        (b"x" * 5000, "larger than"),
+    ],
+)
+def test_a_token_file_that_holds_no_token_stops_the_start_with_one_line(tmp_path, content, why):
+    path = _token_file(tmp_path)
+    path.write_bytes(content)
+    path.chmod(0o600)
+    result = CliRunner().invoke(cli, ["mcp", "--http", str(_free_port())], env={"XDG_CONFIG_HOME": str(tmp_path / "config")})
+    assert result.exit_code == 1 and not isinstance(result.exception, UnicodeError), result.output
+    assert result.output.count("\n") == 1 and why in result.output and "Delete it" in result.output
+    assert path.read_bytes() == content  # what to do is said; nothing is deleted behind the user's back
+
+
+@pytest.mark.timeout(60)
+def test_a_fifo_in_place_of_the_token_file_is_refused_at_once(tmp_path):
+    path = _token_file(tmp_path)
+    os.mkfifo(path, 0o600)
+    command = [sys.executable, "-m", "rag", "mcp", "--http", str(_free_port())]
+    env = dict(os.environ, XDG_CONFIG_HOME=str(tmp_path / "config"))
+    begun = time.monotonic()
+    try:
+        done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=30)
+    except subprocess.TimeoutExpired:
+        pytest.fail("the start waited on the FIFO")
+    assert done.returncode == 1 and "not a regular file" in done.stderr and done.stderr.count("\n") == 1
+    assert time.monotonic() - begun < 30

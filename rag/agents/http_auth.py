@@ -1,6 +1,7 @@
 """Who may call `rag mcp --http`: a bearer token, made once and kept with mode 0600 in the user's config folder
 (`~/.config/ask-your-vault/mcp-token`), required on every request. Loopback alone is no boundary: any local process
-or user could otherwise read and write the notes with plain curl.
+or user could otherwise read and write the notes with plain curl. The token is shown when it is made and on request
+(`rag mcp --show-token`), never on every start: a server's stderr ends up in logs that others read.
 
 `BearerGate` wraps the SDK's Starlette app: a request without `Authorization: Bearer <token>`, or with another
 token, gets 401 before it reaches MCP; the SDK's own check of Host and Origin (DNS rebinding) still runs behind it.
@@ -8,16 +9,24 @@ token, gets 401 before it reaches MCP; the SDK's own check of Host and Origin (D
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import hmac
 import json
 import os
+import re
 import secrets
+import stat
+import tempfile
 from pathlib import Path
 
 from rag.config import user_config_path
 from rag.errors import ConfigError
 
 TOKEN_NAME = "mcp-token"
+MAX_TOKEN_FILE_BYTES = 1024
+_TOKEN = re.compile(rb"[A-Za-z0-9._~+/-]{16,512}=*")  # RFC 6750 b64token: what may follow "Bearer "
+_REMAKE = "Delete it to have a new token made at the next start (clients then need the new token)."
 
 
 def token_path(env=os.environ) -> Path:
@@ -28,31 +37,66 @@ def token_path(env=os.environ) -> Path:
     return config.with_name(TOKEN_NAME)
 
 
-def load_or_create_token(path: Path) -> str:
-    """The token in `path`, made (32 random bytes, URL-safe) on first use. A token file others can read is refused:
-    whoever reads it can write the notes."""
+def make_token(path: Path) -> bool:
+    """Make the token (32 random bytes, URL-safe) unless `path` holds one already; True when this call made it.
+
+    The token is written whole to a private temp file beside `path`, then hard-linked to `path`: the link either
+    lands or finds a file there, so servers started at once agree on one token and none reads a half-written one."""
+    if os.path.lexists(path):
+        return False
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-    except FileExistsError:
-        pass
+        fd, temp = tempfile.mkstemp(prefix=f".{TOKEN_NAME}-", dir=path.parent)  # mode 0600
     except OSError as exc:
         raise ConfigError(f"Cannot create the MCP token file {path}: {exc.strerror}.") from exc
-    else:
+    try:
         with open(fd, "w", encoding="utf-8") as handle:
             handle.write(secrets.token_urlsafe(32) + "\n")
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-        with open(fd, encoding="utf-8") as handle:
-            mode = os.fstat(handle.fileno()).st_mode & 0o777
-            token = handle.read().strip()
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.link(temp, path)
+    except FileExistsError:
+        return False
     except OSError as exc:
-        raise ConfigError(f"Cannot read the MCP token file {path}: {exc.strerror}.") from exc
-    if mode & 0o077:
-        raise ConfigError(f"{path} can be read by other users (mode {mode:o}); run `chmod 600 {path}` and start again.")
-    if len(token) < 16:
-        raise ConfigError(f"The MCP token in {path} is too short; delete the file to have a new one made.")
-    return token
+        raise ConfigError(f"Cannot create the MCP token file {path}: {exc.strerror}.") from exc
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+    return True
+
+
+def read_token(path: Path) -> str:
+    """The token in `path`. Refused, each with one line that says what to do: a file others can read or that another
+    user owns (whoever can read or replace it can write the notes), a link, anything but a regular file (a FIFO
+    would block the start), and content that is not one token."""
+    try:  # O_NONBLOCK: opening a FIFO must not wait for a writer
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError as exc:
+        why = "it is a symbolic link" if exc.errno == errno.ELOOP else exc.strerror
+        raise ConfigError(f"Cannot read the MCP token file {path}: {why}. {_REMAKE}") from exc
+    with open(fd, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise ConfigError(f"The MCP token file {path} is not a regular file. {_REMAKE}")
+        if info.st_uid != os.geteuid():
+            raise ConfigError(f"The MCP token file {path} belongs to another user. {_REMAKE}")
+        if info.st_mode & 0o077:
+            raise ConfigError(f"{path} can be read by other users (mode {info.st_mode & 0o777:o}); run `chmod 600 {path}` and start again.")
+        data = handle.read(MAX_TOKEN_FILE_BYTES + 1)
+    if len(data) > MAX_TOKEN_FILE_BYTES or not _TOKEN.fullmatch(data.strip()):
+        raise ConfigError(f"The MCP token file {path} does not hold a token: {_what(data)}. {_REMAKE}")
+    return data.strip().decode("ascii")
+
+
+def _what(data: bytes) -> str:
+    """Why `data` is not a token, in a few words."""
+    if len(data) > MAX_TOKEN_FILE_BYTES:
+        return f"it is larger than {MAX_TOKEN_FILE_BYTES} bytes"
+    if not data.strip():
+        return "it is empty"
+    if not data.isascii() or b"\0" in data:
+        return "it is binary or not ASCII"
+    return "a token is one line of 16 to 512 letters, digits and - _ . ~ + /"
 
 
 class BearerGate:
@@ -74,7 +118,7 @@ class BearerGate:
 
 
 async def _refuse(send) -> None:
-    body = json.dumps({"error": "unauthorized", "detail": "Send Authorization: Bearer <token> (see `rag mcp --http`)."}).encode()
+    body = json.dumps({"error": "unauthorized", "detail": "Send Authorization: Bearer <token> (`rag mcp --show-token` prints it)."}).encode()
     headers = [
         (b"content-type", b"application/json"),
         (b"www-authenticate", b'Bearer realm="ask-your-vault"'),
