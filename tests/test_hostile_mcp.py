@@ -3,19 +3,26 @@ token files that are not what they should be. Real servers, real sockets, real f
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
+import resource
+import select
 import socket
 import subprocess
 import sys
 import threading
 import time
 
+import anyio
+import httpx2 as httpx
 import pytest
 from click.testing import CliRunner
 
 from rag.cli import cli
+
+from .waiting import wait_for
 
 INITIALIZE = {
     "jsonrpc": "2.0",
@@ -170,3 +177,153 @@ def test_a_fifo_in_place_of_the_token_file_is_refused_at_once(tmp_path):
         pytest.fail("the start waited on the FIFO")
     assert done.returncode == 1 and "not a regular file" in done.stderr and done.stderr.count("\n") == 1
     assert time.monotonic() - begun < 30
+
+
+# --- rag mcp --http: bounded connections, a deadline for headers -----------------------------------------------------
+
+
+def _half_open(port: int, count: int) -> list[socket.socket]:
+    """Connections that never finish a request: half say nothing, half stop in the middle of their headers. Connected
+    all at once (a full accept queue drops a connect for a second or more)."""
+    held = []
+    for _ in range(count):
+        sock = socket.socket()
+        sock.setblocking(False)
+        sock.connect_ex(("127.0.0.1", port))
+        held.append(sock)
+    for sock in held[1::2]:
+        select.select([], [sock], [], 5)
+        with contextlib.suppress(OSError):  # closed already to make room: that is the server's right
+            sock.send(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+    return held
+
+
+def _closed_by_server(sock: socket.socket, timeout: float) -> bool:
+    sock.settimeout(timeout)
+    try:
+        return sock.recv(1) == b""
+    except (ConnectionResetError, BrokenPipeError):
+        return True
+    except TimeoutError:
+        return False
+
+
+def _limit_files(count: int):
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (count, count))
+
+    return limit
+
+
+@pytest.mark.timeout(60)
+def test_a_flood_of_half_open_connections_does_not_lock_out_a_client_with_the_token(tmp_path):
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    env = dict(os.environ, XDG_CONFIG_HOME=str(tmp_path / "config"))
+    token = CliRunner().invoke(cli, ["mcp", "--show-token"], env={"XDG_CONFIG_HOME": env["XDG_CONFIG_HOME"]}).output.strip()
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}/mcp"
+    command = [sys.executable, "-m", "rag", "mcp", "--vault", str(vault), "--db", str(tmp_path / "index.db"), "--http", str(port)]
+    # 200 file descriptors instead of the usual 1024: 250 idle connections then do what 1,100 did there
+    server = subprocess.Popen(command, env=env, stderr=subprocess.PIPE, text=True, preexec_fn=_limit_files(200))
+    held = []
+    try:
+        started = server.stderr.readline()
+        authorised = MCP_HEADERS | {"Authorization": f"Bearer {token}"}
+        wait_for(lambda: _answers(url, authorised), timeout=30)
+        held = _half_open(port, 250)
+        begun = time.monotonic()
+        with httpx.Client(timeout=5) as client:
+            served = client.post(url, json=INITIALIZE, headers=authorised)
+            waited = time.monotonic() - begun
+            bare = client.post(url, json=INITIALIZE, headers=MCP_HEADERS)
+    finally:
+        for sock in held:
+            sock.close()
+        _stop(server)
+    assert len(token) >= 43 and token == (tmp_path / "config" / "ask-your-vault" / "mcp-token").read_text(encoding="utf-8").strip()
+    assert served.status_code == 200 and '"id":1' in served.text and waited < 5
+    assert bare.status_code == 401  # the bound comes before the token; the token is still required
+    assert token not in started and "mcp-token" in started and "--show-token" in started  # a later start: where, not what
+
+
+def _answers(url: str, headers: dict) -> bool:
+    try:
+        return httpx.post(url, json=INITIALIZE, headers=headers, timeout=2).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+async def _slow_ok(scope, receive, send) -> None:
+    """A stand-in for the MCP app behind BearerGate: /slow answers after 1.5 s, anything else at once."""
+    if scope["type"] != "http":
+        return
+    if scope["path"] == "/slow":
+        await anyio.sleep(1.5)
+    await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/plain")]})
+    await send({"type": "http.response.body", "body": b"ok"})
+
+
+@contextlib.contextmanager
+def _bounded_server(limits):
+    from rag.agents.http_auth import BearerGate
+    from rag.agents.http_server import http_server
+
+    server = http_server(BearerGate(_slow_ok, "t" * 43), port=0, limits=limits)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        wait_for(lambda: server.started, timeout=10)
+        yield server, server.servers[0].sockets[0].getsockname()[1]
+    finally:
+        server.should_exit = True
+        thread.join(10)
+
+
+@pytest.mark.timeout(30)
+def test_past_the_connection_cap_the_longest_waiting_connection_goes_not_a_request_being_answered():
+    from rag.agents.http_server import ConnectionLimits
+
+    token = {"Authorization": "Bearer " + "t" * 43}
+    with _bounded_server(ConnectionLimits(max_connections=20, header_seconds=30)) as (server, port):
+        results = {}
+        slow = threading.Thread(target=lambda: results.update(slow=httpx.get(f"http://127.0.0.1:{port}/slow", headers=token, timeout=10)))
+        slow.start()
+        wait_for(lambda: len(server.server_state.tasks) == 1, timeout=5)  # its request is being answered
+        held = _half_open(port, 40)
+        try:
+            begun = time.monotonic()
+            served = httpx.get(f"http://127.0.0.1:{port}/", headers=token, timeout=5)
+            waited = time.monotonic() - begun
+            open_now = len(server.server_state.connections)
+            first_closed = _closed_by_server(held[0], timeout=2)
+            slow.join(10)
+        finally:
+            for sock in held:
+                sock.close()
+    assert served.status_code == 200 and waited < 3
+    assert open_now <= 20 and first_closed
+    assert results["slow"].status_code == 200 and results["slow"].text == "ok"
+
+
+@pytest.mark.timeout(30)
+def test_a_client_sending_its_headers_a_byte_at_a_time_is_cut_off_at_the_header_deadline():
+    from rag.agents.http_server import ConnectionLimits
+
+    with _bounded_server(ConnectionLimits(max_connections=20, header_seconds=1.5)) as (_server, port):
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+            begun = time.monotonic()
+            request = b"GET /slow HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + b"t" * 43 + b"\r\nX-Pad: " + b"a" * 100
+            closed_at = None
+            for byte in request:  # one byte each 0.3 s: about 45 s for the headers, were it allowed
+                try:
+                    sock.sendall(bytes([byte]))
+                except (BrokenPipeError, ConnectionResetError):
+                    closed_at = time.monotonic() - begun
+                    break
+                if _closed_by_server(sock, timeout=0.3):
+                    closed_at = time.monotonic() - begun
+                    break
+                if time.monotonic() - begun > 6:
+                    break
+    assert closed_at is not None and 1.4 < closed_at < 3

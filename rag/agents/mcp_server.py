@@ -268,10 +268,10 @@ def serve(settings: Settings, *, http_port: int | None = None, token: str | None
 
 
 def _serve_http(server: MCPServer, port: int, token: str) -> None:
-    import uvicorn
+    from rag.agents.http_server import http_server
 
     app = BearerGate(server.streamable_http_app(streamable_http_path="/mcp", host="127.0.0.1"), token)
-    try:
-        anyio.run(uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")).serve)
+    try:  # connections bounded and slow headers cut before the token is checked (rag/agents/http_server.py)
+        anyio.run(http_server(app, port=port).serve)
     except KeyboardInterrupt:  # Ctrl+C: uvicorn has shut down already
         pass
