@@ -144,24 +144,39 @@ def _token_file(tmp_path):
     return path
 
 
+def _put(content: bytes):
+    def put(path) -> None:
+        path.write_bytes(content)
+        path.chmod(0o600)
+
+    return put
+
+
+def _link_to_a_token(path) -> None:
+    _put(b"t" * 43)(path.with_name("elsewhere"))
+    path.symlink_to(path.with_name("elsewhere"))
+
+
 @pytest.mark.timeout(30)
 @pytest.mark.parametrize(
-    ("content", "why"),
+    ("make", "why"),
     [
-        (b"\xff\xfe\x00\x01binary\x80\x81" * 4, "binary"),
-        (b"", "empty"),
-        (b"two words, not a token\n", "a token is one line"),
-        (b"x" * 5000, "larger than"),
+        (_put(b"\xff\xfe\x00\x01binary\x80\x81" * 4), "binary"),
+        (_put(b""), "empty"),
+        (_put(b"two words, not a token\n"), "a token is one line"),
+        (_put(b"x" * 5000), "larger than"),
+        (lambda path: path.mkdir(), "not a regular file"),
+        (_link_to_a_token, "symbolic link"),
     ],
+    ids=["binary", "empty", "words", "large", "folder", "link"],
 )
-def test_a_token_file_that_holds_no_token_stops_the_start_with_one_line(tmp_path, content, why):
+def test_a_token_file_that_holds_no_token_stops_the_start_with_one_line(tmp_path, make, why):
     path = _token_file(tmp_path)
-    path.write_bytes(content)
-    path.chmod(0o600)
+    make(path)
     result = CliRunner().invoke(cli, ["mcp", "--http", str(_free_port())], env={"XDG_CONFIG_HOME": str(tmp_path / "config")})
     assert result.exit_code == 1 and not isinstance(result.exception, UnicodeError), result.output
     assert result.output.count("\n") == 1 and why in result.output and "Delete it" in result.output
-    assert path.read_bytes() == content  # what to do is said; nothing is deleted behind the user's back
+    assert os.path.lexists(path)  # what to do is said; nothing is deleted behind the user's back
 
 
 @pytest.mark.timeout(60)

@@ -74,15 +74,18 @@ def read_token(path: Path) -> str:
     except OSError as exc:
         why = "it is a symbolic link" if exc.errno == errno.ELOOP else exc.strerror
         raise ConfigError(f"Cannot read the MCP token file {path}: {why}. {_REMAKE}") from exc
-    with open(fd, "rb") as handle:
-        info = os.fstat(handle.fileno())
+    try:
+        info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise ConfigError(f"The MCP token file {path} is not a regular file. {_REMAKE}")
         if info.st_uid != os.geteuid():
             raise ConfigError(f"The MCP token file {path} belongs to another user. {_REMAKE}")
         if info.st_mode & 0o077:
             raise ConfigError(f"{path} can be read by other users (mode {info.st_mode & 0o777:o}); run `chmod 600 {path}` and start again.")
-        data = handle.read(MAX_TOKEN_FILE_BYTES + 1)
+        with open(fd, "rb", closefd=False) as handle:
+            data = handle.read(MAX_TOKEN_FILE_BYTES + 1)
+    finally:
+        os.close(fd)
     if len(data) > MAX_TOKEN_FILE_BYTES or not _TOKEN.fullmatch(data.strip()):
         raise ConfigError(f"The MCP token file {path} does not hold a token: {_what(data)}. {_REMAKE}")
     return data.strip().decode("ascii")
