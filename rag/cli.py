@@ -356,6 +356,12 @@ def mcp_command(settings, http_port: int | None, show_token: bool) -> None:
         return
     token = None
     if http_port is not None:
+        from rag.agents.http_server import port_in_use
+
+        if port_in_use(http_port):
+            raise click.ClickException(
+                f"Port {http_port} on 127.0.0.1 is in use by another program (another `rag mcp --http`?): choose another with --http PORT."
+            )
         path = token_path()
         made = make_token(path)
         token = read_token(path)

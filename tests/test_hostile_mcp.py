@@ -342,3 +342,16 @@ def test_a_client_sending_its_headers_a_byte_at_a_time_is_cut_off_at_the_header_
                 if time.monotonic() - begun > 6:
                     break
     assert closed_at is not None and 1.4 < closed_at < 3
+
+
+def test_a_busy_port_is_one_line_before_anything_is_printed_or_made(tmp_path):
+    """`rag mcp --http` on a port another program listens on used to print "Serving…" and the token, then fail with
+    Errno 98: now one line says so, and no token is made or shown."""
+    with socket.socket() as other:
+        other.bind(("127.0.0.1", 0))
+        other.listen()
+        port = other.getsockname()[1]
+        result = CliRunner().invoke(cli, ["mcp", "--http", str(port)], env={"XDG_CONFIG_HOME": str(tmp_path / "config")})
+    assert result.exit_code == 1, result.output
+    assert result.output.count("\n") == 1 and f"Port {port}" in result.output and "in use" in result.output
+    assert "Serving" not in result.output and not _token_file(tmp_path).exists()

@@ -15,8 +15,10 @@ longer shut them out.
 
 from __future__ import annotations
 
+import errno
 import functools
 import logging
+import socket
 from dataclasses import dataclass
 
 import uvicorn
@@ -48,6 +50,20 @@ def http_server(app, *, port: int, limits: ConnectionLimits = ConnectionLimits()
         backlog=limits.max_connections,
     )
     return uvicorn.Server(config)
+
+
+def port_in_use(port: int) -> bool:
+    """Whether another program listens on 127.0.0.1:`port` (bound as uvicorn binds it), so `rag mcp --http` says so
+    in one line before it prints where it serves, instead of failing after with Errno 98."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                return True
+            raise
+    return False
 
 
 class _BoundedH11Protocol(H11Protocol):
