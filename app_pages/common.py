@@ -31,7 +31,9 @@ from rag.web.ui_render import PASSAGE_CSS, obsidian_url, parse_cite_href, passag
 from rag.web.webapp import Choices, Secrets, apply_choices, choices_of, index_key, split_secrets
 
 APP_FOLDER = Path(__file__).resolve().parents[1]  # where app.py is: its .streamlit/ is the user's own
-_CITE_JS = """
+# On the Ask page: clicks on citations reach the app; a note link in an answer gets back its `obsidian://open` address,
+# which `st.html`'s sanitizer took out of its href (the renderer kept it in data-obsidian: rag/web/untrusted.py).
+_ANSWER_LINKS_JS = """
 export default function(component) {
   window.__ragCite = component.setTriggerValue;
   if (!window.__ragCiteListener) {
@@ -42,6 +44,13 @@ export default function(component) {
       window.__ragCite('cite', link.getAttribute('href') + '|' + Date.now());
     };
     document.addEventListener('click', window.__ragCiteListener, true);
+  }
+  if (!window.__ragNoteLinks) {
+    const restore = () => document.querySelectorAll('a[data-obsidian^="obsidian://open?"]:not([href])').forEach(
+      (link) => link.setAttribute('href', link.getAttribute('data-obsidian')));
+    window.__ragNoteLinks = new MutationObserver(restore);
+    window.__ragNoteLinks.observe(document.body, {childList: true, subtree: true});
+    restore();
   }
 }
 """
@@ -314,11 +323,12 @@ def narrow_navigation(pages) -> None:
 
 @functools.cache
 def _cite_component():
-    return st.components.v2.component("rag_citation_links", js=_CITE_JS)
+    return st.components.v2.component("rag_citation_links", js=_ANSWER_LINKS_JS)
 
 
 def citation_clicks() -> tuple[int, str] | None:
-    """Mount the (invisible) catcher of clicks on `#cite-…` links; the clicked (turn, source id), once."""
+    """Mount the (invisible) catcher of clicks on `#cite-…` links (it also gives note links in answers their
+    address back); the clicked (turn, source id), once."""
     try:
         result = _cite_component()(key="rag_cite_links", on_cite_change=lambda: None, height=0)
     except Exception:  # a harness without custom components (AppTest): the Sources panel buttons still work
