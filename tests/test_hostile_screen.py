@@ -1,7 +1,8 @@
 """Hostile input on the app's screen: a link in a note or a reply is live only when it opens a note of this vault in
 Obsidian (or a citation in the page); bare web and e-mail addresses in a heading, a title or a path stay text in
-Streamlit's Markdown. The browser's side (the note link's href, no autolinks, no horizontal overflow) is in
-tests/test_browser.py."""
+Streamlit's Markdown; a context window a server states is believed only inside the range the setting allows, and the
+settings panel's numbers keep to the same ranges. The browser's side (the note link's href, no autolinks, no
+horizontal overflow) is in tests/test_browser.py."""
 
 from __future__ import annotations
 
@@ -11,8 +12,17 @@ from pathlib import Path
 
 import pytest
 
+from rag.answer import chat as chat_module
+from rag.answer.ask import ask
+from rag.answer.chat import make_chat_model
+from rag.answer.servers import describe, window_in_error
+from rag.config import allowed_range
+from rag.errors import ChatError, ConfigError
 from rag.web import untrusted
 from rag.web.ui_render import answer_html, obsidian_url
+from rag.web.webapp import Choices, apply_choices, choices_of
+from tests.app_harness import texts
+from tests.openai_server import FakeOpenAI
 
 NOTE = "obsidian://open?vault=vault&file=Notes%2FSourdough.md"
 
@@ -109,3 +119,56 @@ def test_a_bare_address_in_text_is_not_read_as_a_link(value):
     read = re.sub(r"\\(.)", r"\1", shown)  # the text Streamlit's autolinker looks at, escapes resolved
     assert not _WEB.search(read) and not _EMAIL.search(read), read
     assert read.replace("\u2060", "") == value  # the same characters to a reader: the joiner is invisible
+
+
+# --- windows ------------------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def ws(workspace):
+    workspace.sync()
+    chat_module._windows.clear()  # what servers said in other tests
+    return workspace
+
+
+@pytest.mark.parametrize("window", [-5, 0, 3, True])
+def test_a_window_a_server_states_outside_the_settings_range_is_not_believed(ws, settings, window):
+    with FakeOpenAI(models=("local",)) as server:
+        server.kind, server.context_tokens = "vllm", window  # its /v1/models says max_model_len is `window`
+        server.script_chat("White bread at 72% [S1].")
+        assert describe(server.base_url).models[0].context_tokens is None
+        chat = make_chat_model(settings.replace(chat_model="local", openai_base_url=server.base_url))
+        server.kind = None  # …and it serves prompts of any length all the same
+        answer = ask(ws, "What hydration do I keep for white bread?", chat=chat)
+    assert chat.context_tokens == chat_module.DEFAULT_CONTEXT_TOKENS and answer.window == chat_module.DEFAULT_CONTEXT_TOKENS
+    assert "72%" in answer.text
+    assert window_in_error("This model's maximum context length is 100 tokens.") is None  # nor one its error names
+
+
+def test_a_window_too_small_for_the_answer_blames_the_settings_not_the_question(ws, settings):
+    with FakeOpenAI(models=("local",)) as server:
+        server.kind, server.context_tokens = "llama.cpp", 512  # believable, but the answer's 600 tokens do not fit
+        chat = make_chat_model(settings.replace(chat_model="local", openai_base_url=server.base_url))
+        with pytest.raises(ChatError) as raised:
+            ask(ws, "Hydration?", chat=chat)
+    message = str(raised.value)
+    assert "Shorten the question" not in message
+    assert "512" in message and "max_answer_tokens (600)" in message and "chat_context_tokens" in message
+
+
+def test_the_settings_panel_refuses_a_number_outside_the_settings_range_naming_it(settings):
+    base = choices_of(settings).__dict__
+    with pytest.raises(ConfigError, match=r"context_max_notes must be between 1 and 100, got -5"):
+        apply_choices(settings, Choices(**{**base, "max_notes": -5}))
+    with pytest.raises(ConfigError, match=r"context_max_chars must be between 200 and 10000000"):
+        apply_choices(settings, Choices(**{**base, "max_chars": 10**9}))
+    assert allowed_range("context_max_notes") == (1, 100)
+
+
+def test_a_configured_number_the_old_form_bounds_left_out_does_not_break_the_settings_panel(app, monkeypatch):
+    monkeypatch.setenv("RAG_CONTEXT_MAX_NOTES", "80")  # allowed in rag.toml (1-100); the form used to stop at 50
+    monkeypatch.setenv("RAG_CONTEXT_MAX_CHARS", "300")  # and to start at 500
+    at = app()
+    assert not at.exception, texts(at.exception)
+    fields = {n.label: n.value for n in at.number_input}
+    assert 80 in fields.values() and 300 in fields.values()
