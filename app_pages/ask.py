@@ -144,7 +144,7 @@ def _answer(ctx: common.AppContext, question: str, turns: list[ChatTurn]) -> Non
                 on_wait=progress.wait,
             )
             try:
-                _stream(call, waiting, len(turns))
+                _stream(call, waiting, len(turns), ctx.settings.vault)
             except BaseException:  # Stop, or a new question: Streamlit ends this run here; the model's request closes too
                 stop.set()
                 raise
@@ -190,7 +190,7 @@ class _Progress:
         self.waiting.caption(f"{_READING_ICON} {t(key, n=r.sources, seconds=expected, so_far=so_far)}")
 
 
-def _stream(call: StreamedCall, waiting, turn: int, every: float = 0.15) -> None:
+def _stream(call: StreamedCall, waiting, turn: int, vault, every: float = 0.15) -> None:
     """The answer as it arrives, through the same rendering as the finished one (a reply is untrusted: an image in
     it must not load even for the seconds it is on screen); redrawn at most every `every` seconds."""
     shown, text, drawn = st.empty(), "", 0.0
@@ -199,10 +199,10 @@ def _stream(call: StreamedCall, waiting, turn: int, every: float = 0.15) -> None
             waiting.empty()
         text += piece
         if time.perf_counter() - drawn >= every:
-            shown.html(ANSWER_CSS + answer_html(text, (), turn=turn))
+            shown.html(ANSWER_CSS + answer_html(text, (), turn=turn, vault=vault))
             drawn = time.perf_counter()
     if text:
-        shown.html(ANSWER_CSS + answer_html(text, (), turn=turn))
+        shown.html(ANSWER_CSS + answer_html(text, (), turn=turn, vault=vault))
 
 
 def _show_turn(ctx: common.AppContext, i: int, turn: ChatTurn) -> None:
@@ -224,13 +224,13 @@ def _show_answer(ctx: common.AppContext, i: int, turn: ChatTurn) -> None:
         st.rerun()
     if a.not_found and a.mode == "llm" and a.claims:
         st.warning(t("ask.not_found.model"), icon=":material/search_off:")
-        st.html(ANSWER_CSS + answer_html(a.text, a.context.ids, turn=i, claims=a.claims, badges=badges))
+        st.html(ANSWER_CSS + answer_html(a.text, a.context.ids, turn=i, vault=ctx.settings.vault, claims=a.claims, badges=badges))
     elif a.not_found:
         lead = t("ask.not_found") + " " if a.mode != "extractive" and a.context.sources else ""
         st.warning(lead + untrusted.text(a.text), icon=":material/search_off:")
         st.caption(t("ask.try_other"))
     else:
-        st.html(ANSWER_CSS + answer_html(a.text, a.context.ids, turn=i, claims=a.claims, badges=badges))
+        st.html(ANSWER_CSS + answer_html(a.text, a.context.ids, turn=i, vault=ctx.settings.vault, claims=a.claims, badges=badges))
     _claim_list(a)
     if a.notice:
         st.info(common.notice(a.notice), icon=":material/info:")

@@ -19,7 +19,7 @@ import streamlit as st
 from rag.answer.ask import NOTICE_EMPTY_REPLY
 from rag.answer.chat import try_model
 from rag.answer.servers import find_servers
-from rag.config import DEMO_VAULT, Settings, load_settings
+from rag.config import DEMO_VAULT, Settings, allowed_range, load_settings
 from rag.errors import RagError
 from rag.knowledge import Knowledge
 from rag.live import LiveIndex, Progress
@@ -28,10 +28,12 @@ from rag.search.retrieve import NOTICE_DENSE_DOWN, NOTICE_NO_VECTORS
 from rag.search.similar import NoteVectors
 from rag.web import i18n, untrusted
 from rag.web.ui_render import PASSAGE_CSS, obsidian_url, parse_cite_href, passage, passage_html
-from rag.web.webapp import Choices, Secrets, apply_choices, choices_of, index_key, split_secrets
+from rag.web.webapp import NUMBERS, Choices, Secrets, apply_choices, choices_of, index_key, split_secrets
 
 APP_FOLDER = Path(__file__).resolve().parents[1]  # where app.py is: its .streamlit/ is the user's own
-_CITE_JS = """
+# On the Ask page: clicks on citations reach the app; a note link in an answer gets back its `obsidian://open` address,
+# which `st.html`'s sanitizer took out of its href (the renderer kept it in data-obsidian: rag/web/untrusted.py).
+_ANSWER_LINKS_JS = """
 export default function(component) {
   window.__ragCite = component.setTriggerValue;
   if (!window.__ragCiteListener) {
@@ -42,6 +44,13 @@ export default function(component) {
       window.__ragCite('cite', link.getAttribute('href') + '|' + Date.now());
     };
     document.addEventListener('click', window.__ragCiteListener, true);
+  }
+  if (!window.__ragNoteLinks) {
+    const restore = () => document.querySelectorAll('a[data-obsidian^="obsidian://open?"]:not([href])').forEach(
+      (link) => link.setAttribute('href', link.getAttribute('data-obsidian')));
+    window.__ragNoteLinks = new MutationObserver(restore);
+    window.__ragNoteLinks.observe(document.body, {childList: true, subtree: true});
+    restore();
   }
 }
 """
@@ -205,9 +214,10 @@ def settings_panel(settings: Settings, box) -> None:
             help=t("settings.embeddings.help"),
         )
         embed_model = st.text_input(t("settings.embed_model"), defaults.embed_model)
-        notes = st.number_input(t("settings.max_notes"), 1, 50, defaults.max_notes)
-        per_note = st.number_input(t("settings.max_per_note"), 1, 20, defaults.max_chunks_per_note)
-        chars = st.number_input(t("settings.max_chars"), 500, 200_000, defaults.max_chars, step=1000)
+        # Bounds are the settings' own ranges: a value rag.toml may hold is one the form can show.
+        notes = st.number_input(t("settings.max_notes"), *allowed_range(NUMBERS["max_notes"]), defaults.max_notes)
+        per_note = st.number_input(t("settings.max_per_note"), *allowed_range(NUMBERS["max_chunks_per_note"]), defaults.max_chunks_per_note)
+        chars = st.number_input(t("settings.max_chars"), *allowed_range(NUMBERS["max_chars"]), defaults.max_chars, step=1000)
         submitted = st.form_submit_button(t("settings.apply"), type="primary")
         st.caption(t("settings.key", source=_key_source()))
     with expander:
@@ -314,11 +324,12 @@ def narrow_navigation(pages) -> None:
 
 @functools.cache
 def _cite_component():
-    return st.components.v2.component("rag_citation_links", js=_CITE_JS)
+    return st.components.v2.component("rag_citation_links", js=_ANSWER_LINKS_JS)
 
 
 def citation_clicks() -> tuple[int, str] | None:
-    """Mount the (invisible) catcher of clicks on `#cite-…` links; the clicked (turn, source id), once."""
+    """Mount the (invisible) catcher of clicks on `#cite-…` links (it also gives note links in answers their
+    address back); the clicked (turn, source id), once."""
     try:
         result = _cite_component()(key="rag_cite_links", on_cite_change=lambda: None, height=0)
     except Exception:  # a harness without custom components (AppTest): the Sources panel buttons still work

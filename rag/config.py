@@ -238,6 +238,17 @@ def user_config_path(env) -> Path | None:
     return Path(base).expanduser() / CONFIG_FOLDER / CONFIG_NAME if base else None
 
 
+def allowed_range(name: str) -> tuple:
+    """The inclusive range the numeric setting `name` allows (a form's bounds are these, not bounds of its own)."""
+    return _RANGES[name]
+
+
+def check_setting(name: str, value):
+    """`value` as the setting `name` takes it (type and range), for a value from a form or a server; else a
+    ConfigError naming the setting and what it allows."""
+    return _checked(name, value, _hints()[name])
+
+
 def _find_config_file(env) -> Path | None:
     if env.get("RAG_CONFIG"):
         path = Path(env["RAG_CONFIG"]).expanduser()

@@ -255,7 +255,7 @@ def test_invalid_choices_are_refused_with_the_fix(settings, tmp_path):
         apply_choices(settings, Choices(**{**base, "vault": "  "}))
     with pytest.raises(ConfigError, match="endpoint URL, or OPENAI_API_KEY"):
         apply_choices(settings, Choices(**{**base, "embedder": "openai", "endpoint": ""}))
-    with pytest.raises(ConfigError, match="at least 1"):
+    with pytest.raises(ConfigError, match="context_max_notes must be between 1 and 100, got 0"):
         apply_choices(settings, Choices(**{**base, "max_notes": 0}))
 
 

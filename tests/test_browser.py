@@ -289,3 +289,69 @@ def test_a_secrets_file_in_the_folder_the_app_starts_from_cannot_redirect_the_ke
         finally:
             stop(proc)
         assert attacker.requests == []  # neither the key nor a passage went there
+
+
+def test_links_addresses_and_a_30000_character_word_from_notes_and_a_reply(browser, tmp_path):
+    vault = tmp_path / "vault"
+    shutil.copytree(Path(__file__).parent / "fixtures" / "vault", vault, symlinks=True)
+    word = "Lakeside" + "x" * 30_000
+    name = "Contact www.hotel-example.org.md"
+    (vault / "Notes" / name).write_text(
+        '---\ntitle: "Booking at www.title-example.org"\n---\n# Lakeside hotel\n\n'
+        f"## Desk desk@hotel-example.org or https://hotel-example.org/book, room {'Y' * 3000}\n\n"
+        f"The Lakeside hotel costs 5200 per night. Its booking code is {word}.\n",
+        encoding="utf-8",
+    )
+    note_link = "obsidian://open?vault=vault&file=Notes%2FSourdough.md"
+    actions = (
+        "[a](obsidian://new?vault=vault&file=Notes%2FSourdough&content=x&overwrite=true) "
+        "[b](obsidian://advanced-uri?vault=vault&commandid=app%253Areload) [c](obsidian://open?vault=other&file=a.md)"
+    )
+    reply = [f"The Lakeside hotel costs 5200 per night [S1]. See [Sourdough]({note_link}), not {actions}. Code: ", word, " [S1]."]
+    with FakeOpenAI() as model:
+        model.script_chat(reply)
+        proc, url = start_app(vault, tmp_path / "index" / "index.db", RAG_CHAT_MODEL="fake-chat", OPENAI_BASE_URL=model.base_url)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900}, locale="en-US")
+            page.goto(url)
+            page.get_by_text("Index up to date").wait_for(timeout=120_000)
+            box = page.get_by_placeholder("Ask your notes")
+            box.fill("How much does the Lakeside hotel cost?")
+            box.press("Enter")
+            page.get_by_text("Sources (").first.wait_for(timeout=60_000)
+            # The one note link of the reply keeps its address (st.html took it out of the href; the page puts it back).
+            sync_api.expect(page.locator(".rag-answer a", has_text="Sourdough")).to_have_attribute("href", note_link, timeout=10_000)
+            sync_api.expect(
+                page.locator(".rag-answer").get_by_text("(obsidian://new?vault=vault&file=Notes%2FSourdough&content=x&overwrite=true)")
+            ).to_be_visible()
+            page.get_by_text("Sources (").first.click()  # the path and heading, with their addresses, on screen
+            sync_api.expect(page.get_by_text("desk@", exact=False).first).to_be_visible()
+            _no_foreign_links_and_no_sideways_scroll(page)
+            page.locator('a[href="#cite-0-S1"]').first.click()
+            dialog = page.get_by_role("dialog")
+            sync_api.expect(dialog).to_contain_text("5200 per night")
+            sync_api.expect(dialog.get_by_role("link", name="Open in Obsidian")).to_have_attribute(
+                "href", "obsidian://open?vault=vault&file=Notes%2FContact%20www.hotel-example.org.md"
+            )
+            _no_foreign_links_and_no_sideways_scroll(page)
+            page.keyboard.press("Escape")
+            page.get_by_role("link", name="Search").first.click()
+            query = page.get_by_placeholder("sqlite wal")
+            query.fill("Lakeside hotel")
+            query.press("Enter")
+            sync_api.expect(page.get_by_text("title-example.org", exact=False).first).to_be_visible(timeout=30_000)
+            _no_foreign_links_and_no_sideways_scroll(page)
+        finally:
+            stop(proc)
+
+
+def _no_foreign_links_and_no_sideways_scroll(page) -> None:
+    """Every link on the page goes to the page, the app, or a note of this vault in Obsidian; nothing is wider than
+    the window."""
+    hrefs = page.evaluate("() => Array.from(document.querySelectorAll('a[href]'), a => a.href)")  # resolved
+    own = (page.evaluate("() => location.origin") + "/", "obsidian://open?vault=vault&file=")
+    assert not [h for h in hrefs if not h.startswith(own)], hrefs
+    # Streamlit scrolls its main area itself: the document, that area, each answer and a dialog must all fit.
+    boxes = "document.scrollingElement, ...document.querySelectorAll('[data-testid=stMain], [data-testid=stMainBlockContainer], .rag-answer, [role=dialog]')"
+    wide = page.evaluate(f"() => [{boxes}].filter(b => b.scrollWidth > b.clientWidth + 1).map(b => b.className + ' ' + b.scrollWidth)")
+    assert not wide, wide

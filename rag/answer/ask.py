@@ -221,8 +221,16 @@ def frozen_context(workspace: Workspace, result: SearchResult, max_tokens: int |
 
 
 def _prompt_room(window: int, settings) -> int:
-    """Tokens the prompt may take of a model's window: its share, less the answer's reserve."""
-    return int(window * WINDOW_SHARE) - settings.max_answer_tokens
+    """Tokens the prompt may take of a model's window: its share, less the answer's reserve. A window with none left
+    is the settings' fault, not the question's: the error says which to change."""
+    room = int(window * WINDOW_SHARE) - settings.max_answer_tokens
+    if room <= 0:
+        raise ChatError(
+            f"The chat model's window ({window} tokens) leaves no room for a prompt once max_answer_tokens "
+            f"({settings.max_answer_tokens}) are kept for the answer. Set chat_context_tokens in rag.toml to the model's "
+            "real window, or lower max_answer_tokens."
+        )
+    return room
 
 
 def text_vectors(workspace: Workspace) -> TextVectors:

@@ -7,17 +7,25 @@ endpoints say the window: Ollama's `/api/show` (`num_ctx` when the model sets on
 and the server's default applies unless the client asks: see `OllamaChat`), llama.cpp's `/props` (`n_ctx`), vLLM's
 `max_model_len` in `/v1/models`, LM Studio's `/api/v0/models` (the loaded context length), llama-cpp-python's
 `/v1/models` metadata; failing those, an error message that names it ("maximum context length is 4096 tokens").
+A window is believed only inside the range a configured `chat_context_tokens` may take: a server that says -5 has
+said nothing (and the log says so), rather than have every question "too long" for it.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import re
 import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from urllib.parse import urlsplit
+
+from rag.config import allowed_range, check_setting
+from rag.errors import ConfigError
+
+log = logging.getLogger(__name__)
 
 LOCAL_PORTS = ((11434, "Ollama"), (1234, "LM Studio"), (8080, "llama.cpp"), (8000, "vLLM"))
 PROBE_TIMEOUT = 0.5  # seconds per local port: a closed port refuses at once, a listening server answers in ms
@@ -68,15 +76,33 @@ def describe(base_url: str, *, api_key: str | None = None, timeout: float = ASK_
     root = root_of(base_url)
     data = [m for m in listed["data"] if isinstance(m, dict) and isinstance(m.get("id"), str) and only in (None, m["id"])]
     kind, windows = _kind_and_windows(root, data, api_key, timeout)
-    models = tuple(ServerModel(m["id"], *(windows.get(m["id"]) or (None, None))) for m in data)
+    models = tuple(
+        ServerModel(m["id"], *(_believed(w, f"{kind} at {base_url}", m["id"]) for w in windows.get(m["id"]) or (None, None))) for m in data
+    )
     return ModelServer(kind, base_url.rstrip("/"), models)
+
+
+def _believed(window, server: str, model: str) -> int | None:
+    """A window a server states, if a model can have it (the range of `chat_context_tokens`); else None, logged."""
+    if window is None:
+        return None
+    try:
+        return check_setting("chat_context_tokens", window)
+    except ConfigError:
+        low, high = allowed_range("chat_context_tokens")
+        log.warning(
+            "%s says %s runs with a window of %r tokens; not used (a window is %s to %s tokens). "
+            "Set chat_context_tokens in rag.toml to the model's real window.",
+            server, model, window, f"{low:,}", f"{high:,}",
+        )  # fmt: skip
+        return None
 
 
 def window_in_error(message: str) -> int | None:
     """The context window an error names ("This model's maximum context length is 4096 tokens", llama.cpp's "the
     request exceeds the available context size (2048 tokens)"), or None."""
     found = _WINDOW_IN_ERROR.search(message or "")
-    return int(found.group(1)) if found else None
+    return _believed(int(found.group(1)), "A chat server's error", "the model") if found else None
 
 
 def is_ollama(base_url: str, *, timeout: float = ASK_TIMEOUT) -> bool:

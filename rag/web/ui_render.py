@@ -52,11 +52,12 @@ def parse_cite_href(value: str | None) -> tuple[int, str] | None:
     return (int(m.group(1)), m.group(2)) if m else None
 
 
-def answer_html(text: str, valid_ids, *, turn: int, claims=(), badges: dict[str, str] | None = None) -> str:
+def answer_html(text: str, valid_ids, *, turn: int, vault: Path | None = None, claims=(), badges: dict[str, str] | None = None) -> str:
     """An answer (a model's reply or quotes of notes) as cleaned HTML for `st.html` (`untrusted.markdown_html`): each
-    `[Sx]` of a real source becomes a link the app catches. With the answer's checked claims, an unsupported claim
-    is highlighted and badged "not in your notes", a re-cited one says so, an added citation is marked. `badges`
-    gives the badges' words in another language (keys "unsupported", "misattributed", "uncited")."""
+    `[Sx]` of a real source becomes a link the app catches, and a link that opens a note of `vault` in Obsidian stays
+    one. With the answer's checked claims, an unsupported claim is highlighted and badged "not in your notes", a
+    re-cited one says so, an added citation is marked. `badges` gives the badges' words in another language (keys
+    "unsupported", "misattributed", "uncited")."""
     words = {**BADGE_WORDS, **(badges or {})}
     text = _MARKERS.sub("", text)  # the reply's own private-use characters cannot pose as our markers
     parts, at = [], 0
@@ -67,7 +68,7 @@ def answer_html(text: str, valid_ids, *, turn: int, claims=(), badges: dict[str,
     parts.append(_linked(text[at:], valid_ids, turn))
     marks = {_OPEN: '<mark class="rag-unsupported">', _CLOSE: "</mark>"}
     marks |= {m: f'<span class="rag-badge rag-{status}">{escape(words[status])}</span>' for status, m in _BADGE_MARKS.items()}
-    return f'<div class="rag-answer">{untrusted.markdown_html("".join(parts), replace=marks)}</div>'
+    return f'<div class="rag-answer">{untrusted.markdown_html("".join(parts), vault=vault, replace=marks)}</div>'
 
 
 BADGE_WORDS = {"misattributed": "re-cited", "uncited": "citation added", "unsupported": "not in your notes"}
@@ -167,8 +168,12 @@ PASSAGE_CSS = """
 </style>
 """
 
+# A word longer than the column (a 30,000-character string in a note or a reply) breaks anywhere rather than widen the
+# page; code and tables scroll inside their own box.
 ANSWER_CSS = """
 <style>
+.rag-answer { overflow-wrap: anywhere; }
+.rag-answer pre, .rag-answer table { display: block; max-width: 100%; overflow-x: auto; }
 .rag-answer mark.rag-unsupported { background: rgba(255, 75, 75, 0.18); color: inherit; border-radius: 0.2rem; }
 .rag-answer .rag-badge { font-size: 0.8rem; border-radius: 0.5rem; padding: 0 0.4rem; white-space: nowrap; }
 .rag-answer .rag-unsupported.rag-badge { background: rgba(255, 75, 75, 0.18); color: rgb(190, 30, 30); }

@@ -6,17 +6,26 @@ browser fetches it and the facts leave. So:
 - `text()` is for a string shown as it is, inside Streamlit Markdown (labels, captions, list lines): every ASCII
   punctuation character is backslash-escaped (CommonMark allows that escape for each of them, so nothing of the
   string is read as Markdown or as a Streamlit directive), control characters are dropped, newlines become spaces.
+  Streamlit's Markdown also turns bare web and e-mail addresses into links (GFM autolinks, read from the text after
+  escapes): a word joiner (U+2060, invisible) goes after each `@`, between `://` and after `www`, where no
+  autolinker reads an address across it.
 - `markdown_html()` is for Markdown meant to be read as Markdown (an answer, a quote): parsed by markdown-it-py with
-  raw HTML off; an image is shown as its text and address, never loaded; a link is live only to `obsidian://` or
-  to a citation inside the page, any other is its text followed by the address as text; the HTML is then cleaned by
-  Ammonia (`nh3`) with a short list of tags and no URL scheme but `obsidian`, so a slip in the rules above still
-  cannot load or run anything. Show the result with `st.html`, never `st.markdown`.
+  raw HTML off; an image is shown as its text and address, never loaded; a link is live only when it opens a note
+  of this vault in Obsidian (`obsidian://open?vault=<its name>&file=<a path inside it>`, nothing else: not
+  `obsidian://new`, no plugin's action, no other vault) or goes to a citation in the page; any other is its text
+  followed by the address as text. The HTML is then cleaned by Ammonia (`nh3`) with a short list of tags, no URL
+  scheme but `obsidian` and the same link rule, so a slip in the rules above still cannot load or run anything.
+  Show the result with `st.html`, never `st.markdown`. `st.html` drops every `obsidian:` address from an `href`
+  (its sanitizer allows web schemes only), so a live note link also carries it in `data-obsidian`, from which the
+  page's script (app_pages/common.py) sets it back.
 """
 
 from __future__ import annotations
 
 import re
 from html import escape
+from pathlib import Path
+from urllib.parse import unquote
 
 import nh3
 from markdown_it import MarkdownIt
@@ -24,29 +33,72 @@ from markdown_it import MarkdownIt
 from rag.printable import printable
 
 _PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")  # every ASCII punctuation character
-_LIVE_SCHEMES = ("obsidian://",)
-_IN_PAGE = "#"
+# Where GFM's autolinker starts reading an address (`www.`, `http://`, `a@b.c`): a word joiner goes there.
+_ADDRESS_START = re.compile(r"(?i)(?<=www)(?=\.)|(?<=:)(?=//)|(?<=@)")
+_JOINER = "\u2060"
+_NOTE_LINK = "obsidian://open?"
+_CITATION = re.compile(r"#cite-\d+-S\d+")  # ui_render.cite_href: a citation the page catches
+_ABSOLUTE = re.compile(r"^(?:[/\\]|[A-Za-z]:)")
 
 # What the cleaned HTML may hold: text structure, no media, no forms, no styles of its own.
 _TAGS = {
     "p", "br", "hr", "blockquote", "pre", "code", "em", "strong", "s", "del", "ul", "ol", "li", "a", "span", "mark",
     "h1", "h2", "h3", "h4", "h5", "h6", "table", "thead", "tbody", "tr", "th", "td", "div",
 }  # fmt: skip
-_ATTRIBUTES = {"a": {"href", "class", "title"}, "span": {"class"}, "mark": {"class"}, "div": {"class"}, "ol": {"start"}, "code": {"class"}}
+_ATTRIBUTES = {
+    "a": {"href", "data-obsidian", "class", "title"},
+    "span": {"class"},
+    "mark": {"class"},
+    "div": {"class"},
+    "ol": {"start"},
+    "code": {"class"},
+}
 
 
 def text(value: object) -> str:
     """`value` as literal text inside Streamlit Markdown: nothing in it is markup, a link, an image or a directive."""
-    return _PUNCTUATION.sub(r"\\\1", _one_line(str(value)))
+    return _PUNCTUATION.sub(r"\\\1", _ADDRESS_START.sub(_JOINER, _one_line(str(value))))
 
 
 def _one_line(value: str) -> str:
     return re.sub(r"\s*[\r\n]+\s*", " ", printable(value))
 
 
-def is_live_link(href: str) -> bool:
-    """A link the app lets the user follow: a note in Obsidian, or a place in this page (a citation)."""
-    return href.startswith(_LIVE_SCHEMES) or (href.startswith(_IN_PAGE) and not href.startswith("#/"))
+def is_live_link(href: str, vault: Path | None) -> bool:
+    """A link the app lets the user follow: a note of `vault` in Obsidian, or a citation in this page."""
+    return bool(_CITATION.fullmatch(href)) or opens_vault_note(href, vault)
+
+
+def opens_vault_note(href: str, vault: Path | None) -> bool:
+    """`href` is `obsidian://open?vault=<vault's name>&file=<a path inside it>`: those two parameters once each and
+    nothing else, read percent-decoded as Obsidian reads them. Any other action (`new` with `overwrite`, a plugin's
+    `advanced-uri` running a command), another vault, or a path that leaves the vault is not."""
+    if vault is None or not href.startswith(_NOTE_LINK) or "#" in href:
+        return False
+    values: dict[str, str] = {}
+    for pair in href[len(_NOTE_LINK) :].split("&"):
+        name, sep, value = pair.partition("=")
+        if not sep or name not in ("vault", "file") or name in values:
+            return False
+        try:
+            values[name] = unquote(value, errors="strict")
+        except UnicodeDecodeError:
+            return False
+    return values.keys() == {"vault", "file"} and values["vault"] == vault.name and _inside(vault, values["file"])
+
+
+def _inside(vault: Path, path: str) -> bool:
+    """A relative path without `..` that resolves (links followed) to something inside `vault`."""
+    if not path.strip() or printable(path) != path or "\n" in path or "\t" in path or _ABSOLUTE.match(path):
+        return False
+    if ".." in re.split(r"[/\\]", path):
+        return False
+    try:
+        root = vault.resolve()
+        target = (root / path).resolve()
+    except (OSError, RuntimeError, ValueError):
+        return False
+    return target != root and target.is_relative_to(root)
 
 
 def _parser() -> MarkdownIt:
@@ -68,14 +120,17 @@ def _image(self, tokens, idx, options, env) -> str:
 def _link_open(self, tokens, idx, options, env) -> str:
     token = tokens[idx]
     href = str(token.attrGet("href") or "")
-    if is_live_link(href):
+    if is_live_link(href, env.get("vault")):
         closing = "</a>"
     elif token.markup == "autolink":  # <https://…>: its text is the address already
         closing = ""
     else:
         closing = f' <span class="rag-url">({escape(href)})</span>'
     env.setdefault("closing", []).append(closing)
-    return f'<a href="{escape(href)}">' if closing == "</a>" else ""
+    if closing != "</a>":
+        return ""
+    kept = f' data-obsidian="{escape(href)}"' if href.startswith(_NOTE_LINK) else ""  # st.html drops it from href
+    return f'<a href="{escape(href)}"{kept}>'
 
 
 def _link_close(self, tokens, idx, options, env) -> str:
@@ -85,10 +140,25 @@ def _link_close(self, tokens, idx, options, env) -> str:
 _MD = _parser()
 
 
-def markdown_html(source: str, *, replace: dict[str, str] | None = None) -> str:
-    """Markdown from a note or a model as cleaned HTML for `st.html`. `replace`: markers the caller put into the
-    source (private-use characters, e.g. around a claim to highlight) and the HTML each becomes after rendering."""
-    html = _MD.render(printable(source), {})
+def markdown_html(source: str, *, vault: Path | None = None, replace: dict[str, str] | None = None) -> str:
+    """Markdown from a note or a model as cleaned HTML for `st.html`. `vault`: the vault whose notes a link may open
+    in Obsidian (None: none). `replace`: markers the caller put into the source (private-use characters, e.g. around
+    a claim to highlight) and the HTML each becomes after rendering."""
+    html = _MD.render(printable(source), {"vault": vault})
     for marker, tag in (replace or {}).items():
         html = html.replace(marker, tag)
-    return nh3.clean(html, tags=_TAGS, attributes=_ATTRIBUTES, url_schemes={"obsidian"}, link_rel=None, strip_comments=True)
+
+    def links_by_the_rule(element: str, attribute: str, value: str) -> str | None:
+        if element == "a" and attribute in ("href", "data-obsidian"):
+            return value if is_live_link(value, vault) else None
+        return value
+
+    return nh3.clean(
+        html,
+        tags=_TAGS,
+        attributes=_ATTRIBUTES,
+        attribute_filter=links_by_the_rule,
+        url_schemes={"obsidian"},
+        link_rel=None,
+        strip_comments=True,
+    )

@@ -15,7 +15,7 @@ import tomllib
 from dataclasses import dataclass, fields
 from pathlib import Path
 
-from rag.config import Settings, default_index_path
+from rag.config import Settings, check_setting, default_index_path
 from rag.errors import ConfigError, VaultError
 from rag.notes.vault import check_vault
 
@@ -56,6 +56,10 @@ class Choices:
     language: str = "auto"  # "auto", "en" or "ru"
 
 
+# The panel's number fields and the setting each one sets (the form's bounds are that setting's range).
+NUMBERS = {"max_notes": "context_max_notes", "max_chunks_per_note": "context_max_chunks_per_note", "max_chars": "context_max_chars"}
+
+
 def choices_of(settings: Settings) -> Choices:
     return Choices(
         vault=str(settings.vault),
@@ -83,8 +87,8 @@ def apply_choices(base: Settings, choices: Choices) -> Settings:
         raise ConfigError(f"Embeddings must be 'local' or 'openai', not {choices.embedder!r}.")
     if choices.embedder == "openai" and not choices.endpoint.strip() and not base.openai_api_key:
         raise ConfigError("OpenAI-compatible embeddings need an endpoint URL, or OPENAI_API_KEY in the environment or .streamlit/secrets.toml.")
-    if min(choices.max_notes, choices.max_chunks_per_note, choices.max_chars) < 1:
-        raise ConfigError("Context limits must be at least 1.")
+    for field, setting in NUMBERS.items():  # the ranges rag.toml has, the error naming the setting
+        check_setting(setting, getattr(choices, field))
     if choices.language not in ("auto", "en", "ru"):
         raise ConfigError(f"The language must be 'auto', 'en' or 'ru', not {choices.language!r}.")
     return base.replace(
