@@ -1,0 +1,132 @@
+"""Hostile notes and vault files (docs/security.md, third review): one note's frontmatter never stops the vault, the
+sweeper removes only the temp files this program made, a write reports what it did whatever sits at writes.log, and
+a note name cannot hide a character that disguises it. Real files, real SQLite, the CLI through its click function,
+the MCP server through the SDK's in-memory client; the fake embedder at the model seam."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from mcp import Client
+
+from rag.agents.mcp_server import build_server
+from rag.cli import cli
+from rag.config import load_settings
+from rag.importers.writer import read_frontmatter
+from rag.knowledge import Knowledge
+from rag.live import LiveIndex
+from rag.memory import facts
+from rag.notes.dates import note_date
+from rag.notes.vault import parse_frontmatter
+
+# --- 2. a value no YAML loader can hold ---------------------------------------------------------------------------
+
+# Each is a typo or a planted value on which the YAML loader (or str()/float() on what it made) raised, and the
+# ValueError stopped `rag index`, `rag search` and the MCP tools for the whole vault.
+UNLOADABLE = {
+    "impossible day": "date: 2024-02-30",
+    "year zero": "title: 0000-01-01",
+    "hour 25": "created: 2024-01-01 25:00:00",
+    "offset of 99 hours": "updated: 2001-12-14t21:59:43.10+99:00",
+    "5,000 digits": "n: " + "9" * 5000,
+    "5,000 digits with a sign and underscores": "n: -1_" + "2" * 5000,
+    "a hex title past str()'s digit limit": "title: 0x" + "f" * 5000,
+    "a hex trust past float()": "trust: 0x" + "f" * 400,
+    "an explicit int tag": "n: !!int many",
+    "an explicit bool tag": "n: !!bool maybe",
+    "an explicit timestamp tag": "n: !!timestamp soon",
+    "an explicit float tag": "n: !!float lots",
+    "a timestamp as a key": "? !!timestamp 2024-02-30\n: x",
+}
+
+
+@pytest.mark.parametrize("block", UNLOADABLE.values(), ids=UNLOADABLE.keys())
+def test_a_value_no_loader_can_hold_is_that_notes_warning_never_an_exception(block):
+    text = f"---\n{block}\ntags: [kept]\n---\n# Body\n"
+    fm = parse_frontmatter(text)
+    assert fm.error is None and fm.warning and "kept as text" in fm.warning
+    assert fm.tags == ("kept",) and fm.line_count == block.count("\n") + 4  # the rest of the block is still read
+    assert len(fm.title or "") <= 300
+    note_date("Notes/x.md", fm.data, 0.0)  # every reader of the mapping takes it as it is
+    assert facts.parse("Memory/Facts/x.md", text.replace("tags:", "id: f-1\ntags:"), "sha").id == "f-1"
+
+
+def test_an_impossible_date_is_kept_as_the_text_written_and_the_note_dated_otherwise():
+    fm = parse_frontmatter("---\ndate: 2024-02-30\ntitle: Budget\n---\nBody\n")
+    assert (fm.title, fm.data["date"]) == ("Budget", "2024-02-30")
+    assert "'2024-02-30'" in fm.warning
+    assert note_date("Daily/2024-03-01.md", fm.data, None).source == "file name"
+
+
+def test_anything_else_a_loader_raises_is_the_notes_error(monkeypatch):
+    from rag.notes import frontmatter
+
+    def deep(*args, **kwargs):
+        raise RecursionError("maximum recursion depth exceeded")
+
+    monkeypatch.setattr(frontmatter._NoteLoader, "get_single_data", deep)  # what the pure-Python loader does on deep nesting
+    fm = parse_frontmatter("---\na: [[[[1]]]]\n---\nBody\n")
+    assert fm.error == "frontmatter cannot be read (RecursionError); it is ignored" and fm.line_count == 3
+
+
+def test_an_imported_note_with_an_impossible_date_does_not_stop_the_import_scan(tmp_path):
+    note = tmp_path / "x.md"
+    note.write_text("---\nsource: chatgpt\nconversation_id: 0x" + "f" * 5000 + "\ncreated: 2024-02-30\n---\nBody\n", encoding="utf-8")
+    meta = read_frontmatter(note)
+    assert meta["source"] == "chatgpt" and str(meta["conversation_id"]).startswith("0xfff") and meta["created"] == "2024-02-30"
+
+
+@pytest.fixture
+def mixed_vault(tmp_path) -> Path:
+    """One good note and one bad note for each way a value used to crash the loader."""
+    vault = tmp_path / "vault"
+    (vault / "Notes").mkdir(parents=True)
+    (vault / "Notes" / "Good.md").write_text("# Good\n\nThe quokka ledger is in the blue folder.\n", encoding="utf-8")
+    bad = {
+        "Typo date.md": "date: 2024-02-30",
+        "Year zero.md": "title: 0000-01-01",
+        "Long number.md": "n: " + "9" * 5000,
+    }
+    for name, block in bad.items():
+        (vault / "Notes" / name).write_text(f"---\n{block}\n---\n\nThe walrus budget is in the red folder.\n", encoding="utf-8")
+    return vault
+
+
+def test_rag_index_and_search_go_on_past_a_bad_note_and_the_warning_names_it(mixed_vault, tmp_path, monkeypatch, fake_embedder, caplog):
+    monkeypatch.setattr("rag.workspace.make_embedder", lambda settings: fake_embedder)
+    db = tmp_path / "index" / "i.db"
+    runner = CliRunner()
+    indexed = runner.invoke(cli, ["index", "--vault", str(mixed_vault), "--db", str(db), "--json"])
+    assert indexed.exit_code == 0, indexed.output
+    assert json.loads(indexed.stdout)["files_added"] == 4
+    for name in ("Typo date.md", "Year zero.md", "Long number.md"):
+        assert f"Notes/{name}: frontmatter value" in caplog.text
+    found = runner.invoke(cli, ["search", "quokka ledger", "--vault", str(mixed_vault), "--db", str(db), "--json"])
+    assert found.exit_code == 0, found.output
+    assert json.loads(found.stdout)[0]["path"] == "Notes/Good.md"
+    bad = runner.invoke(cli, ["search", "walrus budget", "--vault", str(mixed_vault), "--db", str(db), "--json"])
+    assert {hit["path"] for hit in json.loads(bad.stdout)} >= {"Notes/Typo date.md", "Notes/Year zero.md", "Notes/Long number.md"}
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_mcp_reindex_and_search_answer_on_a_vault_with_a_bad_note(mixed_vault, tmp_path, fake_embedder, anyio_backend):
+    settings = load_settings(vault=mixed_vault, db_path=tmp_path / "index" / "i.db", env={})
+    with LiveIndex(settings, embedder=fake_embedder) as live:
+        async with Client(build_server(Knowledge(live)), mode="legacy") as client:
+            reindexed = await client.call_tool("knowledge_reindex", {})  # waits for the pass (a search right away need not)
+            assert not reindexed.is_error, reindexed.content[0].text
+            assert reindexed.structured_content["skipped"] == []
+            status = await client.call_tool("knowledge_status", {})
+            assert status.structured_content["notes"] == 4  # by this pass or the background one it waited for
+            searched = await client.call_tool("knowledge_search", {"query": "quokka ledger"})
+            assert not searched.is_error, searched.content[0].text
+            hits = searched.structured_content["results"]
+            assert hits and hits[0]["path"] == "Notes/Good.md", searched.structured_content
+            (mixed_vault / "Notes" / "Later.md").write_text("---\ndate: 2025-13-45\n---\nA later typo.\n", encoding="utf-8")
+            again = await client.call_tool("knowledge_reindex", {})
+            assert not again.is_error, again.content[0].text
+            assert (await client.call_tool("knowledge_status", {})).structured_content["notes"] == 5
