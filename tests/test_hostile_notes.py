@@ -6,6 +6,8 @@ the MCP server through the SDK's in-memory client; the fake embedder at the mode
 from __future__ import annotations
 
 import json
+import os
+import time
 from pathlib import Path
 
 import pytest
@@ -19,8 +21,11 @@ from rag.importers.writer import read_frontmatter
 from rag.knowledge import Knowledge
 from rag.live import LiveIndex
 from rag.memory import facts
+from rag.notes import disk
+from rag.notes import files as notes
 from rag.notes.dates import note_date
 from rag.notes.vault import parse_frontmatter
+from rag.workspace import Workspace
 
 # --- 2. a value no YAML loader can hold ---------------------------------------------------------------------------
 
@@ -130,3 +135,42 @@ async def test_mcp_reindex_and_search_answer_on_a_vault_with_a_bad_note(mixed_va
             again = await client.call_tool("knowledge_reindex", {})
             assert not again.is_error, again.content[0].text
             assert (await client.call_tool("knowledge_status", {})).structured_content["notes"] == 5
+
+
+# --- 3. the sweeper removes only what this program made ----------------------------------------------------------
+
+
+def test_the_sweeper_keeps_a_persons_hidden_files_that_look_like_old_temp_names(vault, tmp_path, fake_embedder):
+    folder = vault / "Notes"
+    persons = [
+        folder / ".my draft.20240101.old",
+        folder / ".budget.backup_1.tmp",
+        folder / ".Sourdough.md.a1b2c3d4.old",  # the shape of a temp name before 0.9: a person can write it too
+        folder / ".rag-0123456789abcdef0.tmp",  # one hex digit too many
+        folder / ".rag-0123456789ABCDEF.tmp",  # ours are lower case
+        folder / ".rag-0123456789abcdef.tmp.bak",
+    ]
+    ours = folder / ".rag-0123456789abcdef.tmp"
+    for path in [*persons, ours]:
+        path.write_text("mine", encoding="utf-8")
+        os.utime(path, (time.time() - 3600, time.time() - 3600))
+    with Workspace.open(load_settings(vault=vault, db_path=tmp_path / "i.db", env={}), create=True, embedder=fake_embedder) as ws:
+        ws.sync()
+    assert [p.name for p in persons if not p.exists()] == []
+    assert not ours.exists()
+
+
+def test_every_temp_name_a_write_makes_is_the_shape_the_sweeper_knows(settings, monkeypatch):
+    made: list[str] = []
+    real_open = os.open
+
+    def recording_open(path, *args, **kwargs):
+        made.append(os.path.basename(path))
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(disk.os, "open", recording_open)
+    notes.write_note(settings, "Notes/new.md", "one\n")
+    sha = notes.read_text(settings, "Notes/new.md").sha256
+    notes.write_note(settings, "Notes/new.md", "two\n", expected_sha256=sha)
+    temps = [name for name in made if name.endswith(".tmp")]
+    assert len(temps) == 2 and all(disk.LEFTOVER_NAME.match(name) for name in temps)

@@ -7,9 +7,9 @@ the vault (callers confine them) or about notes' text.
 The compare-and-swap: the new text is written to a temp file first; then the current file is hard-linked aside, its
 hash re-checked, the temp file renamed over it, and the set-aside inode checked again — an editor that saved into it
 in that instant gets its text put back, and the write reports a conflict. A replaced note keeps its permissions; a
-new one gets the user's usual mode (umask). Temp and set-aside names are short and fixed (`.rag-<hex>.tmp`), so any
-note name the file system allows can be rewritten; ones a killed process left behind are swept by the next index
-check (`is_leftover`).
+new one gets the user's usual mode (umask). Temp and set-aside names are short and fixed (`.rag-<16 hex>.tmp`, `.old`),
+so any note name the file system allows can be rewritten; ones a killed process left behind are swept by the next
+index check (`is_leftover`), and no other file ever is.
 """
 
 from __future__ import annotations
@@ -33,7 +33,14 @@ LOCK_WAIT_SECONDS = 10.0  # how long a write waits for another process's write t
 VAULT_FOLDER = ".ask-your-vault"  # in the vault (hidden: never indexed, off limits to agents' writes)
 LOCK_NAME, LOG_NAME = "writes.lock", "writes.log"
 LEFTOVER_SECONDS = 600  # a temp file this old is a killed writer's: a live write holds one for milliseconds
-LEFTOVER_NAME = re.compile(r"^\.(?:rag-[0-9a-f]{16}|.+\.[a-z0-9_]{8})\.(?:tmp|old)$")  # ours, and those of versions before 0.9
+# The one shape of our temp and set-aside names (`_temp_file`, `swap`): a fixed prefix, exactly 16 hex digits, a
+# fixed suffix. Nothing broader is ever swept: `.my draft.20240101.old` is a person's file, however old.
+LEFTOVER_NAME = re.compile(r"^\.rag-[0-9a-f]{16}\.(?:tmp|old)$")
+
+
+def _own_name(suffix: str) -> str:
+    """A fresh temp (".tmp") or set-aside (".old") name, of the one shape LEFTOVER_NAME sweeps."""
+    return f".rag-{uuid.uuid4().hex[:16]}{suffix}"
 
 
 def vault_folder(vault: Path) -> Path:
@@ -98,7 +105,7 @@ def swap(rel: str, full: Path, data: bytes, expected: str) -> None:
     """Replace `full` with `data` only if it still hashes to `expected`, re-checked immediately before the rename and
     after it (see the module docstring). Raises ConflictError, leaving the other writer's text in place."""
     tmp = _temp_file(full, data, mode=_mode_of(full))  # written and synced first: the window below is the rename alone
-    aside = full.with_name(f".rag-{uuid.uuid4().hex[:16]}.old")
+    aside = full.with_name(_own_name(".old"))
     try:
         try:
             os.link(full, aside)  # the inode as it is now, kept for the check after the rename
@@ -131,7 +138,7 @@ def _mode_of(full: Path) -> int | None:
 
 def _temp_file(full: Path, data: bytes, *, mode: int | None = None) -> str:
     """`data` in a new hidden file beside `full`: with `mode` (the replaced note's), else 0666 less the umask."""
-    tmp = str(full.with_name(f".rag-{uuid.uuid4().hex[:16]}.tmp"))
+    tmp = str(full.with_name(_own_name(".tmp")))
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o666)
     except OSError as exc:
