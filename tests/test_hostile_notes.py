@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
+import textwrap
 import time
 from pathlib import Path
 
@@ -17,6 +20,7 @@ from mcp import Client
 from rag.agents.mcp_server import build_server
 from rag.cli import cli
 from rag.config import load_settings
+from rag.errors import VaultError
 from rag.importers.writer import read_frontmatter
 from rag.knowledge import Knowledge
 from rag.live import LiveIndex
@@ -174,3 +178,96 @@ def test_every_temp_name_a_write_makes_is_the_shape_the_sweeper_knows(settings, 
     notes.write_note(settings, "Notes/new.md", "two\n", expected_sha256=sha)
     temps = [name for name in made if name.endswith(".tmp")]
     assert len(temps) == 2 and all(disk.LEFTOVER_NAME.match(name) for name in temps)
+
+
+# --- 4. writes.log that is not a plain file ---------------------------------------------------------------------
+
+
+def _plant_at_log(settings, kind: str) -> Path:
+    log = settings.vault / disk.VAULT_FOLDER / disk.LOG_NAME
+    log.parent.mkdir(parents=True, exist_ok=True)
+    if kind == "folder":
+        log.mkdir()
+    elif kind == "dangling link":
+        log.symlink_to(settings.vault / "nowhere" / "log")
+    elif kind == "link to a note":
+        log.symlink_to(settings.vault / "Notes" / "Sourdough.md")
+    else:
+        os.mkfifo(log)
+    return log
+
+
+@pytest.mark.parametrize("kind", ["folder", "dangling link", "link to a note"])
+def test_a_write_with_something_else_at_writes_log_says_truthfully_that_nothing_was_written(settings, kind):
+    _plant_at_log(settings, kind)
+    sourdough = (settings.vault / "Notes" / "Sourdough.md").read_bytes()
+    with pytest.raises(VaultError, match=r"writes\.log: it is a (folder|symbolic link); nothing was written\. Remove it"):
+        notes.write_note(settings, "Notes/new.md", "one\n", tool="knowledge_write")
+    assert not (settings.vault / "Notes" / "new.md").exists()  # the message is true: a retry writes it once
+    assert (settings.vault / "Notes" / "Sourdough.md").read_bytes() == sourdough
+
+
+_FIFO_WRITER = textwrap.dedent(
+    """
+    import sys
+    from pathlib import Path
+    from rag.config import load_settings
+    from rag.errors import VaultError
+    from rag.notes import files as notes
+    settings = load_settings(vault=Path(sys.argv[1]), db_path=Path(sys.argv[2]), env={})
+    try:
+        notes.write_note(settings, "Notes/new.md", "one\\n", tool="knowledge_write")
+        print("written")
+    except VaultError as exc:
+        print(exc)
+    """
+)
+
+
+def test_a_fifo_at_writes_log_refuses_the_write_at_once_instead_of_hanging_with_the_lock(settings):
+    _plant_at_log(settings, "fifo")
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    try:  # in a child process: the old writer blocked for good in open(), holding the lock; this one may not
+        done = subprocess.run(
+            [sys.executable, "-c", _FIFO_WRITER, str(settings.vault), str(settings.db_path)], capture_output=True, text=True, timeout=20, env=env
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail("the write hung on the FIFO at writes.log")
+    assert "it is a FIFO; nothing was written" in done.stdout, done.stdout + done.stderr
+    assert not (settings.vault / "Notes" / "new.md").exists()
+
+
+def test_a_fifo_someone_reads_at_writes_log_is_refused_too(settings):
+    log = _plant_at_log(settings, "fifo")
+    reader = os.open(log, os.O_RDONLY | os.O_NONBLOCK)  # a listener at the other end: opening to write would succeed
+    try:
+        with pytest.raises(VaultError, match="it is not a plain file .*; nothing was written"):
+            notes.write_note(settings, "Notes/new.md", "one\n", tool="knowledge_write")
+        assert os.read(reader, 1000) == b"" and not (settings.vault / "Notes" / "new.md").exists()
+    finally:
+        os.close(reader)
+
+
+def test_a_log_line_that_fails_after_the_write_says_the_note_was_written(settings, monkeypatch, caplog):
+    real_open_own = disk._open_own
+
+    def log_on_a_full_disk(path, flags):  # /dev/full: opens, then refuses every write with ENOSPC
+        return os.open("/dev/full", os.O_WRONLY) if path.name == disk.LOG_NAME else real_open_own(path, flags)
+
+    monkeypatch.setattr(disk, "_open_own", log_on_a_full_disk)
+    written = notes.write_note(settings, "Notes/new.md", "one\n", tool="knowledge_write")
+    assert (settings.vault / "Notes" / "new.md").read_text(encoding="utf-8") == "one\n" and written.created
+    assert written.warning == "Notes/new.md was written, but its line in writes.log could not be added (No space left on device)."
+    assert "nothing was written" not in caplog.text and "Notes/new.md was written" in caplog.text
+
+
+def test_an_agent_is_told_its_note_was_written_when_only_the_log_line_failed(settings, monkeypatch):
+    from rag.agents.mcp_server import VaultTools
+
+    real_open_own = disk._open_own
+    monkeypatch.setattr(
+        disk, "_open_own", lambda path, flags: os.open("/dev/full", os.O_WRONLY) if path.name == disk.LOG_NAME else real_open_own(path, flags)
+    )
+    with LiveIndex(settings) as live:
+        saved = VaultTools(Knowledge(live)).knowledge_write("Notes/new.md", "one\n")
+    assert saved.created and saved.sha256 and saved.warning.startswith("Notes/new.md was written, but its line in writes.log")

@@ -10,11 +10,15 @@ in that instant gets its text put back, and the write reports a conflict. A repl
 new one gets the user's usual mode (umask). Temp and set-aside names are short and fixed (`.rag-<16 hex>.tmp`, `.old`),
 so any note name the file system allows can be rewritten; ones a killed process left behind are swept by the next
 index check (`is_leftover`), and no other file ever is.
+
+The lock and the log are opened the same way, before anything is written (`audited`): never through a link, never
+blocking on a FIFO, only a plain file; a log line that fails after the write says the note was written.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import hashlib
 import os
@@ -25,7 +29,6 @@ import time
 import uuid
 from pathlib import Path
 
-from rag.config import Settings
 from rag.errors import ConflictError, VaultError
 
 _WRITE_LOCK = threading.Lock()  # one write at a time among this process's threads
@@ -56,11 +59,31 @@ def vault_folder(vault: Path) -> Path:
     return folder
 
 
+# Why a file of ours in the vault folder could not be opened, by errno, when something else sits at its name.
+_NOT_PLAIN = {
+    errno.ELOOP: "it is a symbolic link",
+    errno.EISDIR: "it is a folder",
+    errno.ENXIO: "it is a FIFO",  # opened to write without blocking, with no reader at its other end
+}
+
+
 def _open_own(path: Path, flags: int) -> int:
+    """A file of ours in the vault folder (made if missing), as a descriptor: never through a symbolic link (it would
+    be written wherever it led), never waiting on a FIFO planted there (opening it to write would block for good,
+    holding the lock), and only a plain file. Raises VaultError: it is opened before anything is written."""
     try:
-        return os.open(path, flags | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o644)
+        fd = os.open(path, flags | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0), 0o644)
     except OSError as exc:
-        raise VaultError(f"Cannot open {path} ({exc.strerror}); nothing was written.") from exc
+        raise VaultError(f"Cannot open {path}: {_NOT_PLAIN.get(exc.errno, exc.strerror)}; nothing was written.{_fix(exc.errno)}") from exc
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise VaultError(f"Cannot open {path}: it is not a plain file (a FIFO, a socket, a device); nothing was written. Remove it and try again.")
+    os.set_blocking(fd, True)
+    return fd
+
+
+def _fix(code: int | None) -> str:
+    return " Remove it and try again." if code in _NOT_PLAIN else " Check the folder's permissions and free space."
 
 
 @contextlib.contextmanager
@@ -87,13 +110,34 @@ def locked(vault: Path):
                 fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def logged(settings: Settings, tool: str, path: str, old_sha: str | None, new_sha: str) -> None:
-    """One audit line per write in the vault's writes.log: UTC time, tool, path, old hash (- for a new note), new hash."""
-    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    line = "\t".join((stamp, tool, re.sub(r"[\x00-\x1f\x7f]", " ", path), old_sha or "-", new_sha))
-    fd = _open_own(vault_folder(settings.vault) / LOG_NAME, os.O_WRONLY | os.O_APPEND)
-    with open(fd, "a", encoding="utf-8") as log:
-        log.write(line + "\n")
+class Audit:
+    """The vault's writes.log, open for the writes made under one `audited` lock."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+
+    def add(self, tool: str, path: str, old_sha: str | None, new_sha: str) -> str | None:
+        """One audit line: UTC time, tool, path, old hash (- for a new note), new hash. None when it was added, else
+        why not: the write it records is done by then, so this never raises (the caller says the note was written)."""
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        line = "\t".join((stamp, tool, re.sub(r"[\x00-\x1f\x7f]", " ", path), old_sha or "-", new_sha)) + "\n"
+        try:
+            os.write(self._fd, line.encode("utf-8", "backslashreplace"))  # one write to an O_APPEND file: a whole line
+        except OSError as exc:
+            return exc.strerror or str(exc)
+        return None
+
+
+@contextlib.contextmanager
+def audited(vault: Path):
+    """`locked`, with the vault's writes.log open (opened like the lock, before anything is written: a log that is
+    a folder, a link or a FIFO refuses the write up front, truthfully) to `add` a line per write."""
+    with locked(vault):
+        fd = _open_own(vault_folder(vault) / LOG_NAME, os.O_WRONLY | os.O_APPEND)
+        try:
+            yield Audit(fd)
+        finally:
+            os.close(fd)
 
 
 def is_leftover(name: str, mtime: float, now: float | None = None) -> bool:
