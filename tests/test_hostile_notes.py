@@ -271,3 +271,49 @@ def test_an_agent_is_told_its_note_was_written_when_only_the_log_line_failed(set
     with LiveIndex(settings) as live:
         saved = VaultTools(Knowledge(live)).knowledge_write("Notes/new.md", "one\n")
     assert saved.created and saved.sha256 and saved.warning.startswith("Notes/new.md was written, but its line in writes.log")
+
+
+# --- 12. a note name cannot hide a character that disguises it --------------------------------------------------
+
+INVISIBLE = {
+    "right-to-left override": "\u202e",
+    "left-to-right embedding": "\u202a",
+    "first strong isolate": "\u2068",
+    "pop directional isolate": "\u2069",
+    "left-to-right mark": "\u200e",
+    "right-to-left mark": "\u200f",
+    "zero-width space": "\u200b",
+    "zero-width joiner": "\u200d",
+    "byte order mark": "\ufeff",
+    "soft hyphen": "\u00ad",
+    "line separator": "\u2028",
+    "lone surrogate": "\ud800",
+}
+
+
+@pytest.mark.parametrize("char", INVISIBLE.values(), ids=INVISIBLE.keys())
+def test_a_note_name_holding_an_invisible_character_is_refused_with_a_clear_message(settings, char):
+    before = sorted(p.name for p in (settings.vault / "Notes").iterdir())
+    for path in (f"Notes/Photo{char}gpj.md", f"Inbox{char}/Plan.md"):
+        with pytest.raises(VaultError, match=rf"holds U\+{ord(char):04X}, .*; a note name cannot\. Use letters, digits and spaces\."):
+            notes.write_note(settings, path, "x\n", tool="knowledge_write")
+    assert sorted(p.name for p in (settings.vault / "Notes").iterdir()) == before and not list(settings.vault.glob("Inbox*"))
+
+
+def test_a_name_with_a_direction_override_reaches_an_agent_as_one_clear_line(settings):
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    from rag.agents.mcp_server import VaultTools
+
+    with LiveIndex(settings) as live:
+        tools = VaultTools(Knowledge(live))
+        with pytest.raises(ToolError, match=r"'Notes/Photo\\u202egpj\.md' holds U\+202E, an invisible formatting character"):
+            tools.knowledge_write("Notes/Photo\u202egpj.md", "x")
+        assert tools.knowledge_write("Notes/Фото 📷 café.md", "x").created  # letters of any script and emoji are names
+
+
+def test_a_committed_title_with_invisible_characters_is_named_without_them(settings, workspace):
+    from rag import projects
+
+    written = projects.commit_decision(settings, workspace.store, "Use\u202e SQLite\u200b everywhere", "Because.")
+    assert written.path.endswith(" Use SQLite everywhere.md")

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import re
+import unicodedata
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 
@@ -31,6 +32,14 @@ WRITE_SUFFIX = ".md"
 APPEND_RETRIES = 3  # an append (without a hash) re-reads and tries again when the note changed under it
 _DRIVE = re.compile(r"^[A-Za-z]:")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+# Characters that change how a name looks without being seen (U+202E shows "Photo\u202egpj.md" as "Photodm.jpg"; a
+# zero-width space makes a second "Plan.md"), or that are no character at all: refused in the names a write makes.
+_INVISIBLE = {
+    "Cf": "an invisible formatting character (a direction mark, a zero-width one) that can disguise a name",
+    "Zl": "a line separator",
+    "Zp": "a paragraph separator",
+    "Cs": "half of a UTF-16 pair, not a character",
+}
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 
 log = logging.getLogger(__name__)
@@ -78,13 +87,24 @@ def confine(settings: Settings, path: str, *, write: bool = False) -> tuple[str,
 
 
 def _refuse_bad_names(path: str, parts: list[str]) -> None:
-    """Names a write would make: no control characters (they reach terminals and logs), at most 255 UTF-8 bytes."""
+    """Names a write would make: no control characters (they reach terminals and logs), no invisible ones (below), at
+    most 255 UTF-8 bytes."""
     for part in parts:
         if _CONTROL.search(part):
             raise VaultError(f"{path!r} holds control characters; a note name cannot. Use letters, digits and spaces.")
+        hidden = next((ch for ch in part if unicodedata.category(ch) in _INVISIBLE), None)
+        if hidden is not None:
+            raise VaultError(
+                f"{path!r} holds U+{ord(hidden):04X}, {_INVISIBLE[unicodedata.category(hidden)]}; a note name cannot. Use letters, digits and spaces."
+            )
         size = len(part.encode("utf-8"))
         if size > MAX_NAME_BYTES:
             raise VaultError(f"{part[:40]!r}… is {size} bytes long in UTF-8; a file name can be at most {MAX_NAME_BYTES}. Use a shorter name.")
+
+
+def without_invisible(text: str) -> str:
+    """`text` without the characters a note name may not hold unseen (`_INVISIBLE`): for names made from a title."""
+    return "".join(ch for ch in text if unicodedata.category(ch) not in _INVISIBLE)
 
 
 def _refuse_hidden(path: str, parts: list[str]) -> None:
