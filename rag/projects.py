@@ -20,7 +20,7 @@ from rag.errors import ConflictError, NoteError, VaultError
 from rag.index.records import FileInfo
 from rag.index.storage import IndexStore
 from rag.limits import NAME_BYTES, cut_to_bytes
-from rag.notes.files import Written, confine, create_note, read_text
+from rag.notes.files import Written, confine, create_note, read_text, without_invisible
 from rag.notes.vault import project_of, tier_of, walk
 
 DECISIONS = "Decisions"
@@ -259,7 +259,7 @@ def _render(title: str, body: str, kind: str, project: str | None, now: datetime
 
 def _safe_name(text: str, limit: int = 80) -> str:
     """A file or folder name valid on Linux, macOS and Windows and linkable in Obsidian."""
-    name = " ".join(_UNSAFE.sub(" ", text).split())
+    name = " ".join(_UNSAFE.sub(" ", without_invisible(text)).split())
     if len(name) > limit:
         name = name[:limit].rsplit(" ", 1)[0] if " " in name[:limit] else name[:limit]
     return cut_to_bytes(name, NAME_BYTES).strip(" .") or "Untitled"  # CJK or emoji: 80 characters can be 320 bytes

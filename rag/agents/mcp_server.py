@@ -208,7 +208,7 @@ class VaultTools:
 
     @staticmethod
     def _saved(saved: SavedNote) -> Saved:
-        return Saved(saved.path, saved.sha256, saved.created, saved.bytes, saved.indexed)
+        return Saved(saved.path, saved.sha256, saved.created, saved.bytes, saved.indexed, saved.warning)
 
     def _indexing_notice(self) -> str | None:
         ix = self.knowledge.progress()

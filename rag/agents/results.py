@@ -63,6 +63,7 @@ class Saved:
     created: bool
     bytes: int
     indexed: bool  # already searchable; if False, the background indexer adds it within seconds
+    warning: str | None = None  # the note was written, but its line in the vault's writes.log was not
 
 
 @dataclass(frozen=True)

@@ -224,8 +224,11 @@ def _sync_file(
 def _file_info(settings: Settings, path: str, fm: Frontmatter, sha256: str, text: str) -> FileInfo:
     if fm.error:
         log.warning("%s: %s; the note body is indexed anyway.", path, fm.error)
+    elif fm.warning:
+        log.warning("%s: %s.", path, fm.warning)
     project = project_of(path, settings) or (settings.project_aliases.get(fm.project, fm.project) if fm.project else None)
-    return FileInfo(path, sha256, note_title(path, text), fm.tags, fm.aliases, tier_of(path, settings), project, fm.error, fm.description)
+    problem = fm.error or fm.warning
+    return FileInfo(path, sha256, note_title(path, text), fm.tags, fm.aliases, tier_of(path, settings), project, problem, fm.description)
 
 
 def keyword_fields(info: FileInfo) -> NoteFields:

@@ -6,6 +6,7 @@ Obsidian and these writes never overwrite each other silently.
 from __future__ import annotations
 
 import json
+import logging
 import os
 from dataclasses import replace
 from pathlib import Path
@@ -20,6 +21,8 @@ from rag.notes import files as notes
 
 MAX_FACT_CHARS = 4_000  # a fact is a statement, not a document: longer text belongs in a note
 FEEDBACK_RETRIES = 3  # a note edited while a vote is written is read again
+
+log = logging.getLogger(__name__)
 
 
 def remember(
@@ -107,12 +110,14 @@ def forget(settings: Settings, fact: Fact) -> str:
         target_rel = f"{fact_notes.ARCHIVE_FOLDER}/{fact.category}/{Path(name).stem} {n}.md"
         n += 1
     target_rel, target = notes.confine(settings, target_rel, write=True)
-    with disk.locked(settings.vault):
+    with disk.audited(settings.vault) as audit:
         if not full.exists():
             raise VaultError(f"{rel} no longer exists; it may have been moved or archived already.")
         target.parent.mkdir(parents=True, exist_ok=True)
         os.replace(full, target)
-        disk.logged(settings, "memory_forget", f"{rel} -> {target_rel}", fact.sha256 or None, fact.sha256 or "")
+        problem = audit.add("memory_forget", f"{rel} -> {target_rel}", fact.sha256 or None, fact.sha256 or "")
+    if problem:  # the note is moved: said as done, never as a failure to retry
+        log.warning("%s was moved to %s, but its line in writes.log could not be added (%s).", rel, target_rel, problem)
     return target_rel
 
 

@@ -7,14 +7,18 @@ the vault (callers confine them) or about notes' text.
 The compare-and-swap: the new text is written to a temp file first; then the current file is hard-linked aside, its
 hash re-checked, the temp file renamed over it, and the set-aside inode checked again — an editor that saved into it
 in that instant gets its text put back, and the write reports a conflict. A replaced note keeps its permissions; a
-new one gets the user's usual mode (umask). Temp and set-aside names are short and fixed (`.rag-<hex>.tmp`), so any
-note name the file system allows can be rewritten; ones a killed process left behind are swept by the next index
-check (`is_leftover`).
+new one gets the user's usual mode (umask). Temp and set-aside names are short and fixed (`.rag-<16 hex>.tmp`, `.old`),
+so any note name the file system allows can be rewritten; ones a killed process left behind are swept by the next
+index check (`is_leftover`), and no other file ever is.
+
+The lock and the log are opened the same way, before anything is written (`audited`): never through a link, never
+blocking on a FIFO, only a plain file; a log line that fails after the write says the note was written.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import hashlib
 import os
@@ -25,7 +29,6 @@ import time
 import uuid
 from pathlib import Path
 
-from rag.config import Settings
 from rag.errors import ConflictError, VaultError
 
 _WRITE_LOCK = threading.Lock()  # one write at a time among this process's threads
@@ -33,7 +36,14 @@ LOCK_WAIT_SECONDS = 10.0  # how long a write waits for another process's write t
 VAULT_FOLDER = ".ask-your-vault"  # in the vault (hidden: never indexed, off limits to agents' writes)
 LOCK_NAME, LOG_NAME = "writes.lock", "writes.log"
 LEFTOVER_SECONDS = 600  # a temp file this old is a killed writer's: a live write holds one for milliseconds
-LEFTOVER_NAME = re.compile(r"^\.(?:rag-[0-9a-f]{16}|.+\.[a-z0-9_]{8})\.(?:tmp|old)$")  # ours, and those of versions before 0.9
+# The one shape of our temp and set-aside names (`_temp_file`, `swap`): a fixed prefix, exactly 16 hex digits, a
+# fixed suffix. Nothing broader is ever swept: `.my draft.20240101.old` is a person's file, however old.
+LEFTOVER_NAME = re.compile(r"^\.rag-[0-9a-f]{16}\.(?:tmp|old)$")
+
+
+def _own_name(suffix: str) -> str:
+    """A fresh temp (".tmp") or set-aside (".old") name, of the one shape LEFTOVER_NAME sweeps."""
+    return f".rag-{uuid.uuid4().hex[:16]}{suffix}"
 
 
 def vault_folder(vault: Path) -> Path:
@@ -49,11 +59,31 @@ def vault_folder(vault: Path) -> Path:
     return folder
 
 
+# Why a file of ours in the vault folder could not be opened, by errno, when something else sits at its name.
+_NOT_PLAIN = {
+    errno.ELOOP: "it is a symbolic link",
+    errno.EISDIR: "it is a folder",
+    errno.ENXIO: "it is a FIFO",  # opened to write without blocking, with no reader at its other end
+}
+
+
 def _open_own(path: Path, flags: int) -> int:
+    """A file of ours in the vault folder (made if missing), as a descriptor: never through a symbolic link (it would
+    be written wherever it led), never waiting on a FIFO planted there (opening it to write would block for good,
+    holding the lock), and only a plain file. Raises VaultError: it is opened before anything is written."""
     try:
-        return os.open(path, flags | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o644)
+        fd = os.open(path, flags | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0), 0o644)
     except OSError as exc:
-        raise VaultError(f"Cannot open {path} ({exc.strerror}); nothing was written.") from exc
+        raise VaultError(f"Cannot open {path}: {_NOT_PLAIN.get(exc.errno, exc.strerror)}; nothing was written.{_fix(exc.errno)}") from exc
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise VaultError(f"Cannot open {path}: it is not a plain file (a FIFO, a socket, a device); nothing was written. Remove it and try again.")
+    os.set_blocking(fd, True)
+    return fd
+
+
+def _fix(code: int | None) -> str:
+    return " Remove it and try again." if code in _NOT_PLAIN else " Check the folder's permissions and free space."
 
 
 @contextlib.contextmanager
@@ -80,13 +110,34 @@ def locked(vault: Path):
                 fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def logged(settings: Settings, tool: str, path: str, old_sha: str | None, new_sha: str) -> None:
-    """One audit line per write in the vault's writes.log: UTC time, tool, path, old hash (- for a new note), new hash."""
-    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    line = "\t".join((stamp, tool, re.sub(r"[\x00-\x1f\x7f]", " ", path), old_sha or "-", new_sha))
-    fd = _open_own(vault_folder(settings.vault) / LOG_NAME, os.O_WRONLY | os.O_APPEND)
-    with open(fd, "a", encoding="utf-8") as log:
-        log.write(line + "\n")
+class Audit:
+    """The vault's writes.log, open for the writes made under one `audited` lock."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+
+    def add(self, tool: str, path: str, old_sha: str | None, new_sha: str) -> str | None:
+        """One audit line: UTC time, tool, path, old hash (- for a new note), new hash. None when it was added, else
+        why not: the write it records is done by then, so this never raises (the caller says the note was written)."""
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        line = "\t".join((stamp, tool, re.sub(r"[\x00-\x1f\x7f]", " ", path), old_sha or "-", new_sha)) + "\n"
+        try:
+            os.write(self._fd, line.encode("utf-8", "backslashreplace"))  # one write to an O_APPEND file: a whole line
+        except OSError as exc:
+            return exc.strerror or str(exc)
+        return None
+
+
+@contextlib.contextmanager
+def audited(vault: Path):
+    """`locked`, with the vault's writes.log open (opened like the lock, before anything is written: a log that is
+    a folder, a link or a FIFO refuses the write up front, truthfully) to `add` a line per write."""
+    with locked(vault):
+        fd = _open_own(vault_folder(vault) / LOG_NAME, os.O_WRONLY | os.O_APPEND)
+        try:
+            yield Audit(fd)
+        finally:
+            os.close(fd)
 
 
 def is_leftover(name: str, mtime: float, now: float | None = None) -> bool:
@@ -98,7 +149,7 @@ def swap(rel: str, full: Path, data: bytes, expected: str) -> None:
     """Replace `full` with `data` only if it still hashes to `expected`, re-checked immediately before the rename and
     after it (see the module docstring). Raises ConflictError, leaving the other writer's text in place."""
     tmp = _temp_file(full, data, mode=_mode_of(full))  # written and synced first: the window below is the rename alone
-    aside = full.with_name(f".rag-{uuid.uuid4().hex[:16]}.old")
+    aside = full.with_name(_own_name(".old"))
     try:
         try:
             os.link(full, aside)  # the inode as it is now, kept for the check after the rename
@@ -131,7 +182,7 @@ def _mode_of(full: Path) -> int | None:
 
 def _temp_file(full: Path, data: bytes, *, mode: int | None = None) -> str:
     """`data` in a new hidden file beside `full`: with `mode` (the replaced note's), else 0666 less the umask."""
-    tmp = str(full.with_name(f".rag-{uuid.uuid4().hex[:16]}.tmp"))
+    tmp = str(full.with_name(_own_name(".tmp")))
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o666)
     except OSError as exc:

@@ -13,8 +13,10 @@ A note's `sha256` is the hash of its bytes on disk, the same hash the index reco
 
 from __future__ import annotations
 
+import logging
 import re
-from dataclasses import dataclass
+import unicodedata
+from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 
 from rag.config import Settings
@@ -30,7 +32,17 @@ WRITE_SUFFIX = ".md"
 APPEND_RETRIES = 3  # an append (without a hash) re-reads and tries again when the note changed under it
 _DRIVE = re.compile(r"^[A-Za-z]:")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+# Characters that change how a name looks without being seen (U+202E shows "Photo\u202egpj.md" as "Photodm.jpg"; a
+# zero-width space makes a second "Plan.md"), or that are no character at all: refused in the names a write makes.
+_INVISIBLE = {
+    "Cf": "an invisible formatting character (a direction mark, a zero-width one) that can disguise a name",
+    "Zl": "a line separator",
+    "Zp": "a paragraph separator",
+    "Cs": "half of a UTF-16 pair, not a character",
+}
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -50,6 +62,7 @@ class Written:
     sha256: str  # the new hash, for the next write
     created: bool
     bytes: int
+    warning: str | None = None  # the write is done, but something after it was not (its line in writes.log)
 
 
 def confine(settings: Settings, path: str, *, write: bool = False) -> tuple[str, Path]:
@@ -74,13 +87,24 @@ def confine(settings: Settings, path: str, *, write: bool = False) -> tuple[str,
 
 
 def _refuse_bad_names(path: str, parts: list[str]) -> None:
-    """Names a write would make: no control characters (they reach terminals and logs), at most 255 UTF-8 bytes."""
+    """Names a write would make: no control characters (they reach terminals and logs), no invisible ones (below), at
+    most 255 UTF-8 bytes."""
     for part in parts:
         if _CONTROL.search(part):
             raise VaultError(f"{path!r} holds control characters; a note name cannot. Use letters, digits and spaces.")
+        hidden = next((ch for ch in part if unicodedata.category(ch) in _INVISIBLE), None)
+        if hidden is not None:
+            raise VaultError(
+                f"{path!r} holds U+{ord(hidden):04X}, {_INVISIBLE[unicodedata.category(hidden)]}; a note name cannot. Use letters, digits and spaces."
+            )
         size = len(part.encode("utf-8"))
         if size > MAX_NAME_BYTES:
             raise VaultError(f"{part[:40]!r}… is {size} bytes long in UTF-8; a file name can be at most {MAX_NAME_BYTES}. Use a shorter name.")
+
+
+def without_invisible(text: str) -> str:
+    """`text` without the characters a note name may not hold unseen (`_INVISIBLE`): for names made from a title."""
+    return "".join(ch for ch in text if unicodedata.category(ch) not in _INVISIBLE)
 
 
 def _refuse_hidden(path: str, parts: list[str]) -> None:
@@ -172,20 +196,20 @@ def write_note(settings: Settings, path: str, content: str, *, expected_sha256: 
     """Create a note, or replace it if it still has `expected_sha256`. Raises ConflictError otherwise."""
     rel, full = _writable(settings, path, content)
     expected = _expected(expected_sha256)
-    with disk.locked(settings.vault):
+    with disk.audited(settings.vault) as audit:
         current = _current_bytes(rel, full)
         if current is None:
             if expected is not None:
                 raise ConflictError(
                     f"{rel} no longer exists (it was moved or deleted since it was read). Write it without expected_sha256 to create it again."
                 )
-            return _logged(settings, tool, _create(rel, full, _encode(content, crlf=False)), None)
+            return _logged(audit, tool, _create(rel, full, _encode(content, crlf=False)), None)
         if expected is None:
             raise ConflictError(f"{rel} already exists. Read it first and pass its sha256 as expected_sha256 to replace it, or choose a new path.")
         _check_unchanged(rel, current, expected)
         data = _encode(content, crlf=b"\r\n" in current)
         disk.swap(rel, full, data, expected)
-        return _logged(settings, tool, Written(rel, disk.sha256(data), False, len(data)), expected)
+        return _logged(audit, tool, Written(rel, disk.sha256(data), False, len(data)), expected)
 
 
 def append_note(settings: Settings, path: str, text: str, *, expected_sha256: str | None = None, tool: str = "append") -> Written:
@@ -195,7 +219,7 @@ def append_note(settings: Settings, path: str, text: str, *, expected_sha256: st
     if not text.strip():
         raise VaultError("There is nothing to append: the text is empty.")
     expected = _expected(expected_sha256)
-    with disk.locked(settings.vault):
+    with disk.audited(settings.vault) as audit:
         for attempt in range(APPEND_RETRIES):
             current = _current_bytes(rel, full)
             if current is None:
@@ -213,20 +237,26 @@ def append_note(settings: Settings, path: str, text: str, *, expected_sha256: st
                 if expected is not None or attempt == APPEND_RETRIES - 1:
                     raise
                 continue  # changed under us: append to the new text
-            return _logged(settings, tool, Written(rel, disk.sha256(data), False, len(data)), disk.sha256(current))
+            return _logged(audit, tool, Written(rel, disk.sha256(data), False, len(data)), disk.sha256(current))
     raise AssertionError("unreachable")
 
 
 def create_note(settings: Settings, path: str, content: str, *, tool: str = "create") -> Written:
     """Create a new note; never replaces one. Raises ConflictError if the path is taken."""
     rel, full = _writable(settings, path, content)
-    with disk.locked(settings.vault):
-        return _logged(settings, tool, _create(rel, full, _encode(content, crlf=False)), None)
+    with disk.audited(settings.vault) as audit:
+        return _logged(audit, tool, _create(rel, full, _encode(content, crlf=False)), None)
 
 
-def _logged(settings: Settings, tool: str, written: Written, old_sha: str | None) -> Written:
-    disk.logged(settings, tool, written.path, old_sha, written.sha256)
-    return written
+def _logged(audit: disk.Audit, tool: str, written: Written, old_sha: str | None) -> Written:
+    """The write's line in writes.log. The note is written by now: a line that cannot be added is said as such in
+    `warning`, never as a failed write (an agent retrying it would write it twice)."""
+    problem = audit.add(tool, written.path, old_sha, written.sha256)
+    if problem is None:
+        return written
+    warning = f"{written.path} was written, but its line in writes.log could not be added ({problem})."
+    log.warning("%s", warning)
+    return replace(written, warning=warning)
 
 
 def _writable(settings: Settings, path: str, content: str) -> tuple[str, Path]:

@@ -1,4 +1,5 @@
-"""What a note is and where notes live: walking the vault, reading a note, its frontmatter, tier and project.
+"""What a note is and where notes live: walking the vault, reading a note, its tier and project. Its frontmatter is
+read by rag/notes/frontmatter.py (`parse_frontmatter`, importable from here too).
 
 Knows nothing about chunks or the index. Paths handed around are vault-relative POSIX strings ("Notes/a.md").
 
@@ -13,22 +14,13 @@ import fnmatch
 import hashlib
 import logging
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-
-import yaml
 
 from rag.config import Settings
 from rag.errors import NoteError, VaultError
 from rag.notes import disk
-
-_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's safe loader: ~10× faster, same results
-# What a note's frontmatter may put into the index (a title longer than a line, a thousand tags, is not a title).
-MAX_FRONTMATTER_VALUES = 10_000
-MAX_TITLE_CHARS = 300
-MAX_LIST_ITEMS = 100  # tags, aliases
-MAX_ITEM_CHARS = 200
-MAX_DESCRIPTION_CHARS = 2_000
+from rag.notes.frontmatter import Frontmatter, parse_frontmatter  # noqa: F401 — read with the note, imported from here
 
 log = logging.getLogger(__name__)
 
@@ -43,18 +35,6 @@ class FileStat:
     path: str  # vault-relative POSIX
     mtime: float
     size: int
-
-
-@dataclass(frozen=True)
-class Frontmatter:
-    title: str | None = None
-    aliases: tuple[str, ...] = ()
-    tags: tuple[str, ...] = ()
-    project: str | None = None
-    description: str | None = None  # a one-line summary some vaults keep (Obsidian Publish, Quartz, Hugo)
-    line_count: int = 0  # lines taken by the frontmatter block, fences included (0 if none)
-    error: str | None = None  # set when the block is not valid YAML; the body is still indexed
-    data: dict | None = field(default=None, repr=False, compare=False)  # the whole mapping, for readers of other keys
 
 
 @dataclass(frozen=True)
@@ -229,90 +209,6 @@ def decode(raw: bytes, rel: str) -> str:
     except UnicodeDecodeError as exc:
         raise NoteError(f"{rel} is not valid UTF-8 (byte {exc.start}); it is skipped. Re-save it as UTF-8 to make it searchable.") from exc
     return text.replace("\r\n", "\n").replace("\r", "\n")
-
-
-def parse_frontmatter(text: str) -> Frontmatter:
-    """YAML frontmatter between leading `---` lines. Bad YAML yields an `error`, never an exception."""
-    if not text.startswith("---\n"):
-        return Frontmatter()
-    end = text.find("\n---", 3)
-    while end != -1 and text[end + 4 : end + 5] not in ("\n", ""):
-        end = text.find("\n---", end + 4)
-    if end == -1:
-        return Frontmatter()
-    block = text[4:end]
-    line_count = block.count("\n") + 3 if block else 2
-    try:
-        data = yaml.load(block, Loader=_YAML_LOADER) or {}
-    except yaml.YAMLError as exc:
-        return Frontmatter(line_count=line_count, error=f"frontmatter is not valid YAML: {str(exc).splitlines()[0]}")
-    if not isinstance(data, dict):
-        return Frontmatter(line_count=line_count, error="frontmatter is not a YAML mapping")
-    if not within_values(data, MAX_FRONTMATTER_VALUES):
-        error = f"frontmatter holds more than {MAX_FRONTMATTER_VALUES:,} values (YAML aliases repeating a list?); it is ignored"
-        return Frontmatter(line_count=line_count, error=error)
-    title, project = _scalar(data.get("title"), MAX_TITLE_CHARS), _scalar(data.get("project"), MAX_TITLE_CHARS)
-    return Frontmatter(
-        title=title,
-        project=project,
-        aliases=_str_list(data.get("aliases") or data.get("alias"))[:MAX_LIST_ITEMS],
-        tags=tuple(t.lstrip("#") for t in _str_list(data.get("tags") or data.get("tag")))[:MAX_LIST_ITEMS],
-        description=_text(data.get("description")),
-        line_count=line_count,
-        data=data,
-    )
-
-
-def within_values(data, limit: int, *, depth: int = 64) -> bool:
-    """Whether YAML data holds at most `limit` values counted as if written out, nested at most `depth` deep: aliases
-    make a 428-byte block stand for 43 million strings (9 ** 8), which str() and every consumer would walk. A list
-    that contains itself (`&a [*a, x]`) counts once. Stops counting at the limit."""
-    seen = 0
-
-    def walk(value, ancestors: tuple[int, ...]) -> bool:
-        nonlocal seen
-        seen += 1
-        if seen > limit or len(ancestors) > depth:
-            return False
-        if isinstance(value, (dict, list, tuple, set)):
-            if id(value) in ancestors:
-                return True  # a cycle: written out once
-            inner = (*ancestors, id(value))
-            items = [*value.keys(), *value.values()] if isinstance(value, dict) else value
-            return all(walk(item, inner) for item in items)
-        return True
-
-    return walk(data, ())
-
-
-def _scalar(value, limit: int) -> str | None:
-    """A frontmatter title or project: a scalar's text, cut at `limit` characters; None when empty or a list."""
-    if value in (None, "") or isinstance(value, (dict, list)):
-        return None
-    return str(value).strip()[:limit].strip() or None
-
-
-def _str_list(value) -> tuple[str, ...]:
-    if value is None:
-        return ()
-    if isinstance(value, str):
-        value = value[: MAX_LIST_ITEMS * MAX_ITEM_CHARS]
-        return (
-            tuple(v.strip() for v in value.replace(",", " ").split() if v.strip())
-            if " " in value or "," in value
-            else (value.strip()[:MAX_ITEM_CHARS],)
-        )
-    if isinstance(value, (list, tuple)):
-        return tuple(str(v).strip()[:MAX_ITEM_CHARS] for v in value[:MAX_LIST_ITEMS] if v not in (None, ""))
-    return (str(value)[:MAX_ITEM_CHARS],)
-
-
-def _text(value) -> str | None:
-    """A frontmatter value as plain text: a scalar as written, a list's (or mapping's) scalar items joined by spaces,
-    deeper nesting ignored (YAML anchors can even make it circular); None when empty."""
-    items = list(value.values()) if isinstance(value, dict) else value if isinstance(value, list) else [value]
-    text = " ".join(str(v).strip() for v in items if v is not None and not isinstance(v, (dict, list)))
-    return text.strip()[:MAX_DESCRIPTION_CHARS] or None
 
 
 def tier_of(rel: str, settings: Settings) -> int:
