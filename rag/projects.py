@@ -28,7 +28,7 @@ SESSIONS = "Sessions"
 CONTEXT_MAX_CHARS = 12_000
 CONTEXT_RECENT = 5  # decisions and sessions each
 _MIN_PIECE = 300  # a note is not squeezed into less room than this; it is listed as omitted instead
-_UNSAFE = re.compile(r'[\x00-\x1f\x7f/\\:*?"<>|#^\[\]]+')
+_UNSAFE = re.compile(r'[\x00-\x1f\x7f-\x9f/\\:*?"<>|#^\[\]]+')
 _DATED = re.compile(r"^(\d{4}-\d{2}-\d{2})")
 
 

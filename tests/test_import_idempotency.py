@@ -195,6 +195,8 @@ def test_stamp_detects_any_change_to_the_text():
         ("CON", "_CON"),
         ("", "Untitled"),
         ("Очень " * 30, ("Очень " * 13).strip()),
+        ("Photo\u202egpj.exe", "Photogpj.exe"),  # a chat title's direction override would disguise the name
+        ("a\u200bb\x85c", "ab c"),  # zero-width space dropped, a C1 control is a separator like C0 ones
     ],
 )
 def test_file_names_are_safe_everywhere(title, expected):

@@ -23,6 +23,7 @@ from pathlib import Path
 from rag.importers.markdown import IndexEntry, parse_time
 from rag.limits import NAME_BYTES, cut_to_bytes
 from rag.notes import disk
+from rag.notes.files import without_invisible
 from rag.notes.vault import parse_frontmatter, resolves_inside
 
 log = logging.getLogger(__name__)
@@ -30,7 +31,7 @@ log = logging.getLogger(__name__)
 STAMP_KEY = "import_sha256"
 INDEX_NAME = "INDEX.md"
 _STAMP_LINE = re.compile(rf"^{STAMP_KEY}: ([0-9a-f]{{64}})\n", re.MULTILINE)
-_UNSAFE = re.compile(r'[\x00-\x1f\x7f/\\:*?"<>|#^\[\]]+')
+_UNSAFE = re.compile(r'[\x00-\x1f\x7f-\x9f/\\:*?"<>|#^\[\]]+')
 _RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)), *(f"lpt{i}" for i in range(1, 10))}
 
 
@@ -82,7 +83,7 @@ def write_atomic(vault: Path, path: Path, text: str) -> None:
 
 def safe_name(text: str, limit: int = 80) -> str:
     """A file or folder name that is valid on Linux, macOS and Windows and linkable in Obsidian."""
-    name = unicodedata.normalize("NFC", text)
+    name = unicodedata.normalize("NFC", without_invisible(text))  # a chat's title may hide a direction override
     name = " ".join(_UNSAFE.sub(" ", name).split())
     if len(name) > limit:
         name = name[:limit].rsplit(" ", 1)[0] if " " in name[:limit] else name[:limit]
