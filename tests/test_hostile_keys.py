@@ -1,0 +1,230 @@
+"""Hostile chat model servers (docs/security.md): a model's reply is bounded in length and check time, and a
+malformed one is one ChatError.
+
+Every server is real HTTP on 127.0.0.1: the OpenAI-compatible test server (tests/openai_server.py), or `Scripted`,
+whose replies a test writes byte by byte. Deadlines are shrunk where a test waits for one; every wait is bounded."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from rag.answer import grounding, replies
+from rag.answer.ask import ask
+from rag.answer.chat import OpenAIChat
+from rag.answer.ollama import OllamaChat
+from rag.errors import ChatError
+
+HI = [{"role": "user", "content": "hi"}]
+
+
+class Scripted:
+    """A real HTTP server on 127.0.0.1 whose replies the test writes: `routes` maps a path to `reply(handler, body)`.
+    Records each request's path and headers; on close, every reply still trickling stops."""
+
+    def __init__(self, routes: dict) -> None:
+        self.routes, self.requests, self.closing = routes, [], threading.Event()
+        scripted = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def _serve(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                scripted.requests.append({"path": self.path, "headers": dict(self.headers)})
+                route = scripted.routes.get(self.path.split("?")[0])
+                try:
+                    route(self, body) if route else send(self, b"not here", status=404)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+            do_GET = do_POST = _serve
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+
+    @property
+    def port(self) -> int:
+        return self.server.server_address[1]
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def __enter__(self) -> Scripted:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.closing.set()
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def send(handler, data, *, status: int = 200, kind: str = "application/json") -> None:
+    data = data if isinstance(data, bytes) else json.dumps(data).encode()
+    handler.send_response(status)
+    handler.send_header("Content-Type", kind)
+    handler.send_header("Content-Length", str(len(data)))
+    handler.end_headers()
+    handler.wfile.write(data)
+
+
+def stream(handler, pieces, *, kind: str = "text/event-stream") -> None:
+    """A streamed body without a length (it ends when the connection closes), written piece by piece."""
+    handler.send_response(200)
+    handler.send_header("Content-Type", kind)
+    handler.end_headers()
+    for piece in pieces:
+        handler.wfile.write(piece)
+    handler.wfile.flush()
+
+
+# --- 9. A chat server's reply is bounded, and a malformed one is one ChatError ---------------------------------------
+
+
+def openai_chat(settings, url):
+    return OpenAIChat(settings.replace(chat_model="m", openai_base_url=url, chat_context_tokens=8192, request_timeout=5.0, max_retries=0))
+
+
+def ollama_chat(settings, url):
+    return OllamaChat(settings.replace(chat_model="m", openai_base_url=url, chat_context_tokens=8192, request_timeout=5.0))
+
+
+def sse(*events) -> list[bytes]:
+    return [b"data: " + (e if isinstance(e, bytes) else json.dumps(e).encode()) + b"\n\n" for e in events]
+
+
+def sse_text(text: str, size: int = 1000) -> list[bytes]:
+    return sse(*({"choices": [{"index": 0, "delta": {"content": text[i : i + size]}}]} for i in range(0, len(text), size)), b"[DONE]")
+
+
+def ndjson_text(text: str, size: int = 1000) -> list[bytes]:
+    parts = [{"message": {"role": "assistant", "content": text[i : i + size]}, "done": False} for i in range(0, len(text), size)]
+    return [json.dumps(p).encode() + b"\n" for p in [*parts, {"message": {"content": ""}, "done": True, "done_reason": "stop"}]]
+
+
+CLIENTS = {
+    "openai": (openai_chat, "/v1/chat/completions", sse_text, "text/event-stream"),
+    "ollama": (ollama_chat, "/api/chat", ndjson_text, "application/x-ndjson"),
+}
+
+
+def collected(chat) -> tuple[str, bool]:
+    pieces, reply = [], chat.stream(HI)
+    while True:
+        try:
+            pieces.append(next(reply))
+        except StopIteration as end:
+            return "".join(pieces), end.value
+
+
+@pytest.mark.parametrize("client", CLIENTS, ids=CLIENTS.keys())
+def test_a_reply_past_the_cap_is_cut_there_and_said_to_be_cut(settings, client):
+    make, path, wire, kind = CLIENTS[client]
+    with Scripted({path: lambda h, b: stream(h, wire("x" * 1_000_000), kind=kind)}) as server:
+        text, cut = collected(make(settings, server.base_url))
+    assert text == "x" * replies.MAX_REPLY_CHARS and cut is True
+
+
+MALFORMED_SSE = {
+    "not-json": sse(b"{not json"),
+    "a-list": sse(b"[1, 2]"),
+    "choices-a-string": sse({"choices": "abc"}),
+    "content-a-number": sse({"choices": [{"delta": {"content": 5}}]}),
+    "delta-a-string": sse({"choices": [{"delta": "text"}]}),
+    "nested-100000-deep": sse(b"[" * 100_000 + b"]" * 100_000),
+    "not-utf-8": sse(b'{"choices": [{"delta": {"content": "\xff\xfe"}}]}'),
+    "a-line-without-end": [b"data: " + b"x" * 3_000_000],
+    "an-error-event": sse({"error": {"message": "boom"}}),
+}
+MALFORMED_NDJSON = {
+    "not-json": [b"{not json\n"],
+    "a-list": [b"[1]\n"],
+    "message-a-string": [b'{"message": "hi"}\n'],
+    "content-a-number": [b'{"message": {"content": 5}}\n'],
+    "nested-100000-deep": [b"[" * 100_000 + b"]" * 100_000 + b"\n"],
+    "a-line-without-end": [b"x" * 3_000_000],
+    "an-error-line": [b'{"error": "boom"}\n'],
+}
+MALFORMED = [("openai", name, body) for name, body in MALFORMED_SSE.items()] + [("ollama", name, body) for name, body in MALFORMED_NDJSON.items()]
+
+
+@pytest.mark.parametrize("client, name, body", MALFORMED, ids=[f"{c}-{n}" for c, n, _ in MALFORMED])
+def test_a_malformed_stream_is_one_chat_error_naming_the_server(settings, client, name, body):
+    make, path, _, kind = CLIENTS[client]
+    with Scripted({path: lambda h, b: stream(h, body, kind=kind)}) as server:
+        with pytest.raises(ChatError) as failed:
+            collected(make(settings, server.base_url))
+    message = str(failed.value)
+    assert "\n" not in message and len(message) < 600 and str(server.port) in message
+
+
+def test_ollama_timings_of_the_wrong_type_are_ignored(settings):
+    lines = [b'{"message": {"content": "ok"}, "done": false}\n', b'{"done": true, "prompt_eval_count": "many", "prompt_eval_duration": 5}\n']
+    with Scripted({"/api/chat": lambda h, b: stream(h, lines, kind="application/x-ndjson")}) as server:
+        assert collected(ollama_chat(settings, server.base_url)) == ("ok", False)
+
+
+def test_a_whole_reply_is_bounded_too(settings, monkeypatch):
+    long = {"choices": [{"index": 0, "message": {"role": "assistant", "content": "y" * 100_000}, "finish_reason": "stop"}]}
+    with Scripted({"/v1/chat/completions": lambda h, b: send(h, long)}) as server:
+        chat = openai_chat(settings, server.base_url)
+        assert chat.complete(HI) == "y" * replies.MAX_REPLY_CHARS
+        monkeypatch.setattr(replies, "MAX_REPLY_BYTES", 50_000)
+        with pytest.raises(ChatError, match="not a chat completion"):
+            chat.complete(HI)
+
+
+def test_a_long_reply_is_cut_and_checked_within_seconds_and_what_is_not_checked_is_never_supported(workspace, settings, monkeypatch):
+    """A server that ignores max_tokens and streams 200 KB of cited sentences: the answer is cut at the cap, its first
+    MAX_CHECKED_CLAIMS claims are checked (20 here, for speed; 100 take ~2 s), the rest marked unsupported as not
+    checked."""
+    monkeypatch.setattr(grounding, "MAX_CHECKED_CLAIMS", 20)
+    workspace.sync()
+    text = "".join(f"White bread is at 72% hydration, note {i} [S1].\n" for i in range(5000))[:200_000]
+    with Scripted({"/v1/chat/completions": lambda h, b: stream(h, sse_text(text))}) as server:
+        box: dict = {}
+        chat = openai_chat(settings, server.base_url)
+        worker = threading.Thread(target=lambda: box.update(answer=ask(workspace, "What hydration do I keep for white bread?", chat=chat)))
+        started = time.perf_counter()
+        worker.daemon = True
+        worker.start()
+        worker.join(60)
+        assert not worker.is_alive(), "the answer was still being checked after 60 s"
+    answer, seconds = box["answer"], time.perf_counter() - started
+    assert seconds < 30 and answer.truncated and len(answer.text) <= replies.MAX_REPLY_CHARS + 100
+    checked, rest = answer.claims[: grounding.MAX_CHECKED_CLAIMS], answer.claims[grounding.MAX_CHECKED_CLAIMS :]
+    assert rest and all(c.status == "unsupported" and c.reason.startswith("not checked") for c in rest)
+    assert not any(c.reason.startswith("not checked") for c in checked)
+
+
+class Endless:
+    """A chat model (the `ChatModel` seam) whose reply does not stop at any cap of its own."""
+
+    name, context_tokens = "endless", 8192
+
+    def stream(self, messages):
+        for i in range(5000):
+            yield f"White bread is at 72% hydration, note {i} [S1].\n"
+        return False
+
+    def complete(self, messages):
+        return ""
+
+
+def test_any_chat_model_s_reply_is_cut_at_the_cap_by_ask_itself(workspace, monkeypatch):
+    monkeypatch.setattr(grounding, "MAX_CHECKED_CLAIMS", 20)
+    workspace.sync()
+    box: dict = {}
+    worker = threading.Thread(target=lambda: box.update(answer=ask(workspace, "What hydration do I keep for white bread?", chat=Endless())))
+    worker.daemon = True
+    worker.start()
+    worker.join(60)
+    assert not worker.is_alive(), "the answer was still being checked after 60 s"
+    assert box["answer"].truncated and len(box["answer"].text) <= replies.MAX_REPLY_CHARS + 100
