@@ -1,24 +1,34 @@
-"""Hostile chat model servers (docs/security.md): a model's reply is bounded in length and check time, and a
-malformed one is one ChatError.
+"""Hostile chat model servers (docs/security.md): the API key goes only to the endpoint it was set for, never to a
+server found on a local port; a model's reply is bounded in length and check time, and a malformed one is one
+ChatError.
 
 Every server is real HTTP on 127.0.0.1: the OpenAI-compatible test server (tests/openai_server.py), or `Scripted`,
 whose replies a test writes byte by byte. Deadlines are shrunk where a test waits for one; every wait is bounded."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from click.testing import CliRunner
 
-from rag.answer import grounding, replies
+from rag.answer import grounding, replies, servers
 from rag.answer.ask import ask
-from rag.answer.chat import OpenAIChat
+from rag.answer.chat import OpenAIChat, make_chat_model, try_model
 from rag.answer.ollama import OllamaChat
+from rag.cli import cli
+from rag.config import load_settings
+from rag.embed.embedders import make_embedder
 from rag.errors import ChatError
+from rag.web.webapp import apply_choices, choices_of
 
+from .openai_server import FakeOpenAI
+
+KEY = "sk-test-the-users-own-key"
 HI = [{"role": "user", "content": "hi"}]
 
 
@@ -83,6 +93,73 @@ def stream(handler, pieces, *, kind: str = "text/event-stream") -> None:
     for piece in pieces:
         handler.wfile.write(piece)
     handler.wfile.flush()
+
+
+def saw_key(requests) -> bool:
+    return any(KEY in json.dumps(r["headers"]) for r in requests)
+
+
+def place(vault, tmp_path) -> list[str]:
+    return ["--vault", str(vault), "--db", str(tmp_path / "index.db")]
+
+
+# --- 1. The API key goes only to the endpoint it was set for --------------------------------------------------------
+
+
+@pytest.mark.parametrize("configured", [False, True], ids=["key-for-openai", "key-for-openai-base-url"])
+def test_testing_a_model_that_a_local_server_lists_never_sends_it_the_key(vault, tmp_path, monkeypatch, configured):
+    with FakeOpenAI(models=("gpt-4o-mini",)) as local, FakeOpenAI(models=("gpt-4o-mini",), api_key=KEY) as real:
+        monkeypatch.setattr(servers, "LOCAL_PORTS", ((local.port, "llama.cpp"),))
+        real_url = real.base_url
+        env = {"OPENAI_API_KEY": KEY, "OPENAI_BASE_URL": real_url if configured else "", "RAG_CONFIG": ""}
+        tested = CliRunner().invoke(cli, ["models", *place(vault, tmp_path), "--test", "gpt-4o-mini"], env=env)
+        explicit = CliRunner().invoke(cli, ["models", *place(vault, tmp_path), "--test", "gpt-4o-mini", "--base-url", local.base_url], env=env)
+    assert tested.exit_code == 0 and explicit.exit_code == 0, tested.output + explicit.output
+    assert local.requests and not saw_key(local.requests), "a server found on a local port received the key"
+    if configured:  # the configured endpoint serves the model: the test goes there, with its key
+        assert f"at {real_url} replied" in tested.output and saw_key(real.requests)
+
+
+def test_a_discovered_server_picked_in_the_app_settings_gets_no_key_and_the_configured_one_does(vault, tmp_path):
+    with FakeOpenAI(models=("gpt-4o-mini", "embed")) as local, FakeOpenAI(models=("gpt-4o-mini", "embed"), api_key=KEY) as real:
+        base = load_settings(vault=vault, db_path=tmp_path / "i.db", env={"OPENAI_API_KEY": KEY, "OPENAI_BASE_URL": real.base_url})
+        picked = dataclasses.replace(choices_of(base), endpoint=local.base_url, chat_model="gpt-4o-mini", embedder="openai", embed_model="embed")
+        settings = apply_choices(base, picked)  # what the app's "Use" does
+        assert make_chat_model(settings).complete(HI)
+        make_embedder(settings).embed_query("hello")
+        try_model(base, base_url=local.base_url, model="gpt-4o-mini")  # the app's "Test"
+        assert len(local.requests) >= 3 and not saw_key(local.requests)
+        # The configured endpoint, spelled otherwise (scheme in capitals, a trailing slash), is still the key's own.
+        same = dataclasses.replace(picked, endpoint=real.base_url.replace("http://", "HTTP://") + "/")
+        assert make_chat_model(apply_choices(base, same)).complete(HI) and saw_key(real.requests)
+
+
+def test_a_server_that_asks_for_a_key_it_was_not_given_is_told_where_the_key_goes(vault, tmp_path):
+    with FakeOpenAI(models=("gpt-4o-mini",), api_key="its-own") as local:
+        base = load_settings(vault=vault, db_path=tmp_path / "i.db", env={"OPENAI_API_KEY": KEY})
+        with pytest.raises(ChatError, match="sent only to https://api.openai.com/v1, the endpoint it was set for") as refused:
+            try_model(base, base_url=local.base_url, model="gpt-4o-mini")
+    assert KEY not in str(refused.value) and not saw_key(local.requests)
+
+
+def test_only_the_configured_endpoint_is_asked_with_the_key_when_servers_are_listed(vault, tmp_path, monkeypatch):
+    with FakeOpenAI(models=("local-model",)) as local, FakeOpenAI(models=("remote-model",), api_key=KEY) as real:
+        monkeypatch.setattr(servers, "LOCAL_PORTS", ((local.port, "llama.cpp"),))
+        env = {"OPENAI_API_KEY": KEY, "OPENAI_BASE_URL": real.base_url, "RAG_CONFIG": ""}
+        listed = CliRunner().invoke(cli, ["models", *place(vault, tmp_path)], env=env)
+    assert listed.exit_code == 0 and "local-model" in listed.output and "remote-model" in listed.output, listed.output
+    assert local.requests and not saw_key(local.requests) and saw_key(real.requests)
+
+
+def test_a_key_is_bound_to_its_endpoint_however_the_settings_change():
+    from rag.endpoints import api_key_for, same_endpoint
+
+    settings = load_settings(env={"OPENAI_API_KEY": KEY})
+    assert api_key_for(settings, None) == api_key_for(settings, "https://API.openai.com:443/v1/") == KEY
+    assert api_key_for(settings.replace(openai_base_url="http://127.0.0.1:8080/v1"), "http://127.0.0.1:8080/v1") is None
+    assert not same_endpoint("http://127.0.0.1:8080/v1", "http://127.0.0.1:8081/v1")
+    assert not same_endpoint("http://localhost:8080/v1", "http://127.0.0.1:8080/v1")  # names are not resolved
+    assert not same_endpoint("http://127.0.0.1:8080/v1", "https://127.0.0.1:8080/v1")
 
 
 # --- 9. A chat server's reply is bounded, and a malformed one is one ChatError ---------------------------------------

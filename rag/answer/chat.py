@@ -2,8 +2,8 @@
 
 Any server that speaks `/v1/chat/completions` works: OpenAI, Ollama, LM Studio, vLLM, llama.cpp server, LiteLLM.
 The openai client sends the request; the reply's bytes are read by `replies` (bounded, and checked piece by piece).
-Failures become `ChatError` with the fix in the message: unreachable endpoint, timeout, unknown model, bad key, a
-reply that is not a chat completion.
+The API key goes only to the endpoint it was given for (rag/endpoints.py). Failures become `ChatError` with the fix
+in the message: unreachable endpoint, timeout, unknown model, bad key, a reply that is not a chat completion.
 Knows nothing about sources, prompts or citations.
 """
 
@@ -17,6 +17,7 @@ from typing import Generator, Protocol
 
 from rag.answer import replies, servers
 from rag.config import CONNECT_TIMEOUT, Settings
+from rag.endpoints import api_key_for
 from rag.errors import ChatError, ConfigError, PromptTooLong
 from rag.tokens import count_tokens
 
@@ -63,6 +64,8 @@ class OpenAIChat:
             )
         self._openai, self._http = openai, httpx2
         self.base_url = settings.openai_base_url or "https://api.openai.com/v1"
+        key = api_key_for(settings, self.base_url)
+        self.key_withheld = settings.openai_key_endpoint if settings.openai_api_key and not key else None  # for the message
         self.model = settings.chat_model
         self.name = f"{settings.chat_model}@{self.base_url}"
         self.context_tokens = settings.chat_context_tokens or _served(self.base_url, self.model)[0].context_tokens or DEFAULT_CONTEXT_TOKENS
@@ -73,7 +76,7 @@ class OpenAIChat:
             self._generation["seed"] = settings.seed
         self._client = openai.OpenAI(
             base_url=self.base_url,
-            api_key=settings.openai_api_key or "not-needed",
+            api_key=key or "not-needed",
             timeout=openai.Timeout(settings.request_timeout, connect=min(CONNECT_TIMEOUT, settings.request_timeout)),
             max_retries=settings.max_retries,
         )
@@ -158,6 +161,11 @@ def _message(openai, chat: OpenAIChat, exc: Exception, waited: float | None = No
         return f"Cannot reach the chat endpoint {url}. Start the server or fix OPENAI_BASE_URL (or use --extractive to answer without a chat model)."
     if isinstance(exc, openai.NotFoundError):
         return f"The chat endpoint {url} does not know the model {model!r}. Set RAG_CHAT_MODEL to a model it serves."
+    if isinstance(exc, openai.AuthenticationError) and chat.key_withheld:
+        return (
+            f"The chat endpoint {url} asks for an API key. OPENAI_API_KEY is sent only to {chat.key_withheld}, the endpoint "
+            f"it was set for: to use a key here, set OPENAI_BASE_URL to {url} with that server's key."
+        )
     if isinstance(exc, openai.AuthenticationError):
         return f"The chat endpoint {url} refused the API key. Check OPENAI_API_KEY."
     if isinstance(exc, openai.RateLimitError):
