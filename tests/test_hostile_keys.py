@@ -1,6 +1,7 @@
 """Hostile chat model servers (docs/security.md): the API key goes only to the endpoint it was set for, never to a
-server found on a local port; a model's reply is bounded in length and check time, and a malformed one is one
-ChatError.
+server found on a local port; a discovery ends in seconds whatever the servers send, and one unreadable server never
+hides the others; a model's reply is bounded in length and check time, and a malformed one is one ChatError; a
+server's model names are shown cut and without control characters.
 
 Every server is real HTTP on 127.0.0.1: the OpenAI-compatible test server (tests/openai_server.py), or `Scripted`,
 whose replies a test writes byte by byte. Deadlines are shrunk where a test waits for one; every wait is bounded."""
@@ -26,6 +27,7 @@ from rag.embed.embedders import make_embedder
 from rag.errors import ChatError
 from rag.web.webapp import apply_choices, choices_of
 
+from .app_harness import texts
 from .openai_server import FakeOpenAI
 
 KEY = "sk-test-the-users-own-key"
@@ -95,8 +97,48 @@ def stream(handler, pieces, *, kind: str = "text/event-stream") -> None:
     handler.wfile.flush()
 
 
+def trickle(closing: threading.Event, *, headers: bool = False):
+    """A reply sent one byte every 50 ms (a socket timeout never fires): its status line already, or its body."""
+
+    def reply(handler, body):
+        if not headers:
+            handler.send_response(200)
+            handler.send_header("Content-Length", "100000000")
+            handler.end_headers()
+            handler.wfile.flush()
+        for byte in iter(lambda: b"H" if headers else b" ", None):
+            if closing.wait(0.05):
+                return
+            handler.wfile.write(byte)
+            handler.wfile.flush()
+
+    return reply
+
+
+def listing(*ids, **fields) -> dict:
+    return {"object": "list", "data": [{"id": i, "object": "model", **fields} for i in ids]}
+
+
 def saw_key(requests) -> bool:
     return any(KEY in json.dumps(r["headers"]) for r in requests)
+
+
+def discover(ports, **kwargs):
+    """find_servers in a thread, so that a discovery which does not end fails the test instead of hanging it."""
+    box: dict = {}
+    worker = threading.Thread(target=lambda: box.update(found=servers.find_servers(ports, **kwargs)), daemon=True)
+    started = time.perf_counter()
+    worker.start()
+    worker.join(10)
+    assert not worker.is_alive(), "the discovery did not end within 10 s"
+    return box["found"], time.perf_counter() - started
+
+
+@pytest.fixture
+def quick(monkeypatch):
+    """Discovery deadlines a test can wait for."""
+    monkeypatch.setattr(servers, "SERVER_SECONDS", 1.0)
+    monkeypatch.setattr(servers, "DISCOVERY_SECONDS", 1.5)
 
 
 def place(vault, tmp_path) -> list[str]:
@@ -160,6 +202,108 @@ def test_a_key_is_bound_to_its_endpoint_however_the_settings_change():
     assert not same_endpoint("http://127.0.0.1:8080/v1", "http://127.0.0.1:8081/v1")
     assert not same_endpoint("http://localhost:8080/v1", "http://127.0.0.1:8080/v1")  # names are not resolved
     assert not same_endpoint("http://127.0.0.1:8080/v1", "https://127.0.0.1:8080/v1")
+
+
+# --- 7. Discovery ends in seconds whatever the servers do ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("headers", [False, True], ids=["trickled-body", "trickled-status-line"])
+def test_a_server_that_trickles_its_reply_is_given_up_at_the_deadline_and_the_others_are_listed(quick, headers):
+    with FakeOpenAI(models=("good",)) as good, Scripted({}) as slow:
+        good.kind, good.context_tokens = "llama.cpp", 2048
+        slow.routes["/v1/models"] = trickle(slow.closing, headers=headers)
+        found, seconds = discover(((slow.port, "Ollama"), (good.port, "llama.cpp")))
+    assert seconds < 4
+    assert [(s.kind, s.models[0].id, s.models[0].context_tokens) for s in found if s.models] == [("llama.cpp", "good", 2048)]
+    assert [s.note for s in found if not s.models] == ["did not answer within 1 s"]
+
+
+def test_a_server_with_thousands_of_models_and_slow_details_is_listed_in_seconds(quick):
+    def show(handler, body):
+        time.sleep(0.05)
+        send(handler, {"parameters": "num_ctx 8192", "model_info": {"qwen2.context_length": 32768}})
+
+    routes = {
+        "/v1/models": lambda h, b: send(h, listing(*(f"model-{i}" for i in range(3000)))),
+        "/api/version": lambda h, b: send(h, {"version": "0.6.5"}),
+        "/api/show": show,
+    }
+    with Scripted(routes) as many:
+        found, seconds = discover(((many.port, "Ollama"),))
+    assert seconds < 4
+    (server,) = found
+    assert server.kind == "Ollama" and len(server.models) == servers.MAX_MODELS
+    assert server.models[0].context_tokens == 8192 and server.models[-1].context_tokens is None  # not asked: not said
+
+
+DEEP = b"[" * 100_000 + b"]" * 100_000
+UNREADABLE_SERVERS = {
+    "list-nested-100000-deep": {"/v1/models": DEEP},
+    "model-nested-100000-deep": {"/v1/models": b'{"data": [{"id": "m", "meta": ' + DEEP + b"}]}"},
+    "list-over-the-byte-cap": {"/v1/models": b'{"data": [' + b" " * 3_000_000 + b"]}"},
+    "llama.cpp-props-of-the-wrong-type": {"/v1/models": listing("m"), "/props": {"default_generation_settings": [4096]}},
+    "ollama-model-info-a-list": {"/v1/models": listing("m"), "/api/version": {"version": "1"}, "/api/show": {"model_info": [1, 2]}},
+    "ollama-parameters-a-dict": {"/v1/models": listing("m"), "/api/version": {"version": "1"}, "/api/show": {"parameters": {"num_ctx": 1}}},
+    "ollama-parameters-of-empty-lines": {"/v1/models": listing("m"), "/api/version": {"version": "1"}, "/api/show": {"parameters": "\n" * 900_000}},
+    "lm-studio-ids-that-are-lists": {"/v1/models": listing("m"), "/api/v0/models": {"data": [{"id": ["m"], "max_context_length": 4096}]}},
+    "window-absurd": {"/v1/models": listing("m", max_model_len=10**30)},
+    "window-a-boolean": {"/v1/models": listing("m", max_model_len=True)},
+    "window-a-string": {"/v1/models": listing("m", meta={"n_ctx": "4096"})},
+}
+
+
+@pytest.mark.parametrize("replies_by_path", UNREADABLE_SERVERS.values(), ids=UNREADABLE_SERVERS.keys())
+def test_one_unreadable_server_never_hides_the_others(quick, replies_by_path):
+    routes = {path: (lambda h, b, reply=reply: send(h, reply)) for path, reply in replies_by_path.items()}
+    with FakeOpenAI(models=("good",)) as good, Scripted(routes) as bad:
+        good.kind, good.context_tokens = "vllm", 32768
+        found, seconds = discover(((bad.port, "llama.cpp"), (good.port, "vLLM")))
+        good_url = good.base_url
+    assert seconds < 4
+    assert [(s.kind, s.base_url) for s in found if s.base_url == good_url] == [("vLLM", good_url)]
+    for server in found:
+        assert server.note in ("", servers.UNREADABLE)
+        assert all(m.context_tokens is None or 0 < m.context_tokens <= servers.MAX_WINDOW for m in server.models)
+        assert all(not isinstance(m.context_tokens, bool) for m in server.models)
+
+
+def test_rag_models_lists_the_good_server_and_says_which_one_could_not_be_read(vault, tmp_path, monkeypatch, quick):
+    with FakeOpenAI(models=("good",)) as good, Scripted({"/v1/models": lambda h, b: send(h, DEEP)}) as bad:
+        monkeypatch.setattr(servers, "LOCAL_PORTS", ((bad.port, "llama.cpp"), (good.port, "Ollama")))
+        listed = CliRunner().invoke(cli, ["models", *place(vault, tmp_path)], env={"OPENAI_BASE_URL": "", "RAG_CONFIG": ""})
+        bad_url = bad.base_url
+    assert listed.exit_code == 0, listed.output
+    assert f"A server at {bad_url}: unreadable reply" in listed.output and "  good" in listed.output
+
+
+# --- 12. A server's model names are shown cut and without control characters -----------------------------------------
+
+HOSTILE_NAME = "\x1b]52;c;c2VjcmV0\x07\u202e" + "A" * 1_000_000
+
+
+def test_a_huge_model_name_with_escape_sequences_is_listed_cut_and_without_them(vault, tmp_path, monkeypatch):
+    with Scripted({"/v1/models": lambda h, b: send(h, listing(HOSTILE_NAME, "ok-model"))}) as server:
+        monkeypatch.setattr(servers, "LOCAL_PORTS", ((server.port, "llama.cpp"),))
+        listed = CliRunner().invoke(cli, ["models", *place(vault, tmp_path)], env={"OPENAI_BASE_URL": "", "RAG_CONFIG": ""})
+    assert listed.exit_code == 0 and "  ok-model" in listed.output
+    assert max(len(line) for line in listed.output.splitlines()) < 200 and "AAA…" in listed.output
+    assert "\x1b" not in listed.output and "\x07" not in listed.output and "\u202e" not in listed.output
+    assert servers.shown_name(HOSTILE_NAME) == "]52;c;c2VjcmV0" + "A" * 65 + "…" and servers.shown_name("qwen2.5:7b") == "qwen2.5:7b"
+
+
+def test_the_app_lists_a_found_model_cut_and_never_sends_the_key_to_its_server(app, monkeypatch):
+    with FakeOpenAI(models=("gpt-4o-mini", "![x](http://evil.example/p.png)" + "B" * 5000)) as local:
+        monkeypatch.setattr("rag.answer.servers.LOCAL_PORTS", ((local.port, "llama.cpp"),))
+        monkeypatch.setenv("OPENAI_API_KEY", KEY)
+        at = app()
+        at.button(key="rag_find_models").click().run()
+        picker = at.selectbox(key="rag_model_pick")
+        assert picker.options[0] == "gpt-4o-mini · OpenAI-compatible" and len(picker.options[1]) < 120
+        local.script_chat("![y](http://evil.example/q.png)")
+        at.button(key="rag_model_test").click().run()
+        assert "![y](http" not in texts(at.sidebar.success) and "evil" in texts(at.sidebar.success)  # shown as text
+        at.button(key="rag_model_use").click().run()
+    assert local.requests and not saw_key(local.requests)
 
 
 # --- 9. A chat server's reply is bounded, and a malformed one is one ChatError ---------------------------------------
