@@ -11,6 +11,7 @@ import streamlit as st
 from app_pages import common
 from app_pages.common import t
 from rag.answer.ask import CHECKING, GENERATING, Answer, ModelReading, Turn
+from rag.answer.servers import shown_name
 from rag.errors import RagError
 from rag.text.date_labels import day_label
 from rag.web import i18n, untrusted
@@ -101,7 +102,8 @@ def _header(ctx: common.AppContext, turns: list[ChatTurn]):
     left.title(t("ask.title"))
     slot = right.empty()
     _new_chat_button(slot, turns)
-    mode = t("ask.mode.model", model=ctx.settings.chat_model) if ctx.settings.chat_model else t("ask.mode.extractive")
+    model = ctx.settings.chat_model and shown_name(ctx.settings.chat_model)  # it may be a name a found server gave
+    mode = t("ask.mode.model", model=model) if model else t("ask.mode.extractive")
     st.caption(f"{mode} · {t('ask.vault', name=ctx.settings.vault.name)}")
     state = ctx.knowledge.progress()
     status = ctx.knowledge.status()
@@ -218,7 +220,7 @@ def _show_answer(ctx: common.AppContext, i: int, turn: ChatTurn) -> None:
     if a.mode == "extractive":
         st.badge(t("ask.badge.extractive"), icon=":material/format_quote:", color="gray")
     else:
-        st.badge(t("ask.badge.model", model=turn.model or "chat"), icon=":material/smart_toy:", color="blue")
+        st.badge(t("ask.badge.model", model=shown_name(turn.model or "chat")), icon=":material/smart_toy:", color="blue")
     if a.time is not None and common.time_chip(a.time, key=f"time-{i}"):  # the days searched, before the answer from them
         st.session_state["rag_pending_question"] = st.session_state["rag_ask_all_dates"] = a.question
         st.rerun()

@@ -18,7 +18,7 @@ import streamlit as st
 
 from rag.answer.ask import NOTICE_EMPTY_REPLY
 from rag.answer.chat import try_model
-from rag.answer.servers import find_servers
+from rag.answer.servers import find_servers, shown_name
 from rag.config import DEMO_VAULT, Settings, allowed_range, load_settings
 from rag.errors import RagError
 from rag.knowledge import Knowledge
@@ -246,9 +246,9 @@ def _model_picker(settings: Settings) -> None:
         st.caption(t("models.none"))
         return
 
-    def label(i: int) -> str:  # a select box shows plain text, not Markdown: nothing to escape
+    def label(i: int) -> str:  # a select box shows plain text, not Markdown: the name cut, control characters out
         server, model = options[i]
-        return f"{model.id} · {server.kind}"
+        return f"{shown_name(model.id)} · {server.kind}"
 
     pick = st.selectbox(t("models.pick"), range(len(options)), format_func=label, key="rag_model_pick")
     server, model = options[pick]

@@ -31,6 +31,7 @@ CONFIG_NAME = "rag.toml"
 APP_NAME = "ask-your-vault"
 CONFIG_FOLDER = APP_NAME  # under ~/.config (or $XDG_CONFIG_HOME)
 DEMO_VAULT = Path(__file__).resolve().parent / "demo_vault"
+OPENAI_ENDPOINT = "https://api.openai.com/v1"  # where a key goes when no OPENAI_BASE_URL is set
 CONNECT_TIMEOUT = 2.0  # seconds to open a connection to a model endpoint: a closed or unreachable one fails fast (reads get request_timeout)
 
 # Tier 1 holds durable, curated knowledge (profile, memory, overviews); it gets a small retrieval boost.
@@ -88,6 +89,9 @@ class Settings:
     # Chat (OpenAI-compatible). No chat model → extractive answers.
     openai_base_url: str | None = None
     openai_api_key: str | None = dataclasses.field(default=None, repr=False)
+    # The endpoint the key was given for (OPENAI_BASE_URL as loaded, else OpenAI's), kept when a later choice points
+    # the settings elsewhere (a server found on a local port, the app's panel): the key goes there only (rag/endpoints.py).
+    openai_key_endpoint: str | None = dataclasses.field(default=None, repr=False)
     chat_model: str | None = None
     request_timeout: float = 60.0
     max_retries: int = 2
@@ -134,6 +138,10 @@ class Settings:
     today: str | None = None
     # The browser app's language: "auto" (the browser's language if Russian or English, else the vault's main script)
     ui_language: str = "auto"
+
+    def __post_init__(self) -> None:
+        if self.openai_api_key and self.openai_key_endpoint is None:  # bound once, where the key and its endpoint are read
+            object.__setattr__(self, "openai_key_endpoint", self.openai_base_url or OPENAI_ENDPOINT)
 
     def replace(self, **changes) -> Settings:
         return dataclasses.replace(self, **changes)
@@ -274,7 +282,7 @@ def _read_toml(path: Path) -> dict:
         raise ConfigError(f"Cannot read config file {path}: {exc}. Fix it or remove it.") from exc
     if "openai_api_key" in data:
         raise ConfigError(f"{path} contains openai_api_key. Keep secrets out of files: set OPENAI_API_KEY instead.")
-    known = {f.name for f in dataclasses.fields(Settings)}
+    known = {f.name for f in dataclasses.fields(Settings)} - {"openai_key_endpoint"}  # follows the key, never set
     unknown = sorted(set(data) - known)
     if unknown:
         raise ConfigError(f"Unknown setting(s) in {path}: {', '.join(unknown)}. Known settings: {', '.join(sorted(known))}.")

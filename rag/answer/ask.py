@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass, replace
 from datetime import date
 from typing import Callable, Iterable
 
+from rag.answer import replies
 from rag.answer.chat import ChatModel, Message
 from rag.answer.citations import CitationFilter, clean
 from rag.answer.context import ContextLimits, FrozenContext, Source, build_context, fence_for, render_sources
@@ -325,11 +326,12 @@ def _generated(question, query, context: FrozenContext, turns, chat: ChatModel, 
 
 def _streamed(chat: ChatModel, messages, stream: CitationFilter, emit, stop: threading.Event | None = None) -> tuple:
     """Stream the model's reply through the citation filter, emitting what is safe to show; (cleaned, truncated).
-    Once `stop` is set, the next piece closes the request (a server stops generating when its client hangs up)."""
-    reply = chat.stream(messages)
+    Once `stop` is set, the next piece closes the request (a server stops generating when its client hangs up). The
+    reply is cut at replies.MAX_REPLY_CHARS whatever the chat model (the clients cut there too)."""
+    reply, cap = chat.stream(messages), replies.Cap()
     while True:
         try:
-            piece = stream.feed(next(reply))
+            piece = stream.feed(cap.take(next(reply)))
         except StopIteration as end:
             truncated = bool(end.value)
             break
@@ -338,6 +340,10 @@ def _streamed(chat: ChatModel, messages, stream: CitationFilter, emit, stop: thr
             raise AnswerStopped("The answer was stopped.")
         if piece:
             emit(piece)
+        if cap.cut:  # a chat model that does not cut its own reply
+            reply.close()
+            truncated = True
+            break
     tail = stream.tail()
     if tail:
         emit(tail)

@@ -1,7 +1,9 @@
 """Messages → text from a chat model, streamed. The `ChatModel` protocol (the seam) and an OpenAI-compatible client.
 
 Any server that speaks `/v1/chat/completions` works: OpenAI, Ollama, LM Studio, vLLM, llama.cpp server, LiteLLM.
-Failures become `ChatError` with the fix in the message: unreachable endpoint, timeout, unknown model, bad key.
+The openai client sends the request; the reply's bytes are read by `replies` (bounded, and checked piece by piece).
+The API key goes only to the endpoint it was given for (rag/endpoints.py). Failures become `ChatError` with the fix
+in the message: unreachable endpoint, timeout, unknown model, bad key, a reply that is not a chat completion.
 Knows nothing about sources, prompts or citations.
 """
 
@@ -13,8 +15,9 @@ import time
 from dataclasses import dataclass
 from typing import Generator, Protocol
 
-from rag.answer import servers
+from rag.answer import replies, servers
 from rag.config import CONNECT_TIMEOUT, Settings
+from rag.endpoints import api_key_for
 from rag.errors import ChatError, ConfigError, PromptTooLong
 from rag.tokens import count_tokens
 
@@ -36,8 +39,8 @@ class ChatModel(Protocol):
     context_tokens: int  # the model's window: prompt and answer together
 
     def stream(self, messages: list[Message]) -> Generator[str, None, bool]:
-        """Text deltas of the reply, as they arrive; the generator returns True if the reply was cut at the answer's
-        token limit (`reason = yield from chat.stream(…)`). Raises ChatError."""
+        """Text deltas of the reply, as they arrive; the generator returns True if the reply was cut, at the answer's
+        token limit or at replies.MAX_REPLY_CHARS (`reason = yield from chat.stream(…)`). Raises ChatError."""
         ...
 
     def complete(self, messages: list[Message]) -> str:
@@ -49,6 +52,7 @@ class OpenAIChat:
     """A chat model behind an OpenAI-compatible endpoint. Owns one HTTP client; thread-safe."""
 
     def __init__(self, settings: Settings) -> None:
+        import httpx2  # the openai client's HTTP library: its errors while we read the reply's bytes
         import openai
 
         if not settings.chat_model:
@@ -58,8 +62,10 @@ class OpenAIChat:
                 f"RAG_CHAT_MODEL is {settings.chat_model!r} but there is no endpoint: set OPENAI_BASE_URL "
                 "(Ollama, LM Studio, vLLM …) or OPENAI_API_KEY (OpenAI), or unset RAG_CHAT_MODEL for extractive answers."
             )
-        self._openai = openai
+        self._openai, self._http = openai, httpx2
         self.base_url = settings.openai_base_url or "https://api.openai.com/v1"
+        key = api_key_for(settings, self.base_url)
+        self.key_withheld = settings.openai_key_endpoint if settings.openai_api_key and not key else None  # for the message
         self.model = settings.chat_model
         self.name = f"{settings.chat_model}@{self.base_url}"
         self.context_tokens = settings.chat_context_tokens or _served(self.base_url, self.model)[0].context_tokens or DEFAULT_CONTEXT_TOKENS
@@ -70,7 +76,7 @@ class OpenAIChat:
             self._generation["seed"] = settings.seed
         self._client = openai.OpenAI(
             base_url=self.base_url,
-            api_key=settings.openai_api_key or "not-needed",
+            api_key=key or "not-needed",
             timeout=openai.Timeout(settings.request_timeout, connect=min(CONNECT_TIMEOUT, settings.request_timeout)),
             max_retries=settings.max_retries,
         )
@@ -80,41 +86,58 @@ class OpenAIChat:
         return reading_seconds(self.base_url, self.model, prompt_tokens(messages))
 
     def stream(self, messages: list[Message]) -> Generator[str, None, bool]:
-        truncated, tokens = False, prompt_tokens(messages)
+        truncated, tokens, cap = False, prompt_tokens(messages), replies.Cap()
         wait = first_byte_timeout(self.base_url, self.model, tokens, self.timeout)
         timeout = self._openai.Timeout(wait, connect=min(CONNECT_TIMEOUT, wait))
         with self._errors(wait):
             started = time.perf_counter()
             response = self._client.chat.completions.create(model=self.model, messages=messages, stream=True, timeout=timeout, **self._generation)
-            with response:
-                for chunk in response:
-                    if not chunk.choices:
-                        continue
-                    if chunk.choices[0].delta.content:
+            with response:  # the client's own event reader buffers a line without limit: the bytes are read here
+                for delta in replies.sse_deltas(response.response.iter_bytes()):
+                    piece = cap.take(delta.text)
+                    if piece:
                         if started is not None:
                             measured(self.base_url, self.model, tokens, time.perf_counter() - started)
                             started = None
-                        yield chunk.choices[0].delta.content
-                    truncated = truncated or chunk.choices[0].finish_reason == "length"
+                        yield piece
+                    truncated = truncated or delta.finish == "length" or cap.cut
+                    if cap.cut:
+                        log.warning(
+                            "The chat endpoint %s sent more than %d characters; the reply was cut there.", self.base_url, replies.MAX_REPLY_CHARS
+                        )
+                        break
         return truncated
 
     def complete(self, messages: list[Message]) -> str:
-        with self._errors():
-            response = self._client.chat.completions.create(model=self.model, messages=messages, **self._generation)
-        if not response.choices:
+        with (
+            self._errors(),
+            self._client.chat.completions.with_streaming_response.create(model=self.model, messages=messages, **self._generation) as response,
+        ):
+            text = replies.completion_text(replies.whole(response.iter_bytes()))
+        if text is None:
             raise ChatError(f"The chat endpoint {self.base_url} returned no choices. Check that it serves {self.model!r}.")
-        return response.choices[0].message.content or ""
+        return replies.Cap().take(text)
 
     def close(self) -> None:
         self._client.close()
 
     @contextlib.contextmanager
     def _errors(self, waited: float | None = None):
-        """openai exceptions → ChatError with the fix (also around a stream's iteration)."""
+        """openai exceptions, the HTTP library's while the reply is read, and a reply out of shape → ChatError with
+        the fix (also around a stream's iteration)."""
         try:
             yield
-        except self._openai.APITimeoutError as exc:
-            raise ChatError(_message(self._openai, self, exc, waited)) from exc
+        except (self._openai.APITimeoutError, self._http.TimeoutException) as exc:
+            raise ChatError(_timed_out(self, waited)) from exc
+        except (self._http.HTTPError, self._http.StreamError) as exc:
+            raise ChatError(f"The chat endpoint {self.base_url} broke off its reply ({_detail(exc)}). Try again, or check the server's log.") from exc
+        except replies.Malformed as exc:
+            raise ChatError(
+                f"The chat endpoint {self.base_url} sent a reply that is not a chat completion ({exc}). "
+                "Check that OPENAI_BASE_URL is the /v1 address of an OpenAI-compatible server."
+            ) from exc
+        except replies.ServerFailed as exc:
+            raise ChatError(f"The chat endpoint {self.base_url} failed ({exc}). Try again, or check the server's log.") from exc
         except self._openai.OpenAIError as exc:
             window = servers.window_in_error(_detail(exc)) if isinstance(exc, self._openai.BadRequestError) else None
             if window:  # the next question is sized to it at once
@@ -123,17 +146,26 @@ class OpenAIChat:
             raise ChatError(_message(self._openai, self, exc)) from exc
 
 
+def _timed_out(chat: OpenAIChat, waited: float | None) -> str:
+    return (
+        f"The chat endpoint {chat.base_url} sent nothing for {waited or chat.timeout:.0f} s. "
+        "Check that the server is not overloaded, or raise request_timeout in rag.toml."
+    )
+
+
 def _message(openai, chat: OpenAIChat, exc: Exception, waited: float | None = None) -> str:
     url, model = chat.base_url, chat.model
     if isinstance(exc, openai.APITimeoutError):
-        return (
-            f"The chat endpoint {url} sent nothing for {waited or chat.timeout:.0f} s. "
-            "Check that the server is not overloaded, or raise request_timeout in rag.toml."
-        )
+        return _timed_out(chat, waited)
     if isinstance(exc, openai.APIConnectionError):
         return f"Cannot reach the chat endpoint {url}. Start the server or fix OPENAI_BASE_URL (or use --extractive to answer without a chat model)."
     if isinstance(exc, openai.NotFoundError):
         return f"The chat endpoint {url} does not know the model {model!r}. Set RAG_CHAT_MODEL to a model it serves."
+    if isinstance(exc, openai.AuthenticationError) and chat.key_withheld:
+        return (
+            f"The chat endpoint {url} asks for an API key. OPENAI_API_KEY is sent only to {chat.key_withheld}, the endpoint "
+            f"it was set for: to use a key here, set OPENAI_BASE_URL to {url} with that server's key."
+        )
     if isinstance(exc, openai.AuthenticationError):
         return f"The chat endpoint {url} refused the API key. Check OPENAI_API_KEY."
     if isinstance(exc, openai.RateLimitError):

@@ -2,20 +2,26 @@
 
 Ollama's OpenAI-compatible endpoint runs a model with the model's (or the server's default) `num_ctx`, often 2,048 or
 4,096 tokens, and silently drops the start of a longer prompt — the rules and the first sources. The native endpoint
-takes `options.num_ctx`, so the window is the one the prompt was sized for. Same `ChatModel` seam as `OpenAIChat`.
+takes `options.num_ctx`, so the window is the one the prompt was sized for. Same `ChatModel` seam as `OpenAIChat`,
+and the same bounds on the reply (rag/answer/replies.py): a line out of shape is one ChatError, a long reply is cut.
 """
 
 from __future__ import annotations
 
+import http.client
 import json
+import logging
 import urllib.error
 import urllib.request
 from typing import Generator
 
+from rag.answer import replies
 from rag.answer.chat import first_byte_timeout, measured, prompt_tokens, reading_seconds
 from rag.answer.servers import OPENER, root_of
 from rag.config import Settings
 from rag.errors import ChatError
+
+log = logging.getLogger(__name__)
 
 NUM_CTX = 8192  # asked for unless the settings say otherwise or the model was trained for less
 
@@ -39,24 +45,25 @@ class OllamaChat:
         wait = first_byte_timeout(self.base_url, self.model, tokens, self.timeout)
         body = json.dumps({"model": self.model, "messages": messages, "stream": True, "options": self._options}).encode()
         request = urllib.request.Request(root_of(self.base_url) + "/api/chat", data=body, headers={"Content-Type": "application/json"}, method="POST")
-        truncated = False
+        truncated, cap = False, replies.Cap()
         try:
             # The socket timeout counts from the last byte received: a slow model that streams is never cut off.
             with OPENER.open(request, timeout=wait) as response:
-                for line in response:
-                    if not line.strip():
-                        continue
-                    part = json.loads(line)
-                    if part.get("error"):
-                        raise ChatError(f"Ollama at {self.base_url} failed: {' '.join(str(part['error']).split())[:300]}")
-                    piece = (part.get("message") or {}).get("content") or ""
+                for delta in replies.ollama_deltas(iter(lambda: response.read1(65_536), b"")):
+                    piece = cap.take(delta.text)
                     if piece:
                         yield piece
-                    if part.get("done"):
-                        truncated = part.get("done_reason") == "length"
-                        if part.get("prompt_eval_count") and part.get("prompt_eval_duration"):  # Ollama times its reading
-                            measured(self.base_url, self.model, part["prompt_eval_count"], part["prompt_eval_duration"] / 1e9)
+                    if cap.cut:
+                        log.warning("Ollama at %s sent more than %d characters; the reply was cut there.", self.base_url, replies.MAX_REPLY_CHARS)
+                        truncated = True
                         break
+                    if delta.read:  # the last line: Ollama times its reading of the prompt
+                        measured(self.base_url, self.model, *delta.read)
+                    truncated = delta.finish == "length"
+        except replies.ServerFailed as exc:
+            raise ChatError(f"Ollama at {self.base_url} failed: {exc}") from exc
+        except replies.Malformed as exc:
+            raise ChatError(f"Ollama at {self.base_url} sent a reply that is not its chat's JSON lines ({exc}).") from exc
         except urllib.error.HTTPError as exc:
             raise ChatError(self._refused(exc)) from exc
         except TimeoutError as exc:
@@ -65,8 +72,8 @@ class OllamaChat:
             ) from exc
         except (urllib.error.URLError, OSError) as exc:
             raise ChatError(f"Cannot reach Ollama at {self.base_url}. Start it (`ollama serve`) or fix OPENAI_BASE_URL.") from exc
-        except ValueError as exc:
-            raise ChatError(f"Ollama at {self.base_url} sent a reply that is not JSON lines ({exc}).") from exc
+        except http.client.HTTPException as exc:  # a broken chunked body, a reply cut short
+            raise ChatError(f"Ollama at {self.base_url} broke off its reply ({type(exc).__name__}). Try again.") from exc
         return truncated
 
     def complete(self, messages: list[dict]) -> str:
@@ -78,8 +85,9 @@ class OllamaChat:
     def _refused(self, exc: urllib.error.HTTPError) -> str:
         try:
             detail = json.loads(exc.read(20_000)).get("error", "")
-        except (ValueError, OSError, AttributeError):
+        except (ValueError, OSError, AttributeError, RecursionError, http.client.HTTPException):
             detail = ""
+        detail = detail if isinstance(detail, str) else ""
         if exc.code == 404:
             return f"Ollama at {self.base_url} does not have the model {self.model!r} ({detail}). Run `ollama pull {self.model}` or pick another."
         return f"Ollama at {self.base_url} refused the request (HTTP {exc.code}: {' '.join(str(detail).split())[:300]})."

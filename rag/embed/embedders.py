@@ -13,6 +13,7 @@ from typing import Protocol
 import numpy as np
 
 from rag.config import CONNECT_TIMEOUT, Settings
+from rag.endpoints import api_key_for
 from rag.errors import ConfigError, EmbedderError
 
 log = logging.getLogger(__name__)
@@ -224,7 +225,7 @@ class OpenAIEmbedder:
             raise ConfigError("The OpenAI embedder needs OPENAI_BASE_URL (local server) or OPENAI_API_KEY (OpenAI).")
         self._client = openai.OpenAI(
             base_url=settings.openai_base_url,
-            api_key=settings.openai_api_key or "not-needed",
+            api_key=api_key_for(settings, settings.openai_base_url) or "not-needed",  # only to the key's own endpoint
             timeout=openai.Timeout(settings.request_timeout, connect=min(CONNECT_TIMEOUT, settings.request_timeout)),
             max_retries=settings.max_retries,
         )
