@@ -102,7 +102,10 @@ class PgStore(CommonReads, PgKeywordIndex, PgVectorTables, PgMemoryStats):
         with self._pool.connection() as conn, _translate(self.url), conn.transaction():
             yield conn
             if searchable:
-                conn.execute("UPDATE meta SET value = (value::bigint + 1)::text WHERE key = 'generation'")
+                # a value that is not a whole number (hand-edited) starts again at 1 rather than fail every write
+                conn.execute(
+                    "UPDATE meta SET value = (CASE WHEN value ~ '^-?[0-9]{1,18}$' THEN value::bigint + 1 ELSE 1 END)::text WHERE key = 'generation'"
+                )
 
     def _read(self, query: str, params=(), *, binary: bool = False) -> list[tuple]:
         with self._pool.connection() as conn, _translate(self.url):

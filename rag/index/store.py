@@ -122,7 +122,8 @@ class Store(CommonReads, KeywordIndex, VectorTables, MemoryStats):
                 self._conn.execute("ROLLBACK")
                 raise
             if searchable:
-                self._conn.execute("UPDATE meta SET value = value + 1 WHERE key = 'generation'")
+                # CAST: a value that is not a whole number (the file is not trusted) becomes one again
+                self._conn.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'")
             self._conn.execute("COMMIT")
 
     def _read(self, sql: str, params=()) -> list[tuple]:
