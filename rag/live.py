@@ -348,6 +348,10 @@ class LiveIndex:
             done = backfill(ws.store, ws.embedder, batch_size=EMBED_BATCH, progress=progress, token_states=ws.settings.token_match)
         except _Stopped:
             return
+        except RagError as exc:  # the index refused a write (a full disk, a busy file): retried like a failed embedder
+            log.warning("Embedding stopped: %s", exc)
+            self._embed_error = str(exc)
+            return
         self._embed_error = done.error
         if (done.chunks or done.sentences) and done.error is None:
             with self._sync_lock:  # not while a text sync is half-way through moving chunks

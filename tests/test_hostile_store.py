@@ -1,12 +1,15 @@
 """Hostile input, third review: the index file itself. A vector blob truncated, zeroed, of random bytes or not a blob
-at all, unreadable token states or meta values, and a `today` at the
+at all, unreadable token states or meta values, a full disk in the middle of `rag index`, and a `today` at the
 calendar's ends. Every index here is built by the real code on a small vault and then damaged with sqlite3 (or
 psycopg) directly; search keeps working with one warning, and the next `rag index` computes the bad rows again."""
 
 from __future__ import annotations
 
+import errno
 import logging
+import re
 import sqlite3
+import threading
 import time
 
 import numpy as np
@@ -15,10 +18,13 @@ from click.testing import CliRunner
 
 from rag.cli import cli
 from rag.config import load_settings
+from rag.errors import DiskFull
 from rag.index import blobs, vocabulary
 from rag.index.language_reference import reference_means
 from rag.index.repair import drop_unreadable
+from rag.index.store import Store
 from rag.index.sync import last_sync, skipped_notes
+from rag.live import LiveIndex
 from rag.search.token_match import pack, stored_states
 from rag.workspace import Workspace
 
@@ -218,6 +224,132 @@ def test_a_zeroed_vector_and_a_garbled_generation_on_either_backend(settings, fa
         assert ws.store.generation() > 0
     with Workspace.open(settings, embedder=fake_embedder) as ws:
         assert ws.retriever.dense(QUESTION, 1).hits[0].chunk.rowid == rowid
+
+
+# --- a full disk --------------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def full_disk(monkeypatch):
+    """`full_disk(pages)`: every index opened from now on can grow by `pages` pages only (SQLite's max_page_count:
+    a write past it fails as on a full disk, "database or disk is full")."""
+    opened = Store.open.__func__
+
+    def limit(pages: int) -> None:
+        def open_small(cls, path, *, create=False):
+            store = opened(cls, path, create=create)
+            used = store._conn.execute("PRAGMA page_count").fetchone()[0]
+            store._conn.execute(f"PRAGMA max_page_count = {used + pages}")
+            return store
+
+        monkeypatch.setattr(Store, "open", classmethod(open_small))
+
+    yield limit
+    monkeypatch.setattr(Store, "open", classmethod(opened))
+
+
+def _many_notes(vault, n: int = 40) -> None:
+    for i in range(n):
+        (vault / f"Bulk {i}.md").write_text(f"# Bulk {i}\n\n" + " ".join(f"term{i}x{j} okapi" for j in range(150)) + "\n", encoding="utf-8")
+
+
+def _one_line_disk_full(result) -> str:
+    assert result.exit_code == 1, (result.output, result.exception)
+    error = result.output.strip().splitlines()[-1]
+    assert error.startswith("Error: The disk is full: indexing stopped, and the index is intact (")
+    assert error.endswith("Free space and run `python -m rag index` again.")
+    assert "Traceback" not in result.output and "cannot rollback" not in result.output
+    return error
+
+
+def test_a_full_disk_while_reading_notes_ends_index_in_one_line_and_the_index_still_searches(vault, tmp_path, cli_embedder, full_disk):
+    _many_notes(vault)
+    args = ["--vault", str(vault), "--db", str(tmp_path / "full.db")]
+    full_disk(8)
+    error = _one_line_disk_full(CliRunner().invoke(cli, ["index", *args]))
+    assert "notes indexed" in error and " 0 notes indexed" not in error  # the notes read before it are kept
+    full_disk(100_000)  # space freed
+    found = CliRunner().invoke(cli, ["search", "okapi", *args])
+    assert found.exit_code == 0 and "Bulk" in found.output
+    assert CliRunner().invoke(cli, ["index", *args]).exit_code == 0
+
+
+def test_a_full_disk_while_embedding_ends_index_in_one_line(vault, tmp_path, cli_embedder, full_disk):
+    _many_notes(vault)
+    args = ["--vault", str(vault), "--db", str(tmp_path / "full.db")]
+    with Workspace.open(load_settings(vault=vault, db_path=tmp_path / "full.db"), create=True, embedder=cli_embedder) as ws:
+        ws.sync(embed=False)  # the text, as the command reads it: what is left to write is vectors
+        notes = ws.store.counts(cli_embedder.name)["notes"]
+    full_disk(0)
+    error = _one_line_disk_full(CliRunner().invoke(cli, ["index", *args]))
+    embedded, chunks = map(int, re.search(rf"\({notes} notes indexed, (\d+) of (\d+) passages embedded\)", error).groups())
+    assert embedded < chunks  # the batches written before stay; the rest waits for space
+    full_disk(100_000)
+    assert CliRunner().invoke(cli, ["search", "okapi", "--mode", "bm25", *args]).exit_code == 0
+    done = CliRunner().invoke(cli, ["index", "--json", *args])
+    assert done.exit_code == 0 and '"vectors_missing": 0' in done.output
+
+
+def test_a_failed_write_is_undone_once_and_its_own_error_surfaces(settings, fake_embedder, full_disk):
+    with Workspace.open(settings, create=True, embedder=fake_embedder) as ws:
+        ws.sync(embed=False)
+    full_disk(0)
+    store = Store.open(settings.db_path)
+    big = np.ones((50, 4096), np.float32) / 64
+    with pytest.raises(DiskFull, match="The disk is full"):
+        store.put_vectors("big", [f"k{i}" for i in range(50)], big)
+    assert not store._conn.in_transaction
+    store.set_meta("after", "still writable")  # the connection is not left inside a transaction
+    assert store.get_meta("after") == "still writable"
+    store.close()
+
+
+def test_no_space_for_the_lock_file_beside_the_index_is_the_same_one_line(vault, tmp_path, cli_embedder, monkeypatch):
+    import builtins
+
+    opened = builtins.open
+
+    def no_space(file, *args, **kwargs):
+        if str(file).endswith(".lock"):  # the embedding lock, created beside the index on first use
+            raise OSError(errno.ENOSPC, "No space left on device", str(file))
+        return opened(file, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", no_space)
+    _one_line_disk_full(CliRunner().invoke(cli, ["index", "--vault", str(vault), "--db", str(tmp_path / "full.db")]))
+
+
+@pytest.mark.both_backends
+def test_a_full_disk_on_either_backend_is_one_line_that_names_it(settings, fake_embedder):
+    with Workspace.open(settings, create=True, embedder=fake_embedder) as ws:
+        full = "DO $$ BEGIN RAISE EXCEPTION 'could not extend file' USING ERRCODE = 'disk_full'; END $$"
+        with pytest.raises(DiskFull, match="disk .*is full"), ws.store.transaction() as db:
+            if settings.db_url:  # a real server error, SQLSTATE 53100
+                db.execute(full)
+            else:
+                db.execute(f"PRAGMA max_page_count = {db.execute('PRAGMA page_count').fetchone()[0]}")
+                db.executemany("INSERT INTO meta(key, value) VALUES (?, ?)", [(f"filler{i}", "x" * 2000) for i in range(200)])
+        assert ws.store.get_meta("filler0") is None  # undone
+        ws.store.set_meta("after", "written")  # and the store still writes
+        assert ws.store.get_meta("after") == "written"
+
+
+def test_a_full_disk_in_the_background_indexer_is_reported_and_retried(settings, fake_embedder, full_disk):
+    settings = settings.replace(token_match=False)
+    _many_notes(settings.vault, 10)
+    with Workspace.open(settings, create=True, embedder=fake_embedder) as ws:
+        ws.sync(embed=False)
+    full_disk(0)
+    live = LiveIndex(settings, embedder=fake_embedder).start()
+    try:
+        deadline = time.monotonic() + 20
+        while "disk is full" not in (live.progress().error or "") and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert "The disk is full" in (live.progress().error or ""), live.progress()
+        assert live._thread.is_alive()  # it waits to retry, it did not die
+        assert live.workspace().retriever.keyword("okapi", 3).hits
+    finally:
+        live.close(timeout=10)
+    assert not any(t.name == "rag-indexer" and t.is_alive() for t in threading.enumerate())
 
 
 # --- today at the calendar's ends ----------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ completes. Text is keyword-searchable as soon as its transaction commits; vector
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
 import math
@@ -20,7 +21,7 @@ import numpy as np
 from rag.config import Settings
 from rag.embed import aligned
 from rag.embed.embedders import Embedder
-from rag.errors import EmbedderError, NoteError
+from rag.errors import DiskFull, EmbedderError, NoteError, RagError
 from rag.index import language_reference, repair, vocabulary
 from rag.index.blobs import warn_once
 from rag.index.chunking import SEPARATOR, Chunk, chunk_note, note_title
@@ -88,7 +89,30 @@ LATEST_TIME = 221_845_392_000.0  # 9000-01-01 UTC: a later "last sync" is not a 
 
 
 def sync(settings: Settings, store: IndexStore, embedder: Embedder, *, progress: Progress | None = None, embed: bool = True) -> SyncReport:
-    """Bring `store` in line with the vault. With `embed=False`, only text is indexed (vectors are left missing)."""
+    """Bring `store` in line with the vault. With `embed=False`, only text is indexed (vectors are left missing).
+    Raises DiskFull, saying what the index holds, when the disk fills up: every write is one transaction (a note, a
+    batch of vectors), so what was written stays whole and the rest is done by the next run."""
+    try:
+        return _sync(settings, store, embedder, progress=progress, embed=embed)
+    except DiskFull as exc:
+        raise DiskFull(_stopped_full(store, embedder)) from exc
+    except OSError as exc:  # the lock file beside the index, a note's folder
+        if exc.errno != errno.ENOSPC:
+            raise
+        raise DiskFull(_stopped_full(store, embedder)) from exc
+
+
+def _stopped_full(store: IndexStore, embedder: Embedder) -> str:
+    """The one line for a sync the full disk stopped, with what the index holds (reads work on a full disk)."""
+    try:
+        counts = store.counts(embedder.name)
+        held = f"{counts['notes']} notes indexed, {counts['vectors_present']} of {counts['chunks']} passages embedded"
+    except RagError:
+        held = "what was written before stays"
+    return f"The disk is full: indexing stopped, and the index is intact ({held}). Free space and run `python -m rag index` again."
+
+
+def _sync(settings: Settings, store: IndexStore, embedder: Embedder, *, progress: Progress | None, embed: bool) -> SyncReport:
     started = time.perf_counter()
     progress = progress or (lambda stage, done, total: None)
     tally = _Tally()
