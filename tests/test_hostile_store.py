@@ -144,6 +144,17 @@ def test_unreadable_token_states_are_left_out_once_and_read_again_by_index(built
         assert set(ws.store.missing_token_keys("reader", embedded_by=fake_embedder.name)) >= {keys[0], keys[1]}
 
 
+@pytest.mark.both_backends
+def test_unreadable_token_states_are_dropped_on_either_backend_and_readable_ones_kept(settings, fake_embedder):
+    states = np.ones((2, 3, 4), np.float32) / 2
+    with Workspace.open(settings.replace(token_match=False), create=True, embedder=fake_embedder) as ws:
+        ws.sync()
+        keys = ws.store.missing_token_keys("reader", embedded_by=fake_embedder.name)[:3]
+        ws.store.put_token_states("reader", {keys[0]: pack(states), keys[1]: pack(states)[:-1], keys[2]: b"\x00" * 16})
+        assert drop_unreadable(ws.store, fake_embedder) == 2
+        assert ws.store.known_token_keys("reader", keys) == {keys[0]}
+
+
 @pytest.mark.parametrize("stored", ["not json", '{"1": [1, 2], "2": [3]}', '{"1": ["NaN"], "2": [1]}', "[]"])
 def test_an_unreadable_language_reference_is_ignored_by_search_and_recomputed_by_index(built, fake_embedder, caplog, stored):
     key = f"language_means:{fake_embedder.name}"

@@ -81,8 +81,7 @@ def warn_unusable(model: str, count: int, what: str = "vectors") -> None:
         warn_once(
             "unusable",
             f"{what}:{model}",
-            "Unreadable stored %s of %s (%d: truncated, not finite or not unit vectors) are left out of search;"
-            " `python -m rag index` recomputes them.",
+            "Unreadable stored %s of %s (%d: truncated, damaged or of another width) are left out of search; `python -m rag index` recomputes them.",
             what,
             model,
             count,
