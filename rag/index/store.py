@@ -61,7 +61,8 @@ class Store(CommonReads, KeywordIndex, VectorTables, MemoryStats):
 
     @classmethod
     def open(cls, path: Path, *, create: bool = False) -> Store:
-        """Open an index. With `create`, make it (and its folder) if missing. Raises IndexMissing / IndexCorrupt."""
+        """Open an index. With `create`, make it (and its folder) if missing. Raises IndexMissing / IndexCorrupt; a
+        full disk (DiskFull) or a busy index (RagError) is never taken for damage."""
         path = Path(path)
         if not path.exists() and not create:
             raise IndexMissing(f"No index at {path}. Run `python -m rag index` first.")
