@@ -44,6 +44,10 @@ class IndexForeign(RagError):
     """The index path holds a file of another program; it is never modified."""
 
 
+class DiskFull(RagError):
+    """The disk (or the database's size limit) is full: a write to the index was refused and rolled back."""
+
+
 class EmbedderError(RagError):
     """The embedding model failed or is unreachable."""
 

@@ -24,7 +24,7 @@ from typing import Callable
 from rag.config import Settings
 from rag.embed.embedders import Embedder
 from rag.errors import RagError
-from rag.index.sync import SyncReport, backfill
+from rag.index.sync import SyncReport, backfill, last_sync
 from rag.index.watch import Watcher
 from rag.workspace import Workspace
 
@@ -115,7 +115,7 @@ class LiveIndex:
                 self._ws.keep_previous_model_serving()
                 if self._ws.recovered_from:
                     log.warning("The index was damaged; it was moved to %s and is being rebuilt.", self._ws.recovered_from)
-                last = self._ws.store.get_meta("last_sync")  # a CLI run checks at most every interval, across runs
+                last = last_sync(self._ws.store)  # a CLI run checks at most every interval, across runs
                 if last is not None:
                     self._checked = self._clock() - max(0.0, time.time() - float(last))
             return self._ws
@@ -347,6 +347,10 @@ class LiveIndex:
         try:
             done = backfill(ws.store, ws.embedder, batch_size=EMBED_BATCH, progress=progress, token_states=ws.settings.token_match)
         except _Stopped:
+            return
+        except RagError as exc:  # the index refused a write (a full disk, a busy file): retried like a failed embedder
+            log.warning("Embedding stopped: %s", exc)
+            self._embed_error = str(exc)
             return
         self._embed_error = done.error
         if (done.chunks or done.sentences) and done.error is None:

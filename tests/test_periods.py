@@ -75,3 +75,28 @@ def test_last_time_and_recently_order_by_date_and_the_words_are_kept_apart():
 )
 def test_words_that_only_look_like_time_are_not_a_filter(question):
     assert read_period(question, WEDNESDAY) is None
+
+
+RELATIVE = [
+    "the year before last", "next year", "last week", "позапрошлый год", "в позапрошлом году", "через неделю",
+    "in 3 days", "last month", "yesterday", "tomorrow", "the day before yesterday", "позавчера", "вчера", "today",
+    "since yesterday", "this week", "this month", "this year", "last year", "в прошлом году", "в этом году",
+    "2 years ago", "3 months ago", "5 weeks ago", "10 days ago", "год назад", "месяц назад", "неделю назад",
+    "the week before last", "на позапрошлой неделе", "на прошлой неделе", "в прошлом месяце", "over the weekend",
+    "on Monday", "в понедельник", "since Monday", "last winter", "this summer", "прошлой зимой", "in March", "в марте",
+    "last March", "в прошлом марте", "in March last year", "since March", "since March 3", "before March",
+    "before last week", "in the last 3 days", "за последние две недели", "in the past 24 hours", "recently",
+    "недавно", "when did I last bake", "early March", "в начале марта", "a couple of days ago", "пару дней назад",
+    "from March to May", "с марта по май", "since the start of the year", "с начала года", "since last week",
+    "с прошлой недели", "on 3 March", "3 марта", "the past month",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("today", [date.min, date.max, date(1, 1, 6), date(9999, 12, 27)], ids=str)
+def test_relative_times_at_the_calendars_ends_give_a_period_within_it_or_none(today):
+    """`today` from RAG_TODAY may be 0001-01-01 or 9999-12-31: a time past the calendar's ends is no range, never an
+    error, and a range read is a real one."""
+    for question in RELATIVE:
+        found = read_period(question, today)
+        if found is not None and found.ranged:
+            assert found.after is None or found.after <= found.before, question

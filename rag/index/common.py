@@ -3,6 +3,7 @@ mixed into `store.Store` and `pg_store.PgStore` (each supplies `_read` and `get_
 
 from __future__ import annotations
 
+from rag.index.blobs import warn_once
 from rag.index.records import FileState
 
 
@@ -10,8 +11,14 @@ class CommonReads:
     """The index generation, file states, chunk texts and script shares (methods of both stores)."""
 
     def generation(self) -> int:
-        """Bumped by every write; caches (the vector matrix) compare it to know they are stale."""
-        return int(self.get_meta("generation", "0"))
+        """Bumped by every write; caches (the vector matrix) compare it to know they are stale. An unreadable value
+        (the index file is not trusted) counts as 0, with a warning: the next write makes it a number again."""
+        raw = self.get_meta("generation", "0")
+        try:
+            return int(raw)
+        except (TypeError, ValueError):
+            warn_once("meta", "generation", "The index's generation is unreadable (%r); the next write repairs it.", str(raw)[:40])
+            return 0
 
     def file_states(self) -> dict[str, FileState]:
         return {r[0]: FileState(*r) for r in self._read("SELECT path, sha256, mtime, size FROM files")}

@@ -23,7 +23,7 @@ import psycopg
 from psycopg.conninfo import conninfo_to_dict
 from psycopg_pool import ConnectionPool
 
-from rag.errors import ConfigError, IndexCorrupt, IndexMissing, RagError
+from rag.errors import ConfigError, DiskFull, IndexCorrupt, IndexMissing, RagError
 from rag.index import pg_schema
 from rag.index.common import CommonReads
 from rag.index.pg_keywords import PgKeywordIndex, weighted_counts
@@ -102,7 +102,10 @@ class PgStore(CommonReads, PgKeywordIndex, PgVectorTables, PgMemoryStats):
         with self._pool.connection() as conn, _translate(self.url), conn.transaction():
             yield conn
             if searchable:
-                conn.execute("UPDATE meta SET value = (value::bigint + 1)::text WHERE key = 'generation'")
+                # a value that is not a whole number (hand-edited) starts again at 1 rather than fail every write
+                conn.execute(
+                    "UPDATE meta SET value = (CASE WHEN value ~ '^-?[0-9]{1,18}$' THEN value::bigint + 1 ELSE 1 END)::text WHERE key = 'generation'"
+                )
 
     def _read(self, query: str, params=(), *, binary: bool = False) -> list[tuple]:
         with self._pool.connection() as conn, _translate(self.url):
@@ -265,6 +268,10 @@ def _translate(url: str):
     """psycopg failures → errors a person can act on."""
     try:
         yield
+    except psycopg.errors.DiskFull as exc:  # before OperationalError, its parent: the address is not what is wrong
+        raise DiskFull(
+            f"The disk of the PostgreSQL server at {display_url(url)} is full: the write was undone. Free space there and try again."
+        ) from exc
     except psycopg.OperationalError as exc:
         why = " ".join(str(exc).split()).rstrip(".?")  # libpq's text spans lines and ends in a question
         fix = (

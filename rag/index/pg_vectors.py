@@ -7,12 +7,14 @@ Mixed into `pg_store.PgStore`, which owns the pool and transactions. Knows model
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 from psycopg import sql
 
-from rag.index import pg_schema
+from rag.index import blobs, pg_schema
 from rag.index.records import WORD_MODELS
-from rag.index.store_vectors import _unpack
+from rag.index.store_vectors import REPAIR_PART, TOKEN_REPAIR_PART, _unpack, keyed_matrix, usable_vectors
 
 
 class PgVectorTables:
@@ -51,7 +53,7 @@ class PgVectorTables:
 
     def vectors_for_keys(self, model: str, keys: list[str]) -> dict[str, np.ndarray]:
         rows = self._read("SELECT vector_key, vector FROM embeddings WHERE model = %s AND vector_key = ANY(%s)", (model, list(keys)), binary=True)
-        return {k: _array(v) for k, v in rows}
+        return usable_vectors(model, [(k, _array(v).tobytes()) for k, v in rows])
 
     def count_missing_vectors(self, model: str) -> int:
         return self._read(
@@ -109,6 +111,20 @@ class PgVectorTables:
                 [(k, model, b) for k, b in rows],
             )
 
+    def drop_unreadable_token_states(self, readable: Callable[[object], bool]) -> int:
+        """As `store_vectors.VectorTables.drop_unreadable_token_states`."""
+        dropped, after = 0, ("", "")
+        while rows := self._read(
+            "SELECT vector_key, model, states FROM token_states WHERE (vector_key, model) > (%s, %s) ORDER BY vector_key, model LIMIT %s",
+            (*after, TOKEN_REPAIR_PART),
+        ):
+            bad = [(k, m, states) for k, m, states in rows if not readable(bytes(states))]
+            if bad:
+                with self.transaction(searchable=False) as db:
+                    db.cursor().executemany("DELETE FROM token_states WHERE vector_key = %s AND model = %s AND states = %s", bad)
+            dropped, after = dropped + len(bad), (rows[-1][0], rows[-1][1])
+        return dropped
+
     def chunk_token_states(self, model: str, rowids: list[int]) -> dict[int, bytes]:
         rows = self._read(
             "SELECT c.rowid, t.states FROM chunks c JOIN token_states t ON t.vector_key = c.vector_key AND t.model = %s WHERE c.rowid = ANY(%s)",
@@ -125,13 +141,32 @@ class PgVectorTables:
     def keyed_vectors(self, model: str) -> tuple[list[str], np.ndarray]:
         """(keys, matrix) of every `model` vector, ordered by key (no HNSW index: the vocabulary is read whole)."""
         rows = self._read("SELECT vector_key, vector FROM embeddings WHERE model = %s ORDER BY vector_key", (model,), binary=True)
-        if not rows:
-            return [], np.zeros((0, 0), np.float32)
-        return [r[0] for r in rows], np.vstack([_array(r[1]) for r in rows]).astype(np.float32)
+        return keyed_matrix(model, [(k, _array(v).tobytes()) for k, v in rows])
 
     def drop_vectors(self, model: str, keys: list[str]) -> None:
         with self.transaction() as db:
             db.execute("DELETE FROM embeddings WHERE model = %s AND vector_key = ANY(%s)", (model, list(keys)))
+
+    def drop_unusable_vectors(self, model: str, dim: int) -> int:
+        """As `store_vectors.VectorTables.drop_unusable_vectors` (pgvector refuses NaN and infinities, not zeros)."""
+        if not dim:
+            rows = self._read(
+                "SELECT vector_dims(vector) FROM embeddings WHERE model = %s GROUP BY 1 ORDER BY COUNT(*) DESC, 1 DESC LIMIT 1", (model,)
+            )
+            dim = rows[0][0] if rows else 0
+        dropped, after = 0, ""
+        while rows := self._read(
+            "SELECT vector_key, vector FROM embeddings WHERE model = %s AND vector_key > %s ORDER BY vector_key LIMIT %s",
+            (model, after, REPAIR_PART),
+            binary=True,
+        ):
+            _, kept = blobs.matrix_of([_array(v).tobytes() for _, v in rows], 4 * dim)
+            bad = [(model, k, v) for (k, v), ok in zip(rows, kept) if not ok]
+            if bad:  # only the row as read: another process may have stored a good vector meanwhile
+                with self.transaction() as db:
+                    db.cursor().executemany("DELETE FROM embeddings WHERE model = %s AND vector_key = %s AND vector = %s", bad)
+            dropped, after = dropped + len(bad), rows[-1][0]
+        return dropped
 
     def vectors(self, model: str, *, rows: list[int] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(chunk rowids, matrix, script codes) ordered by rowid, of every chunk with a `model` vector (or of `rows`)."""
@@ -141,7 +176,7 @@ class PgVectorTables:
             (model, list(rows)) if rows is not None else (model,),
             binary=True,
         )
-        return _unpack_arrays(found)
+        return _unpack_arrays(found, model)
 
     def sentence_vectors(self, model: str, *, rows: list[int] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(chunk rowid of each row, matrix, script codes) ordered by chunk rowid, of every sentence with a `model`
@@ -153,7 +188,7 @@ class PgVectorTables:
             (model, list(rows)) if rows is not None else (model,),
             binary=True,
         )
-        return _unpack_arrays(found)
+        return _unpack_arrays(found, model)
 
     # --- what meaning search needs beyond memory --------------------------------------------------------------
 
@@ -206,9 +241,9 @@ class PgVectorTables:
         return [r[0] for r in rows]
 
 
-def _unpack_arrays(rows: list[tuple]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _unpack_arrays(rows: list[tuple], model: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """As `store_vectors._unpack`, from pgvector's numpy arrays instead of blobs."""
-    return _unpack([(r[0], _array(r[1]).tobytes(), r[2]) for r in rows])
+    return _unpack([(r[0], _array(r[1]).tobytes(), r[2]) for r in rows], model)
 
 
 def _array(value) -> np.ndarray:

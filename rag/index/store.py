@@ -14,7 +14,7 @@ import threading
 import time
 from pathlib import Path
 
-from rag.errors import IndexCorrupt, IndexMissing, RagError
+from rag.errors import DiskFull, IndexCorrupt, IndexMissing, RagError
 from rag.index import schema
 from rag.index.common import CommonReads
 from rag.index.records import CHUNK_COLUMNS, FILE_COLUMNS, FileInfo, FileState, NoteFields, StoredChunk, chunk_row, chunk_sounds, file_info, file_row
@@ -61,7 +61,8 @@ class Store(CommonReads, KeywordIndex, VectorTables, MemoryStats):
 
     @classmethod
     def open(cls, path: Path, *, create: bool = False) -> Store:
-        """Open an index. With `create`, make it (and its folder) if missing. Raises IndexMissing / IndexCorrupt."""
+        """Open an index. With `create`, make it (and its folder) if missing. Raises IndexMissing / IndexCorrupt; a
+        full disk (DiskFull) or a busy index (RagError) is never taken for damage."""
         path = Path(path)
         if not path.exists() and not create:
             raise IndexMissing(f"No index at {path}. Run `python -m rag index` first.")
@@ -75,6 +76,8 @@ class Store(CommonReads, KeywordIndex, VectorTables, MemoryStats):
             conn.execute("PRAGMA foreign_keys = ON")
             schema.migrate(conn)
         except sqlite3.DatabaseError as exc:
+            if (why := _operational(exc, path)) is not None:  # a full disk or a busy index is no damage: never moved aside
+                raise why from exc
             raise IndexCorrupt(f"The index {path} is damaged ({exc}). Run `python -m rag index` to move it aside and rebuild it.") from exc
         return cls(path, conn)
 
@@ -118,12 +121,13 @@ class Store(CommonReads, KeywordIndex, VectorTables, MemoryStats):
             self._conn.execute("BEGIN IMMEDIATE")
             try:
                 yield self._conn
+                if searchable:
+                    # CAST: a value that is not a whole number (the file is not trusted) becomes one again
+                    self._conn.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'")
+                self._conn.execute("COMMIT")
             except BaseException:
-                self._conn.execute("ROLLBACK")
+                _rollback(self._conn)
                 raise
-            if searchable:
-                self._conn.execute("UPDATE meta SET value = value + 1 WHERE key = 'generation'")
-            self._conn.execute("COMMIT")
 
     def _read(self, sql: str, params=()) -> list[tuple]:
         with self._lock, _translate(self.path):
@@ -263,14 +267,36 @@ def _delete_fts(db: sqlite3.Connection, select: str, params) -> None:
     db.execute(f"DELETE FROM chunks_sounds WHERE rowid IN ({select})", params)
 
 
+def _rollback(conn: sqlite3.Connection) -> None:
+    """Undo the open transaction, if SQLite has not already: after a full disk (SQLITE_FULL) or an I/O error it rolls
+    back by itself, and a second ROLLBACK ("cannot rollback - no transaction is active") must not hide why."""
+    if not conn.in_transaction:
+        return
+    try:
+        conn.execute("ROLLBACK")
+    except sqlite3.Error as exc:
+        log.warning("Could not roll back a failed write to the index: %s", exc)
+
+
+def _operational(exc: sqlite3.Error, path: Path) -> RagError | None:
+    """The error a person can act on for a busy index or a full disk (None for anything else)."""
+    if not isinstance(exc, sqlite3.OperationalError):
+        return None
+    if "locked" in str(exc) or "busy" in str(exc):
+        return RagError(f"The index {path} is busy (another indexing run?). Try again in a moment.")
+    if getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or "database or disk is full" in str(exc):
+        return DiskFull(f"The disk is full: the index {path} could not be written (the write was undone). Free space and try again.")
+    return None
+
+
 @contextlib.contextmanager
 def _translate(path: Path):
     """sqlite3 failures → errors a person can act on."""
     try:
         yield
     except sqlite3.OperationalError as exc:
-        if "locked" in str(exc) or "busy" in str(exc):
-            raise RagError(f"The index {path} is busy (another indexing run?). Try again in a moment.") from exc
+        if (why := _operational(exc, path)) is not None:
+            raise why from exc
         raise
     except sqlite3.DatabaseError as exc:
         if type(exc) is sqlite3.DatabaseError:  # "file is not a database", "database disk image is malformed"

@@ -7,11 +7,16 @@ Mixed into `store.Store`, which owns the connection and transactions. Knows mode
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 import numpy as np
 
+from rag.index import blobs
 from rag.index.records import WORD_MODELS
 from rag.text.sentences import SCRIPT_CODES
+
+REPAIR_PART = 2000  # rows read at a time when `drop_unusable_vectors` checks a model's vectors
+TOKEN_REPAIR_PART = 200  # and when `drop_unreadable_token_states` checks token states
 
 
 class VectorTables:
@@ -60,9 +65,9 @@ class VectorTables:
         return {r[0] for r in self._read_in("SELECT vector_key FROM embeddings WHERE model = ? AND vector_key IN ({marks})", keys, model)}
 
     def vectors_for_keys(self, model: str, keys: list[str]) -> dict[str, np.ndarray]:
-        """The stored `model` vectors of the given keys (those that have one)."""
+        """The stored `model` vectors of the given keys (those that have a usable one: `blobs.vector_of`)."""
         rows = self._read_in("SELECT vector_key, vector FROM embeddings WHERE model = ? AND vector_key IN ({marks})", keys, model)
-        return {k: np.frombuffer(v, dtype=np.float32) for k, v in rows}
+        return usable_vectors(model, rows)
 
     def count_missing_vectors(self, model: str) -> int:
         """Distinct chunk keys minus those with a `model` vector: two scans, no per-chunk probe (see above)."""
@@ -114,6 +119,18 @@ class VectorTables:
                 "INSERT OR REPLACE INTO token_states(vector_key, model, states) VALUES (?,?,?)", [(k, model, b) for k, b in states.items()]
             )
 
+    def drop_unreadable_token_states(self, readable: Callable[[object], bool]) -> int:
+        """Delete the token states (of any model) that `readable` refuses, so the next backfill reads their chunks
+        again; how many. Read in parts (a chunk's states are ~100 KB)."""
+        dropped, after = 0, 0
+        while rows := self._read("SELECT rowid, states FROM token_states WHERE rowid > ? ORDER BY rowid LIMIT ?", (after, TOKEN_REPAIR_PART)):
+            bad = [(rowid, states) for rowid, states in rows if not readable(states)]
+            if bad:  # only the row as read, as in `drop_unusable_vectors`
+                with self.transaction(searchable=False) as db:
+                    db.executemany("DELETE FROM token_states WHERE rowid = ? AND states IS ?", bad)
+            dropped, after = dropped + len(bad), rows[-1][0]
+        return dropped
+
     def chunk_token_states(self, model: str, rowids: list[int]) -> dict[int, bytes]:
         """The stored `model` token states of the given chunks (those that have them)."""
         sql = "SELECT c.rowid, t.states FROM chunks c JOIN token_states t ON t.vector_key = c.vector_key AND t.model = ? WHERE c.rowid IN ({marks})"
@@ -128,15 +145,37 @@ class VectorTables:
         return [r[0] for r in self._read("SELECT vector_key FROM embeddings WHERE model = ?", (model,))]
 
     def keyed_vectors(self, model: str) -> tuple[list[str], np.ndarray]:
-        """(keys, matrix float32) of every `model` vector, ordered by key."""
+        """(keys, matrix float32) of every usable `model` vector, ordered by key."""
         rows = self._read("SELECT vector_key, vector FROM embeddings WHERE model = ? ORDER BY vector_key", (model,))
-        if not rows:
-            return [], np.zeros((0, 0), np.float32)
-        return [r[0] for r in rows], np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
+        return keyed_matrix(model, rows)
 
     def drop_vectors(self, model: str, keys: list[str]) -> None:
         with self.transaction() as db:
             db.executemany("DELETE FROM embeddings WHERE model = ? AND vector_key = ?", [(model, k) for k in keys])
+
+    def drop_unusable_vectors(self, model: str, dim: int) -> int:
+        """Delete the `model` vectors search cannot use (not `dim` finite float32 values of unit length; `dim` 0:
+        the width most of them have), so the next backfill embeds their texts again; how many. Read in parts."""
+        width = 4 * dim or self._common_width(model)
+        dropped, after = 0, ""
+        while rows := self._read(
+            "SELECT vector_key, vector FROM embeddings WHERE model = ? AND vector_key > ? ORDER BY vector_key LIMIT ?", (model, after, REPAIR_PART)
+        ):
+            _, kept = blobs.matrix_of([r[1] for r in rows], width)
+            bad = [(model, k, v) for (k, v), ok in zip(rows, kept) if not ok]
+            if bad:  # only the row as read: another process may have stored a good vector meanwhile
+                with self.transaction() as db:
+                    db.executemany("DELETE FROM embeddings WHERE model = ? AND vector_key = ? AND vector IS ?", bad)
+            dropped, after = dropped + len(bad), rows[-1][0]
+        return dropped
+
+    def _common_width(self, model: str) -> int:
+        """The byte length most `model` vectors have (0: none stored)."""
+        rows = self._read(
+            "SELECT length(vector) FROM embeddings WHERE model = ? AND typeof(vector) = 'blob' GROUP BY 1 ORDER BY COUNT(*) DESC, 1 DESC LIMIT 1",
+            (model,),
+        )
+        return rows[0][0] if rows else 0
 
     def vectors(self, model: str, *, rows: list[int] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(chunk rowids int64, matrix float32 C-contiguous, script codes int8 — see `SCRIPT_CODES`) for every chunk
@@ -146,7 +185,7 @@ class VectorTables:
             f"SELECT c.rowid, e.vector, c.script FROM chunks c JOIN embeddings e ON e.vector_key = c.vector_key AND e.model = ? {only} ORDER BY c.rowid",
             (model, json.dumps(list(rows))) if rows is not None else (model,),
         )
-        return _unpack(found)
+        return _unpack(found, model)
 
     def sentence_vectors(self, model: str, *, rows: list[int] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(chunk rowid of each row int64, matrix float32, script codes int8) for every sentence with a `model`
@@ -157,14 +196,33 @@ class VectorTables:
             " ORDER BY s.chunk, s.rowid",
             (model, json.dumps(list(rows))) if rows is not None else (model,),
         )
-        return _unpack(found)
+        return _unpack(found, model)
 
 
-def _unpack(rows: list[tuple]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(ids, vectors, script codes) from rows of (id, vector blob, script)."""
+def _unpack(rows: list[tuple], model: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(ids, vectors, script codes) from rows of (id, vector blob, script), of the usable vectors only."""
     if not rows:
         return np.zeros(0, np.int64), np.zeros((0, 0), np.float32), np.zeros(0, np.int8)
+    matrix, kept = blobs.matrix_of([r[1] for r in rows])
+    if not kept.all():
+        blobs.warn_unusable(model, int(len(rows) - kept.sum()))
+        rows = [r for r, ok in zip(rows, kept) if ok]
     ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-    matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
     scripts = np.fromiter((SCRIPT_CODES.get(r[2], 0) for r in rows), dtype=np.int8, count=len(rows))
     return ids, matrix, scripts
+
+
+def usable_vectors(model: str, rows: list[tuple]) -> dict[str, np.ndarray]:
+    """{key: vector} of rows (key, blob) whose blob is a usable vector (its width is checked by the caller)."""
+    found = {k: blobs.vector_of(v) for k, v in rows}
+    blobs.warn_unusable(model, sum(v is None for v in found.values()))
+    return {k: v for k, v in found.items() if v is not None}
+
+
+def keyed_matrix(model: str, rows: list[tuple]) -> tuple[list[str], np.ndarray]:
+    """(keys, matrix) of rows (key, blob), of the usable vectors of the common width."""
+    if not rows:
+        return [], np.zeros((0, 0), np.float32)
+    matrix, kept = blobs.matrix_of([r[1] for r in rows])
+    blobs.warn_unusable(model, int(len(rows) - kept.sum()))
+    return [r[0] for r, ok in zip(rows, kept) if ok], matrix

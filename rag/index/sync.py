@@ -8,8 +8,10 @@ completes. Text is keyword-searchable as soon as its transaction commits; vector
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
+import math
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Callable, NamedTuple
@@ -19,8 +21,9 @@ import numpy as np
 from rag.config import Settings
 from rag.embed import aligned
 from rag.embed.embedders import Embedder
-from rag.errors import EmbedderError, NoteError
-from rag.index import language_reference, vocabulary
+from rag.errors import DiskFull, EmbedderError, NoteError, RagError
+from rag.index import language_reference, repair, vocabulary
+from rag.index.blobs import warn_once
 from rag.index.chunking import SEPARATOR, Chunk, chunk_note, note_title
 from rag.index.records import FileInfo, FileState, NoteFields
 from rag.index.storage import IndexStore
@@ -82,10 +85,34 @@ REFERENCE_CLAIM = "language reference"  # claimed like a text: one indexer embed
 KEYWORD_FIELDS_VERSION = 2
 # How a passage's day is read (rag/notes/dates.py); part of the rules like the keyword fields.
 DATES_VERSION = 1
+LATEST_TIME = 221_845_392_000.0  # 9000-01-01 UTC: a later "last sync" is not a clock's, and would overflow one
 
 
 def sync(settings: Settings, store: IndexStore, embedder: Embedder, *, progress: Progress | None = None, embed: bool = True) -> SyncReport:
-    """Bring `store` in line with the vault. With `embed=False`, only text is indexed (vectors are left missing)."""
+    """Bring `store` in line with the vault. With `embed=False`, only text is indexed (vectors are left missing).
+    Raises DiskFull, saying what the index holds, when the disk fills up: every write is one transaction (a note, a
+    batch of vectors), so what was written stays whole and the rest is done by the next run."""
+    try:
+        return _sync(settings, store, embedder, progress=progress, embed=embed)
+    except DiskFull as exc:
+        raise DiskFull(_stopped_full(store, embedder)) from exc
+    except OSError as exc:  # the lock file beside the index, a note's folder
+        if exc.errno != errno.ENOSPC:
+            raise
+        raise DiskFull(_stopped_full(store, embedder)) from exc
+
+
+def _stopped_full(store: IndexStore, embedder: Embedder) -> str:
+    """The one line for a sync the full disk stopped, with what the index holds (reads work on a full disk)."""
+    try:
+        counts = store.counts(embedder.name)
+        held = f"{counts['notes']} notes indexed, {counts['vectors_present']} of {counts['chunks']} passages embedded"
+    except RagError:
+        held = "what was written before stays"
+    return f"The disk is full: indexing stopped, and the index is intact ({held}). Free space and run `python -m rag index` again."
+
+
+def _sync(settings: Settings, store: IndexStore, embedder: Embedder, *, progress: Progress | None, embed: bool) -> SyncReport:
     started = time.perf_counter()
     progress = progress or (lambda stage, done, total: None)
     tally = _Tally()
@@ -95,7 +122,7 @@ def sync(settings: Settings, store: IndexStore, embedder: Embedder, *, progress:
     on_disk = walk(settings)
     rules, previous = _rules(settings, embedder), store.get_meta("rules")
     redo = previous is not None and previous != rules  # chunk sizes, tiers or projects changed: redo every note
-    skipped_before = skipped_notes(store)
+    skipped_before, readable = _read_skipped(store)
     # A note skipped before (binary, too large, not UTF-8) is not read again until it changes: one warning, not one a sync.
     changed = on_disk if redo else [s for s in on_disk if _stat_changed(known.get(s.path), s) and not _still_skipped(skipped_before, s)]
     tally.unchanged = len(on_disk) - len(changed) - sum(1 for s in on_disk if s.path not in known and _still_skipped(skipped_before, s))
@@ -107,11 +134,14 @@ def sync(settings: Settings, store: IndexStore, embedder: Embedder, *, progress:
         store.set_meta("rules", rules)
     if redo and changed:
         store.merge_keyword_index()  # every FTS row was deleted and written again (SciFact: 10-12 → 8 ms a keyword query)
-    _remember_skipped(store, skipped_before, tally.skipped, on_disk, changed)
+    _remember_skipped(store, skipped_before if readable else None, tally.skipped, on_disk, changed)
     gone = sorted(set(known) - {s.path for s in on_disk})
     if gone:
         store.remove_files(gone)
         tally.removed += len(gone)
+    if embed:  # `rag index`: what search had to leave out is computed again
+        repair.repair_generation(store)
+        repair.drop_unreadable(store, embedder)
     done = (
         backfill(store, embedder, batch_size=settings.embed_batch_size, progress=progress, token_states=settings.token_match)
         if embed
@@ -146,7 +176,47 @@ def _stat_changed(state: FileState | None, stat: FileStat) -> bool:
 
 def skipped_notes(store: IndexStore) -> dict[str, tuple[float, int, str]]:
     """Notes the last syncs could not index: path → (mtime, size, why), kept in the index until they change."""
-    return {path: tuple(entry) for path, entry in json.loads(store.get_meta(SKIPPED_KEY) or "{}").items()}
+    return _read_skipped(store)[0]
+
+
+def _read_skipped(store: IndexStore) -> tuple[dict[str, tuple[float, int, str]], bool]:
+    """(`skipped_notes`, whether the stored list was read whole). An unreadable list or entry (the index file is not
+    trusted) is left out, with a warning: its notes are read again, and the next sync writes the list anew."""
+    try:
+        stored = json.loads(store.get_meta(SKIPPED_KEY) or "{}")
+    except ValueError:
+        stored = None
+    entries = {path: tuple(entry) for path, entry in stored.items() if _skip_entry(entry)} if isinstance(stored, dict) else {}
+    whole = isinstance(stored, dict) and len(entries) == len(stored)
+    if not whole:
+        warn_once("meta", SKIPPED_KEY, "The index's list of skipped notes is unreadable; those notes are read again.")
+    return entries, whole
+
+
+def _skip_entry(entry: object) -> bool:
+    """(mtime, size, why) as `_remember_skipped` writes it."""
+    return (
+        isinstance(entry, list)
+        and len(entry) == 3
+        and all(isinstance(n, (int, float)) and not isinstance(n, bool) for n in entry[:2])
+        and isinstance(entry[2], str)
+    )
+
+
+def last_sync(store: IndexStore) -> float | None:
+    """When the vault was last checked (seconds since the epoch), or None: never, or an unreadable value (with a
+    warning; the next sync writes it again). Only times a clock can show are taken (0 … year 9000)."""
+    raw = store.get_meta("last_sync")
+    if raw is None:
+        return None
+    try:
+        when = float(raw)
+    except ValueError:
+        when = math.nan
+    if not 0 <= when <= LATEST_TIME:  # NaN too
+        warn_once("meta", "last_sync", "The index's time of the last sync is unreadable (%r); taken as unknown.", raw[:40])
+        return None
+    return when
 
 
 def _still_skipped(skipped: dict, stat: FileStat) -> bool:
@@ -154,10 +224,11 @@ def _still_skipped(skipped: dict, stat: FileStat) -> bool:
     return entry is not None and entry[0] == stat.mtime and entry[1] == stat.size
 
 
-def _remember_skipped(store: IndexStore, before: dict, now: list, on_disk: list[FileStat], read: list[FileStat]) -> None:
-    """Skipped notes still on disk and not read again keep their entry; those read now are skipped or not anew."""
+def _remember_skipped(store: IndexStore, before: dict | None, now: list, on_disk: list[FileStat], read: list[FileStat]) -> None:
+    """Skipped notes still on disk and not read again keep their entry; those read now are skipped or not anew.
+    `before` None: the stored list was unreadable, and is written anew."""
     present, reread = {s.path: s for s in on_disk}, {s.path for s in read}
-    kept = {p: e for p, e in before.items() if p in present and p not in reread}
+    kept = {p: e for p, e in (before or {}).items() if p in present and p not in reread}
     kept.update({path: (present[path].mtime, present[path].size, reason) for path, reason in now if path in present})
     if kept != before:
         store.set_meta(SKIPPED_KEY, json.dumps(kept, ensure_ascii=False))
@@ -301,7 +372,7 @@ def backfill(store: IndexStore, embedder: Embedder, *, batch_size: int, progress
     def cost(texts: list[str]) -> int:  # work units of embedding or reading these texts
         return sum(sizes.get(k, 0) + TEXT_COST_CHARS for k in texts)
 
-    total = cost(keys) + cost(unread) + language_reference.reference_pending(store, embedder.name) * REFERENCE_COST_CHARS
+    total = cost(keys) + cost(unread) + language_reference.reference_pending(store, embedder) * REFERENCE_COST_CHARS
     total += int(ALIGNED_COST_SHARE * cost(unaligned))
     words = vocabulary.pending(store, embedder.name, changed=chunk_keys)
     total += len(words or ()) * WORD_COST_CHARS

@@ -28,6 +28,7 @@ MAX_WORDS = 30_000
 # Reading every chunk for the vocabulary costs ~0.5 s per MB of notes: a live edit of a few chunks adds only their
 # new words; a change above this many chunk texts re-reads the vault (and forgets words gone from it).
 RECOUNT_ABOVE = 200
+RECOUNT = "recount"  # the stamp of a vocabulary some of whose vectors were dropped (`recount`)
 
 
 def _meta_key(model: str) -> str:
@@ -70,7 +71,7 @@ def pending(store: IndexStore, model: str, *, changed: list[str]) -> list[str] |
     """The vault words with no `model` vector yet, or None when the vocabulary is current. `changed`: the keys of the
     chunk texts just embedded. A few (a note edited) only add their new words; many, or a vocabulary never read,
     re-read the whole vault, and the vectors of words no longer in it are dropped then."""
-    if store.get_meta(_meta_key(model)) is not None:
+    if store.get_meta(_meta_key(model)) not in (None, RECOUNT):
         if not changed:
             return None
         if len(changed) <= RECOUNT_ABOVE:
@@ -104,6 +105,12 @@ def embed_vocabulary(store: IndexStore, embedder: Embedder, words: list[str], *,
     # a new stamp each time: searches reload the words when it changes (rag/search/lexicon.py)
     store.set_meta(_meta_key(embedder.name), json.dumps({"added": len(words), "at": time.time()}))
     return done
+
+
+def recount(store: IndexStore, model: str) -> None:
+    """Some vectors of the vocabulary were dropped (unreadable: rag/index/blobs.py): the next backfill reads the
+    vault's words again and embeds those without a vector."""
+    store.set_meta(_meta_key(model), RECOUNT)
 
 
 def stamp(store: IndexStore, model: str) -> str | None:

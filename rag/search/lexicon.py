@@ -92,16 +92,17 @@ class Lexicon:
             except EmbedderError as exc:
                 log.warning("Question words not matched by meaning: %s", exc)
                 return None  # not cached: the embedder may be back for the next search
-            cosines = vectors @ known.matrix.T
-            # Each script's words are their own population: a word's cosines to its own language run higher.
-            similarity = np.empty_like(cosines)
-            for rows in known.sides:
-                part = cosines[:, rows]
-                similarity[:, rows] = (part - part.mean(axis=1, keepdims=True)) / np.maximum(part.std(axis=1, keepdims=True), 1e-6)
-            nearest = [stemming.stem(known.words[i]) for i in np.argmax(similarity, axis=1)]
-            total, frequencies = self._store.document_frequencies(sorted(set(nearest)))
-            idf = np.array([max(math.log((total + 1) / (frequencies.get(s, 0) + 0.5)), 0.0) for s in nearest], dtype=np.float32)
-            measured = _Question(similarity.astype(np.float32), idf / max(float(idf.sum()), 1e-6))
+            if vectors.shape[1] == known.matrix.shape[1]:  # a stored vocabulary of another width cannot be compared
+                cosines = vectors @ known.matrix.T
+                # Each script's words are their own population: a word's cosines to its own language run higher.
+                similarity = np.empty_like(cosines)
+                for rows in known.sides:
+                    part = cosines[:, rows]
+                    similarity[:, rows] = (part - part.mean(axis=1, keepdims=True)) / np.maximum(part.std(axis=1, keepdims=True), 1e-6)
+                nearest = [stemming.stem(known.words[i]) for i in np.argmax(similarity, axis=1)]
+                total, frequencies = self._store.document_frequencies(sorted(set(nearest)))
+                idf = np.array([max(math.log((total + 1) / (frequencies.get(s, 0) + 0.5)), 0.0) for s in nearest], dtype=np.float32)
+                measured = _Question(similarity.astype(np.float32), idf / max(float(idf.sum()), 1e-6))
         with self._lock:
             self._questions[question] = measured
             while len(self._questions) > CACHED_QUESTIONS:

@@ -31,7 +31,7 @@ from rag.search.filters import Filters
 from rag.search.fusion import keyword_weight, rrf, term_coverage, zscore_fusion
 from rag.search.lexicon import Lexicon
 from rag.search.text_vectors import query_vector
-from rag.search.token_match import TokenMatch, moved, unpack
+from rag.search.token_match import TokenMatch, moved, stored_states
 from rag.search.vectors import VectorIndex
 from rag.text import sentences, sounds, stemming
 
@@ -177,11 +177,9 @@ class Retriever:
             except EmbedderError as exc:
                 log.warning("Candidates not re-read across languages: %s", exc)
                 return []
-            for rowid, blob in stored.items():
-                try:
-                    passages[rowid] = unpack(blob)[0]
-                except ValueError as exc:  # truncated, or packed by another version: that passage keeps its rank
-                    log.warning("Sentence vectors of chunk %s unreadable (%s); left out of the re-read", rowid, exc)
+            # unreadable ones (truncated, another version's) are left out of the re-read: those passages keep their rank
+            readable = stored_states(stored, layers=1, dim=asked.shape[0], model=aligned.MODEL)
+            passages.update((rowid, states[0]) for rowid, states in readable.items())
             scores = {r: aligned.best_sentence(asked, p) for r, p in passages.items()}
             return sorted(scores.items(), key=lambda x: -x[1])
 

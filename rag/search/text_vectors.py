@@ -87,7 +87,7 @@ class _Cache:
             missing = list(dict.fromkeys(t for t in texts if (embedder.name, "passage", t) not in self._items))
             if missing and stored is not None:
                 keys = {t: vector_key(t) for t in missing}
-                found = stored(list(keys.values()))
+                found = _fitting(stored(list(keys.values())), embedder)
                 self._items.update(((embedder.name, "passage", t), found[k]) for t, k in keys.items() if k in found)
                 missing = [t for t, k in keys.items() if k not in found]
             if missing:
@@ -106,7 +106,7 @@ class _Cache:
             missing = list(dict.fromkeys(t for t in texts if (embedder.name, "passage", t) not in self._items))
             if missing and stored is not None:
                 keys = {t: vector_key(t) for t in missing}
-                hits = stored(list(keys.values()))
+                hits = _fitting(stored(list(keys.values())), embedder)
                 self._items.update(((embedder.name, "passage", t), hits[k]) for t, k in keys.items() if k in hits)
             for i, t in enumerate(texts):
                 vector = self._items.get((embedder.name, "passage", t))
@@ -120,6 +120,13 @@ class _Cache:
     def clear(self) -> None:
         with self._lock:
             self._items.clear()
+
+
+def _fitting(found: dict[str, np.ndarray], embedder: Embedder) -> dict[str, np.ndarray]:
+    """The stored vectors of this embedder's width (the store has left out unreadable ones): the index file is not
+    trusted, and a vector of another width would break every comparison. Before an endpoint's first reply its width
+    is unknown, and nothing stored is taken."""
+    return {k: v for k, v in found.items() if v.shape == (embedder.dim,)}
 
 
 _CACHE = _Cache()

@@ -29,6 +29,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from rag.errors import EmbedderError
+from rag.index.blobs import is_blob, warn_unusable
 from rag.text import stemming
 
 log = logging.getLogger(__name__)
@@ -73,6 +74,7 @@ def moved(ranked: list[tuple[int, float]], matched: dict[int, float], *, depth: 
 
 
 BITS = 4  # per component of a stored token state (`pack`)
+HEADER = 16  # bytes before the scales: layers, tokens, dim and bits as uint32
 
 
 def pack(states: np.ndarray) -> bytes:
@@ -90,16 +92,53 @@ def pack(states: np.ndarray) -> bytes:
 
 
 def unpack(blob: bytes) -> np.ndarray:
-    """`pack`'s bytes back as float32 [layers, tokens, dim]."""
-    layers, tokens, dim, bits = (int(n) for n in np.frombuffer(blob, np.uint32, 4))
-    if bits != BITS:
-        raise ValueError(f"token states packed in {bits} bits, not {BITS}")
-    scales = np.frombuffer(blob, np.float32, layers * tokens, 16).reshape(layers, tokens, 1)
-    nibbles = np.frombuffer(blob, np.uint8, layers * tokens * dim // 2, 16 + 4 * layers * tokens).reshape(layers, tokens, dim // 2)
+    """`pack`'s bytes back as float32 [layers, tokens, dim]. Raises ValueError when they are not `pack`'s whole."""
+    layers, tokens, dim = _shape(blob)
+    scales = np.frombuffer(blob, np.float32, layers * tokens, HEADER).reshape(layers, tokens, 1)
+    nibbles = np.frombuffer(blob, np.uint8, layers * tokens * dim // 2, HEADER + 4 * layers * tokens).reshape(layers, tokens, dim // 2)
     levels = np.empty((layers, tokens, dim), np.int8)
     levels[..., 0::2] = nibbles >> 4
     levels[..., 1::2] = nibbles & 15
     return (levels - 8).astype(np.float32) * scales
+
+
+def readable(blob: object) -> bool:
+    """Whether stored token states are `pack`'s whole (cheap: the header, the length and the scales are read)."""
+    try:
+        _shape(blob)
+    except ValueError:
+        return False
+    return True
+
+
+def _shape(blob: object) -> tuple[int, int, int]:
+    """(layers, tokens, dim) of packed states, checked against their length and finite scales: the index file is not
+    trusted (a truncated blob, another version's format, a hand edit). Raises ValueError."""
+    if not is_blob(blob) or len(blob) < HEADER:
+        raise ValueError("not packed token states")
+    layers, tokens, dim, bits = (int(n) for n in np.frombuffer(blob, np.uint32, 4))
+    if bits != BITS:
+        raise ValueError(f"token states packed in {bits} bits, not {BITS}")
+    if dim % 2 or len(blob) != HEADER + 4 * layers * tokens + layers * tokens * dim // 2:
+        raise ValueError(f"{len(blob)} bytes, not the {layers}×{tokens}×{dim} states their header says")
+    if not np.isfinite(np.frombuffer(blob, np.float32, layers * tokens, HEADER)).all():
+        raise ValueError("scales that are not finite")
+    return layers, tokens, dim
+
+
+def stored_states(stored: dict[int, bytes], *, layers: int, dim: int, model: str) -> dict[int, np.ndarray]:
+    """The stored states (rowid → `pack`'s bytes) that unpack to `layers` × tokens × `dim`; the others are left out,
+    with one warning a process (`rag index` reads their chunks again: `repair.drop_unreadable`)."""
+    states: dict[int, np.ndarray] = {}
+    for rowid, blob in stored.items():
+        try:
+            state = unpack(blob)
+        except ValueError:
+            continue
+        if state.shape[0] == layers and state.shape[2] == dim:
+            states[rowid] = state
+    warn_unusable(model, len(stored) - len(states), "token states")
+    return states
 
 
 @runtime_checkable
@@ -141,11 +180,8 @@ class TokenMatch:
             return {}
         if asked.shape[1] == 0:
             return {}
-        for rowid, blob in stored.items():
-            try:
-                states[rowid] = unpack(blob)
-            except ValueError as exc:  # truncated, or packed by another version: that passage keeps its fused rank
-                log.warning("Token states of chunk %s unreadable (%s); left out of the match", rowid, exc)
+        # unreadable ones (truncated, another version's) are left out: those passages keep their fused rank
+        states.update(stored_states(stored, layers=asked.shape[0], dim=asked.shape[2], model=getattr(self._reader, "name", "the embedder")))
         return {rowid: window_match(asked, passage.astype(np.float32)) for rowid, passage in states.items() if passage.shape[1]}
 
     def _question(self, question: str) -> np.ndarray:

@@ -258,7 +258,7 @@ class VectorIndex:
         ids, matrix, scripts = self._store.vectors(self._model)  # the slow part, while searches go on
         offsets = script_offsets(matrix, scripts)
         matrix = remove_offsets(matrix, scripts, offsets)
-        shifts = query_shifts(scripts, offsets, reference_means(self._store, self._model))
+        shifts = query_shifts(scripts, offsets, reference_means(self._store, self._model, dim=matrix.shape[1] or None))
         sentences = self._load_sentences(ids) if self._weight > 0 else _NO_SENTENCES
         with self._rw.write():
             self._ids, self._matrix, self._scripts, self._sentences = ids, matrix, scripts, sentences
@@ -273,7 +273,8 @@ class VectorIndex:
             chunk_means, sentence_means = (_by_code(m) for m in self._store.script_means(self._model))
             offsets = offsets_from_means(chunk_means)
             counts = {code: n for code, (n, _) in chunk_means.items()}
-            shifts = shifts_for_counts(counts, offsets, reference_means(self._store, self._model))
+            dim = next((mean.shape[0] for _, mean in chunk_means.values()), None)
+            shifts = shifts_for_counts(counts, offsets, reference_means(self._store, self._model, dim=dim))
             state = _AnnState(count, offsets, offsets_from_means(sentence_means), shifts, time.monotonic())
         with self._rw.write():  # nothing of the in-memory matrices is kept
             self._ids, self._matrix, self._scripts, self._sentences = (

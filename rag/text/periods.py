@@ -436,10 +436,14 @@ def _last_time(m, today):
 
 def read_period(question: str, today: date) -> Period | None:
     """The time `question` is about, or None when it names none. The first rule that matches wins (the rules run
-    from the most specific); "when did I last …" gives a Period without a range, newest first."""
+    from the most specific); "when did I last …" gives a Period without a range, newest first. A time before year 1
+    or after 9999 (a `today` at the calendar's ends) is no range: never an error."""
     for pattern, span, newest in _RULES:
         for match in pattern.finditer(question):
-            found = span(match, today)
+            try:
+                found = span(match, today)
+            except (ValueError, OverflowError):  # past the calendar's ends (year 1 or 9999): no range
+                found = None
             start, end = match.span("last") if span is _last_time and _group(match, "last") else match.span()
             words = question[start:end]
             if found is None and not newest:

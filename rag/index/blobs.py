@@ -1,0 +1,88 @@
+"""Stored vectors back as arrays, refusing what cannot be one. Pure (numpy); both backends and search use it.
+
+The index file is not trusted: a disk error, a half-copied file or someone's sqlite3 session can leave a vector blob
+truncated, zeroed, of random bytes or not a blob at all. A vector is usable when it is float32 values of the width its
+model writes, all finite, of unit length: every embedder here returns unit vectors and search takes a dot product for
+the cosine. A zeroed blob fails that, and random bytes almost always do (NaN, infinities or a norm far from 1); a
+well-formed unit vector of the wrong values cannot be told from a real one without embedding its text again, so it
+is not checked. Unusable rows are left out with one warning per process, and `rag index` recomputes them
+(`repair.drop_unreadable`). Knows nothing about tables or models.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import Counter
+
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+UNIT_TOLERANCE = 1e-3  # |norm − 1| above this is not a vector an embedder wrote (float32 rounding is ~1e-6)
+
+_warned: set[tuple[str, str]] = set()
+_warned_lock = threading.Lock()
+
+
+def is_blob(value: object) -> bool:
+    """A byte string (SQLite's typing is per value: a BLOB column can hold text, a number or NULL)."""
+    return isinstance(value, (bytes, bytearray, memoryview))
+
+
+def usable_rows(matrix: np.ndarray) -> np.ndarray:
+    """Per row of a float32 matrix: all finite and of unit length. One pass: a NaN or an infinity (or a square too
+    large for float32) makes the row's squared norm NaN or infinite, which is never within the tolerance of 1."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        squares = np.einsum("ij,ij->i", matrix, matrix)
+    return np.abs(squares - 1.0) <= 2 * UNIT_TOLERANCE  # |n² − 1| ≈ 2·|n − 1| near 1
+
+
+def common_width(blobs: list) -> int:
+    """The byte length most of these blobs have: the width their model writes (0 when none is a blob)."""
+    lengths = Counter(len(b) for b in blobs if is_blob(b) and len(b) and len(b) % 4 == 0)
+    return max(lengths.items(), key=lambda item: (item[1], item[0]))[0] if lengths else 0
+
+
+def matrix_of(blobs: list, width: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(float32 matrix of the usable blobs, which blobs those are): blobs of `width` bytes (default: the common
+    width), finite, unit length."""
+    width = common_width(blobs) if width is None else width
+    fits = np.fromiter((is_blob(b) and len(b) == width for b in blobs), dtype=bool, count=len(blobs))
+    if width == 0 or not fits.any():
+        return np.zeros((0, width // 4), np.float32), np.zeros(len(blobs), bool)
+    matrix = np.frombuffer(b"".join(b for b, ok in zip(blobs, fits) if ok), dtype=np.float32).reshape(-1, width // 4)
+    good = usable_rows(matrix)
+    kept = fits.copy()
+    kept[np.flatnonzero(fits)] = good
+    return (matrix if good.all() else matrix[good]), kept
+
+
+def vector_of(blob: object) -> np.ndarray | None:
+    """One stored vector, or None when it is unusable (its width is checked by the caller, who knows the model)."""
+    if not is_blob(blob) or len(blob) == 0 or len(blob) % 4:
+        return None
+    vector = np.frombuffer(bytes(blob), dtype=np.float32)
+    return vector if usable_rows(vector[None])[0] else None
+
+
+def warn_once(topic: str, what: str, message: str, *args) -> None:
+    """Log `message` once per process for (`topic`, `what`): a search that meets bad rows runs again and again."""
+    with _warned_lock:
+        if (topic, what) in _warned:
+            return
+        _warned.add((topic, what))
+    log.warning(message, *args)
+
+
+def warn_unusable(model: str, count: int, what: str = "vectors") -> None:
+    """The one warning for stored rows left out of search."""
+    if count:
+        warn_once(
+            "unusable",
+            f"{what}:{model}",
+            "Unreadable stored %s of %s (%d: truncated, damaged or of another width) are left out of search; `python -m rag index` recomputes them.",
+            what,
+            model,
+            count,
+        )
