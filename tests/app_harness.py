@@ -51,8 +51,9 @@ def unescaped(markdown: str) -> str:
 
 
 def shown(elements) -> str:
-    """The elements' text as a reader sees it (`texts`, backslash escapes removed)."""
-    return unescaped(texts(elements))
+    """The elements' text as a reader sees it (`texts`, backslash escapes and the invisible word joiners that keep
+    addresses from becoming links removed)."""
+    return unescaped(texts(elements)).replace("\u2060", "")
 
 
 def answers(at) -> str:
