@@ -84,7 +84,7 @@ REFERENCE_CLAIM = "language reference"  # claimed like a text: one indexer embed
 # of each chunk (schema migration 9).
 KEYWORD_FIELDS_VERSION = 2
 # How a passage's day is read (rag/notes/dates.py); part of the rules like the keyword fields.
-DATES_VERSION = 1
+DATES_VERSION = 2  # 2: a dated heading inside a passage adds its day
 LATEST_TIME = 221_845_392_000.0  # 9000-01-01 UTC: a later "last sync" is not a clock's, and would overflow one
 
 

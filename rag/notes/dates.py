@@ -35,6 +35,7 @@ _MONTH_DAY_YEAR = re.compile(r"\b" + EN_MONTH.format(g="en") + r"\s+(\d{1,2})(?:
 _ENTRY_LEAD = re.compile(r"\s*(?P<marker>[-*+]\s+(?:\[[ xX]\]\s+)?|\d+[.)]\s+|\|\s*)?(?:\*\*|__|\*|_)?")
 # …and what follows the date of an entry on a plain line: a separator or the line's end («2 мая 2026 г. — дача»).
 _ENTRY_TAIL = re.compile(r"\s*(?:г\.|года|году)?\s*(?:\*\*|__|\*|_)?\s*(?:$|[:—–\-|,;.)])")
+_HEADING = re.compile(r" {0,3}#{1,6}\s")
 _MESSAGE = re.compile(r"\s·\s(?:19|20)\d\d-\d\d-\d\d\b")  # the importers' turn heading: "Speaker · 2026-04-10 14:03"
 
 
@@ -133,11 +134,17 @@ class PassageTime:
     """What the index keeps of a passage's time."""
 
     dated: Dated | None  # the day it is from (`passage_date`)
-    entries: tuple[date, ...] = ()  # the days of the log entries in it (`entry_dates`), each once, sorted
+    entries: tuple[date, ...] = ()  # the days of its log entries and dated sections (`entry_dates`, `section_dates`), each once, sorted
 
 
 def passage_time(note: Dated | None, headings: tuple[str, ...], text: str) -> PassageTime:
-    return PassageTime(passage_date(note, headings), tuple(sorted(set(entry_dates(text)))))
+    return PassageTime(passage_date(note, headings), tuple(sorted(set(entry_dates(text)) | set(section_dates(text)))))
+
+
+def section_dates(text: str) -> list[date]:
+    """The days of the dated headings in `text` ("## 2026-11-24", "### 24 ноября 2026"): a passage that holds two
+    days' sections is from both, not only from the first heading's (or the file's) day."""
+    return [day for line in text.split("\n") if _HEADING.match(line) for day in [full_date(line)] if day is not None]
 
 
 def passage_date(note: Dated | None, headings: tuple[str, ...]) -> Dated | None:
