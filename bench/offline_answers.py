@@ -30,6 +30,7 @@ import os
 import statistics
 import time
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 
 from dev_split import PARTS, keep
@@ -41,6 +42,8 @@ from rag.workspace import Workspace
 
 HERE = Path(__file__).resolve().parent / "offline_qa"
 DEV = Path(__file__).resolve().parent / "reading_dev"
+TIME = Path(__file__).resolve().parent / "time_questions"
+TIME_DEV = Path(__file__).resolve().parent / "time_dev"  # a dated vault of chats and journals, events written down later
 EVAL = EVAL_DATA / "qa"
 DEV_VAULTS = Path(os.environ.get("RAG_DEV_VAULTS", Path(__file__).resolve().parents[2] / "dev-vaults"))  # bench/dev_vaults.py
 
@@ -79,8 +82,11 @@ SETS = {
     "fastapi-more-ru": QASet(EVAL / "fastapi-docs" / "vault-ru", DEV / "fastapi-more.jsonl", "ours", index="fastapi-ru", vault_field="ru"),
     "chats": QASet(DEV_VAULTS / "chats", DEV / "chats.jsonl", "ours", offtopic=HERE / "offtopic.jsonl"),
     "demo-more": QASet(DEMO_VAULT, DEV / "demo-more.jsonl", "ours", index="demo"),
+    # bench/time_questions: each asked on its own `today`, so the period it names narrows the search
+    "time": QASet(DEMO_VAULT, TIME / "questions.jsonl", "time", index="demo"),
+    "time-dev": QASet(TIME_DEV / "vault", TIME_DEV / "questions.jsonl", "time"),
 }
-DEV_SETS = ("jsinfo-en", "jsinfo-ru", "diplodoc-en", "diplodoc-ru", "fastapi-more-en", "fastapi-more-ru", "chats", "demo-more")
+DEV_SETS = ("jsinfo-en", "jsinfo-ru", "diplodoc-en", "diplodoc-ru", "fastapi-more-en", "fastapi-more-ru", "chats", "demo-more", "time", "time-dev")
 
 
 def rows(path: Path) -> list[dict]:
@@ -99,14 +105,27 @@ def questions(qa: QASet, limit: int | None = None, part: str = "all") -> list[di
             out.append(r)
         elif qa.kind == "fastapi" and r["lang"] == qa.lang:
             out.append({**r, "gold_file": r["gold_path"], "keys": [r["answer_keys"]]})
+        elif qa.kind == "time" and r["gold"]:  # the unanswerable ones are its off-topic questions
+            spans = [(g["path"], g["start_line"], g["end_line"]) for g in r["gold"]]
+            first = spans[0][0]
+            lines = [[a, b] for p, a, b in spans if p == first]
+            out.append(
+                {**r, "type": r["kind"], "gold_file": first, "gold_lines": lines, "gold_spans": spans, "keys": [[k] for k in r["answer_contains"]]}
+            )
         elif qa.kind == "xquad":
             keys = [[a["text"] for a in (parallel[r["id"]] if qa.keys_from else r)["answers"]]]
             out.append({**r, "type": "xquad", "gold_lines": [r["gold_line_start"], r["gold_line_end"]], "keys": keys})
     return out[:limit] if limit else out
 
 
-def offtopic_for(qa: QASet) -> list[dict]:
+def offtopic_for(qa: QASet, part: str = "all") -> list[dict]:
     ours = rows(HERE / "offtopic.jsonl")
+    if qa.kind == "time":  # its unanswerable questions, and off-topic ones naming a time the vault has notes from
+        timed = rows(qa.questions)
+        return [r for r in timed if not r["gold"] and keep(r["id"], part)] + [
+            {**q, "question": f"{q['question'].rstrip('?').rstrip()} {t['time_words']}?", "today": t["today"]}
+            for q, t in zip((q for q in ours if not q.get("near")), [t for t in timed if t["gold"]] * 4)
+        ]
     if qa.offtopic is not None:
         return rows(qa.offtopic) + [q for q in ours if not q.get("near")]
     if qa.kind == "ours":
@@ -129,15 +148,22 @@ def _ranges(gold) -> list[tuple[int, int]]:
     return [tuple(gold)] if isinstance(gold[0], int) else [tuple(g) for g in gold]
 
 
-def ask_timed(ws: Workspace, question: str):
+def ask_timed(ws: Workspace, question: str, today: date | None = None):
     """The answer, and the seconds from the end of retrieval (the EXTRACTING stage) to the answer."""
     marks: dict[str, float] = {}
-    answer = answering.ask(ws, question, on_stage=lambda name: marks.setdefault(name, time.perf_counter()))
+    answer = answering.ask(ws, question, on_stage=lambda name: marks.setdefault(name, time.perf_counter()), today=today)
     return answer, time.perf_counter() - marks.get(answering.EXTRACTING, time.perf_counter())
 
 
 def _overlaps(path: str, start: int, end: int, item: dict) -> bool:
+    if "gold_spans" in item:  # several notes may hold the answer's parts
+        return any(path == p and start <= b and end >= a for p, a, b in item["gold_spans"])
     return path == item["gold_file"] and any(start <= b and end >= a for a, b in _ranges(item["gold_lines"]))
+
+
+def today_of(item: dict) -> date | None:
+    """The day a question is asked on, where its set says it (bench/time_questions); else none is read from it."""
+    return date.fromisoformat(item["today"]) if "today" in item else None
 
 
 def score_answer(item: dict, answer) -> dict:
@@ -188,14 +214,14 @@ def summary(results: list[dict]) -> dict:
 
 def run_set(name: str, db_dir: Path, *, limit: int | None = None, engine: str | None = None, token_match: bool = True, part: str = "all") -> dict:
     qa = SETS[name]
-    offtopic = offtopic_for(qa)
+    offtopic = offtopic_for(qa, part)
     env = ({"RAG_EMBED_ENGINE": engine} if engine else {}) | ({} if token_match else {"RAG_TOKEN_MATCH": "0"})
     settings = load_settings(vault=qa.vault, db_path=index_path(name, db_dir, engine), env=env)
     results, seconds, misses = [], [], []
     with Workspace.open(settings, create=True) as ws:
         ws.sync()
         for item in questions(qa, limit, part):
-            answer, took = ask_timed(ws, item["question"])
+            answer, took = ask_timed(ws, item["question"], today_of(item))
             seconds.append(took)
             r = score_answer(item, answer)
             results.append(r)
@@ -211,7 +237,7 @@ def run_set(name: str, db_dir: Path, *, limit: int | None = None, engine: str | 
                         "not_found": answer.not_found,
                     }
                 )
-        off = [ask_timed(ws, q["question"])[0].not_found for q in offtopic]
+        off = [ask_timed(ws, q["question"], today_of(q))[0].not_found for q in offtopic]
     seconds.sort()
     return {
         **summary(results),

@@ -35,15 +35,15 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import logistic  # noqa: E402
-from offline_answers import DEV_SETS, SETS, has_keys, index_path, offtopic_for, questions  # noqa: E402
+from offline_answers import DEV_SETS, SETS, has_keys, index_path, offtopic_for, questions, today_of  # noqa: E402
 
 from rag.answer import reader  # noqa: E402
-from rag.answer.ask import retrieve_context, text_vectors  # noqa: E402
+from rag.answer.ask import read_in_period, retrieve_context, text_vectors  # noqa: E402
 from rag.config import load_settings  # noqa: E402
 from rag.workspace import Workspace  # noqa: E402
 
 # Parallel sets (the same paragraphs and questions, translated) count as one.
-GROUPS = {"xquad-en": "xquad", "xquad-ru": "xquad", "xquad-ru2en": "xquad", "xquad-en2ru": "xquad", "demo-more": "demo"}
+GROUPS = {"xquad-en": "xquad", "xquad-ru": "xquad", "xquad-ru2en": "xquad", "xquad-en2ru": "xquad", "demo-more": "demo", "time": "demo"}
 GROUPS |= {"jsinfo-en": "jsinfo", "jsinfo-ru": "jsinfo", "diplodoc-en": "diplodoc", "diplodoc-ru": "diplodoc"}
 GROUPS |= {"fastapi-more-en": "fastapi", "fastapi-more-ru": "fastapi", "fastapi-en": "fastapi", "fastapi-ru": "fastapi"}
 
@@ -74,7 +74,7 @@ def collect(name: str, db_dir: Path, cache: Path, others: dict[str, list[dict]])
     qa = SETS[base]
     settings = load_settings(vault=qa.vault, db_path=index_path(base, db_dir), env={})
     asked = [(item, True) for item in questions(qa, part=part)]
-    asked += [({"id": q["id"], "question": q["question"]}, False) for q in offtopic_for(qa)]
+    asked += [(q, False) for q in offtopic_for(qa, part)]
     for other, items in others.items():
         if parted(other)[0] != base and group_of(other) != group_of(name):
             asked += [({"id": f"{other}:{q['id']}", "question": q["question"]}, False) for q in items]
@@ -98,23 +98,24 @@ def collect(name: str, db_dir: Path, cache: Path, others: dict[str, list[dict]])
             contexts = pickle.loads(path.read_bytes())
         else:
             ws.sync()
-            contexts = [retrieve_context(ws, item["question"]) for item, _ in asked]
-            contexts = [(context, result.coverage) for result, context in contexts]
+            contexts = [retrieve_context(ws, item["question"], today=today_of(item)) for item, _ in asked]
+            contexts = [(context, result.coverage, result.time) for result, context in contexts]
             cache.mkdir(parents=True, exist_ok=True)
             path.write_bytes(pickle.dumps(contexts))
         vectors = text_vectors(ws)
-        for (item, answerable), (context, coverage) in zip(asked, contexts):
+        for (item, answerable), (context, coverage, *time) in zip(asked, contexts):
             candidates = reader.candidates_of(context)
             if not candidates:
                 continue
-            X, extra = reader.describe(item["question"], candidates, vectors)
+            question, period = read_in_period(item["question"], time[0] if time else None)
+            X, extra = reader.describe(question, candidates, vectors, period=period)
             qid = len(rows["ids"])
             rows["ids"].append(item["id"])
             rows["questions"].append(item["question"])
             rows["texts"].extend(c.unit.scoring for c in candidates)
             rows["answerable"].append(answerable)
             extra["vault_coverage"] = coverage
-            rows["C"].append(reader.context_features(item["question"], candidates, 0, 0.0, extra))
+            rows["C"].append(reader.context_features(question, candidates, 0, 0.0, extra))
             rows["X"].append(X)
             rows["q"].append(np.full(len(candidates), qid))
             gold = [answerable and _on_gold(c, item) for c in candidates]
@@ -139,9 +140,11 @@ def collect(name: str, db_dir: Path, cache: Path, others: dict[str, list[dict]])
 
 def _on_gold(c: reader.Candidate, item: dict, *, whole_source: bool = False) -> bool:
     """The candidate's lines (or, with `whole_source`, its source's) overlap the gold lines of the gold note."""
+    start, end = (c.source.start_line, c.source.end_line) if whole_source else (c.unit.start_line, c.unit.end_line)
+    if "gold_spans" in item:  # several notes may hold the answer's parts
+        return any(c.source.path == p and start <= b and end >= a for p, a, b in item["gold_spans"])
     gold = item["gold_lines"]
     ranges = [tuple(gold)] if isinstance(gold[0], int) else [tuple(g) for g in gold]
-    start, end = (c.source.start_line, c.source.end_line) if whole_source else (c.unit.start_line, c.unit.end_line)
     return c.source.path == item["gold_file"] and any(start <= b and end >= a for a, b in ranges)
 
 
@@ -215,9 +218,11 @@ def best_per_question(data: dict, w, mean, scale) -> tuple[np.ndarray, np.ndarra
 
 
 def context_matrix(data: dict, w, mean, scale) -> np.ndarray:
-    _, score = best_per_question(data, w, mean, scale)
+    best, score = best_per_question(data, w, mean, scale)
     C = data["C"].copy()
     C[:, reader.CONTEXT_FEATURES.index("best_score")] = score
+    period = C[:, reader.CONTEXT_FEATURES.index("period")]
+    C[:, reader.CONTEXT_FEATURES.index("best_in_period")] = period * data["X"][best, reader.FEATURES.index("in_period")]
     return C
 
 
@@ -342,7 +347,8 @@ def main() -> None:
     held = [h for h in args.held_out.split(",") if h]
     rng = random.Random(7)
     pools = {n: questions(SETS[parted(n)[0]], part=parted(n)[1]) for n in names}  # held-out questions are never seen in a fit, not even as off-topic
-    others = {n: rng.sample(items, min(CROSS_PER_SET, len(items))) for n, items in pools.items()}
+    # A question asked on its own day (bench/time_questions) is another question without that day: not asked elsewhere.
+    others = {n: rng.sample(items, min(CROSS_PER_SET, len(items))) for n, items in pools.items() if not any("today" in q for q in items)}
     data = {n: collect(n, args.db_dir, args.cache, others) for n in names + held}
     report: dict = {"leave_one_out": {}, "all": {}, "words_only": {}}
     for group in dict.fromkeys(group_of(n) for n in names):

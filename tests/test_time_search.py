@@ -143,6 +143,19 @@ def test_when_did_i_last_quotes_the_latest_log_row_up_to_today_and_dates_citatio
         assert ask(ws, "Какую прошивку я залил в контроллер теплицы на столе?", today=TODAY).text.count("· 28 апреля 2026") >= 1
 
 
+def test_a_time_question_is_answered_from_the_passage_its_period_selected(dated_vault, tmp_path, real_embedder):
+    """The period, the act and a day in range are the answer's evidence: the reader reads the question without its
+    time words and knows which units are from then, instead of turning the dated passage down as "not found"."""
+    settings = load_settings(vault=dated_vault, db_path=tmp_path / "real" / "index.db", env={})
+    with Workspace.open(settings, create=True, embedder=real_embedder) as ws:
+        ws.sync()
+        answer = ask(ws, "What did I flash on 28 April?", today=TODAY)
+        assert answer.time.narrows and answer.time.after == date(2026, 4, 28)
+        assert not answer.not_found and "firmware v0.3" in answer.text
+        loaf = ask(ws, "Which loaf did I bake in late April?", today=TODAY)
+        assert "focaccia" in loaf.text and "2026-03-29" not in loaf.text  # the row from then, not the log's other rows
+
+
 def test_an_index_from_before_dates_gets_them_on_the_next_sync_without_embedding_again(dated_settings, fake_embedder):
     with Workspace.open(dated_settings, create=True, embedder=fake_embedder) as ws:
         ws.sync()
@@ -232,3 +245,42 @@ def test_a_model_reads_each_source_with_its_day_and_its_answer_cites_it_with_tha
     assert "Daily/2026-05-02.md › Saturday, lines 1-3 (2026-05-02)" in prompt  # inside the fence, with the sources
     assert answer.citations[0].path == "Daily/2026-05-02.md" and answer.citations[0].day == "2026-05-02"
     assert answer.time.words == "last week"
+
+
+def test_a_dated_heading_that_shares_a_passage_gives_it_its_day(tmp_path, index_location, fake_embedder):
+    """«Что обсуждали на планёрке 24 ноября?»: the 24 November section sits in one passage with the 23rd's; the
+    passage is from both days, so the period finds it instead of saying no note is from then."""
+    vault = tmp_path / "vault"
+    (vault / "Work").mkdir(parents=True)
+    (vault / "Work" / "Планёрки.md").write_text(
+        "# Планёрки\n\n## 2026-11-23\n\nНа планёрке обсуждали дорожную карту.\n\n"
+        "## 2026-11-24\n\nНа планёрке обсуждали чек-лист релиза и доску задач.\n",
+        encoding="utf-8",
+    )
+    (vault / "Other.md").write_text("# Другое\n\nСписок покупок: хлеб, молоко.\n", encoding="utf-8")
+    settings = load_settings(vault=vault, db_path=index_location, env={}, sentence_vectors=False)
+    with Workspace.open(settings, create=True, embedder=fake_embedder) as ws:
+        ws.sync()
+        (chunk,) = ws.store.chunks_of("Work/Планёрки.md")  # one passage holds both days
+        assert ws.store.latest_entry_days([chunk.rowid], "9999-12-31")[chunk.rowid] == "2026-11-24"
+        result = timed_hybrid(ws.retriever, "Что обсуждали на планёрке 24 ноября?", 5, today=date(2026, 12, 6))
+        assert result.time.applied and result.time.after == date(2026, 11, 24)
+        assert [h.chunk.path for h in result.hits] == ["Work/Планёрки.md"]
+
+
+def test_a_period_is_a_preference_an_event_written_down_days_later_is_found(tmp_path, index_location, fake_embedder):
+    """Saturday's climb is written in Monday's note: the period (Saturday) ranks its own passages first but searches
+    the days after it too, instead of hiding the note that answers."""
+    vault = tmp_path / "vault"
+    (vault / "Daily").mkdir(parents=True)
+    (vault / "Daily" / "2026-05-02.md").write_text("# Saturday\n\nPlanted 24 tomatoes in the greenhouse.\n", encoding="utf-8")
+    (vault / "Daily" / "2026-05-04.md").write_text("# Monday\n\nOn Saturday we climbed the north wall with Slava.\n", encoding="utf-8")
+    (vault / "Daily" / "2026-04-20.md").write_text("# Monday\n\nClimbed the north wall alone in the rain.\n", encoding="utf-8")
+    settings = load_settings(vault=vault, db_path=index_location, env={}, sentence_vectors=False)
+    with Workspace.open(settings, create=True, embedder=fake_embedder) as ws:
+        ws.sync()
+        result = timed_hybrid(ws.retriever, "Where did I climb on Saturday?", 5, today=date(2026, 5, 8))
+    assert result.time.applied and (result.time.after, result.time.before) == (date(2026, 5, 2), date(2026, 5, 2))
+    paths = [h.chunk.path for h in result.hits]
+    assert "Daily/2026-05-04.md" in paths  # two days after the range: written down later
+    assert "Daily/2026-04-20.md" not in paths  # a climb from another week is not what was asked

@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, replace
 from datetime import date
 from typing import Callable, Iterable
 
-from rag.answer import replies
+from rag.answer import reader, replies
 from rag.answer.chat import ChatModel, Message
 from rag.answer.citations import CitationFilter, clean
 from rag.answer.context import ContextLimits, FrozenContext, Source, build_context, fence_for, render_sources
@@ -178,7 +178,7 @@ def ask(
     if chat is None:
         stage(EXTRACTING)
         newest = (result.time.before or today) if result.time is not None and result.time.newest_first else None
-        answer = _extractive(question, query, context, workspace, emit, coverage=result.coverage, newest_until=newest)
+        answer = _extractive(question, query, context, workspace, emit, coverage=result.coverage, newest_until=newest, time=result.time)
     else:
         try:
             answer = _generated(question, query, context, turns, chat, emit, stage=stage, vectors=text_vectors(workspace), stop=stop)
@@ -189,6 +189,16 @@ def ask(
         answer = replace(answer, window=chat.context_tokens)
     answer = replace(answer, time=result.time, translation=result.translation)
     return answer if result.notice is None else replace(answer, notice=result.notice)
+
+
+def read_in_period(question: str, scope: TimeScope | None) -> tuple[str, reader.Period | None]:
+    """What the reader reads when the search kept to a period the question names: the question without the words
+    that named it (they did their part in choosing the passages), and the period's days; else the question as is."""
+    if scope is None or not scope.narrows:
+        return question, None
+    words = scope.words
+    rest = " ".join(question.replace(words, " ", 1).split()) if words and words in question else question
+    return rest, (scope.after, scope.before)
 
 
 def retrieve_context(
@@ -351,10 +361,19 @@ def _streamed(chat: ChatModel, messages, stream: CitationFilter, emit, stop: thr
 
 
 def _extractive(
-    question, query, context: FrozenContext, workspace: Workspace, emit, *, coverage: float | None = None, newest_until: date | None = None
+    question,
+    query,
+    context: FrozenContext,
+    workspace: Workspace,
+    emit,
+    *,
+    coverage: float | None = None,
+    newest_until: date | None = None,
+    time: TimeScope | None = None,
 ) -> Answer:
     coverage = 1.0 if coverage is None else coverage
-    found = extract(question, context, vectors=text_vectors(workspace), coverage=coverage, newest_until=newest_until)
+    read_as, period = read_in_period(question, time)
+    found = extract(read_as, context, vectors=text_vectors(workspace), coverage=coverage, newest_until=newest_until, period=period)
     if found.not_found:
         return Answer(question, query, "extractive", _not_found_text(question, emit), (), context, (), not_found=True)
     lang = language_of(question)

@@ -60,12 +60,19 @@ class Extract:
 
 
 def extract(
-    question: str, context: FrozenContext, *, vectors: TextVectors | None = None, coverage: float = 1.0, newest_until: date | None = None
+    question: str,
+    context: FrozenContext,
+    *,
+    vectors: TextVectors | None = None,
+    coverage: float = 1.0,
+    newest_until: date | None = None,
+    period: reader.Period | None = None,
 ) -> Extract:
     """The quotes of `context` that answer `question` (the answer first), or not_found. `coverage`: retrieval's
     share of the question's terms found anywhere in the index. `newest_until`: the question asks for the latest
-    ("when did I last …"), up to that day."""
-    reading = reader.read(question, context, vectors=vectors, coverage=coverage)
+    ("when did I last …"), up to that day. `period`: the days the search kept to (`question` without the words
+    that named them)."""
+    reading = reader.read(question, context, vectors=vectors, coverage=coverage, period=period)
     if reading is None:
         return Extract((), not_found=True)
     if not reading.answers:

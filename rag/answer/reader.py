@@ -20,6 +20,7 @@ import json
 import math
 import re
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 
 import numpy as np
@@ -29,6 +30,7 @@ from rag.answer.context import FrozenContext, Source
 from rag.answer.question_kinds import QUANTITY
 from rag.answer.quotable import CODE, CODE_LINE, ITEM, LEAD, LIST, PARAGRAPH, ROW, SENTENCE, Unit
 from rag.answer.specifics import content_words, number_contexts, occurs, profile, specifics
+from rag.notes.dates import dates_in
 from rag.search.text_vectors import TextVectors
 from rag.text import sentences, stemming
 
@@ -73,6 +75,7 @@ FEATURES = (
     "name_code",
     "yesno_negation",
     "yesno_first",
+    "in_period",  # the question names a period: 1 the unit is from then (a date in its lines, else its passage's day), -1 dated otherwise
 )
 # What a reader without sentence vectors cannot know: these are 0 (no_vector 1), and its own weights apply.
 MEANING_FEATURES = ("cos", "cos_gap", "cos_in_note", "note_cos_gap", "region_cos", "section_cos", "section_cos_gap", "no_vector")
@@ -93,6 +96,8 @@ CONTEXT_FEATURES = (
     "across_names",  # … and the names the question asks about are in it (Baikal, «Байкал»): across scripts, names decide
     "note_kw_cover",  # IDF-weighted share of the question's stems in the best candidate's note
     "vault_coverage",  # IDF-weighted share of the question's terms found anywhere in the index (retrieval's)
+    "period",  # the search kept to a period the question names (rag/search/when.py): the time words did their part
+    "best_in_period",  # … and the best candidate is from then (1), dated otherwise (-1)
 )
 MEANING_CONTEXT_FEATURES = ("best_cos", "cos_margin", "across_cos", "across_margin")
 
@@ -182,20 +187,30 @@ def load_weights(path: Path = WEIGHTS, *, meaning: bool = True) -> Weights:
     )
 
 
+Period = tuple[date | None, date | None]  # the days a question names, inclusive (None: open on that side)
+
+
 def read(
-    question: str, context: FrozenContext, *, vectors: TextVectors | None = None, coverage: float = 1.0, weights: Weights | None = None
+    question: str,
+    context: FrozenContext,
+    *,
+    vectors: TextVectors | None = None,
+    coverage: float = 1.0,
+    weights: Weights | None = None,
+    period: Period | None = None,
 ) -> Reading | None:
     """Every candidate of `context` described and scored against `question`; None when the context offers none.
-    `coverage`: retrieval's share of the question's terms found in the index (`SearchResult.coverage`)."""
+    `coverage`: retrieval's share of the question's terms found in the index (`SearchResult.coverage`). `period`:
+    the days the search kept to (the question then is read without the words that named them)."""
     candidates = candidates_of(context)
     if not candidates:
         return None
     if vectors is not None and not vectors.calibrated:
         vectors = None  # another model's cosines are on another scale: read by words alone
-    features, extra = describe(question, candidates, vectors)
+    features, extra = describe(question, candidates, vectors, period=period)
     if vectors is not None and not _enough_measured(candidates, extra["measured"]):
         vectors = None  # the index has no sentence vectors (turned off, or not embedded yet): words alone
-        features, extra = describe(question, candidates, None)
+        features, extra = describe(question, candidates, None, period=period)
     weights = weights or load_weights(meaning=vectors is not None)
     extra["vault_coverage"] = coverage
     scores = weights.score(features)
@@ -229,7 +244,7 @@ def units_of(source: Source) -> list[Unit]:
     return [u for u in _units_of(source.text, source.start_line) if u.kind in KINDS and re.search(r"\w", u.scoring)]
 
 
-def describe(question: str, candidates: list[Candidate], vectors: TextVectors | None) -> tuple[np.ndarray, dict]:
+def describe(question: str, candidates: list[Candidate], vectors: TextVectors | None, *, period: Period | None = None) -> tuple[np.ndarray, dict]:
     """The feature matrix of `candidates` (rows) and what the context features need besides."""
     words = content_words(question)
     names = [sp for sp in specifics(question) if sp.soft and not sp.text[:1].isdigit()]
@@ -245,6 +260,7 @@ def describe(question: str, candidates: list[Candidate], vectors: TextVectors | 
     region = _region(candidates, cos, measured)
     asked = set(question_kinds.kinds(question))
     stems = tuple(t for t in stemming.query_terms(question) if len(t) >= 3)
+    dated = np.array([0.0 if period is None else in_period(c, period) for c in candidates])
     rows = []
     for i, c in enumerate(candidates):
         u, s = c.unit, c.source
@@ -269,9 +285,11 @@ def describe(question: str, candidates: list[Candidate], vectors: TextVectors | 
             "note_prior": 1.0 / (1.0 + notes.order[s.path]),
             **_asked_of(u, asked, titled=_share(words, clean_heading(u.section or s.heading)) >= 0.5),
             "quantity_near": float(QUANTITY in asked and _number_near(u.scoring, stems)),
+            "in_period": dated[i],
         }
         rows.append([values[f] for f in FEATURES])
     extra = {"cos": cos, "measured": measured, "kw": kw, "coverage": notes.coverage, "names": names, "note_names": notes.names}
+    extra["period"], extra["in_period"] = period is not None, dated
     return np.array(rows, np.float64), extra
 
 
@@ -340,8 +358,23 @@ def context_features(question: str, candidates: list[Candidate], best: int, best
         "agreed": float(agreed),
         "across": across,
         "vault_coverage": extra.get("vault_coverage", 1.0),
+        "period": float(extra.get("period", False)),
+        "best_in_period": extra["in_period"][best] if extra.get("period") else 0.0,
     }
     return np.array([values[f] for f in CONTEXT_FEATURES], np.float64)
+
+
+def in_period(c: Candidate, period: Period) -> float:
+    """1 when the unit is from the period (a full date in its lines, its section's heading, or its passage's day as
+    the note states it, falls in it), -1 when it is dated and none of its days does, 0 when nothing dates it."""
+    after, before = period
+    days = dates_in(c.unit.text) + dates_in(c.unit.section or "")
+    if c.source.dated is not None:
+        days.append(c.source.dated)
+    if not days:
+        return 0.0
+    inside = any((after is None or d >= after) and (before is None or d <= before) for d in days)
+    return 1.0 if inside else -1.0
 
 
 @functools.lru_cache(maxsize=16384)
