@@ -122,8 +122,8 @@ def _in_range(
     inside = ranged.rows(store) or []
     widened = replace(
         filters,
-        after=scope.after - timedelta(days=EARLY_DAYS) if scope.after else None,
-        before=min(scope.before + timedelta(days=LATE_DAYS), max(today, scope.before)) if scope.before else None,
+        after=_moved(scope.after, -EARLY_DAYS) if scope.after else None,
+        before=min(_moved(scope.before, LATE_DAYS), max(today, scope.before)) if scope.before else None,
     )
     near = widened.rows(store) or []
     if not near:
@@ -139,6 +139,14 @@ def _in_range(
     else:  # ranks without comparable scores (one channel, RRF): the range's passages first
         ordered = sorted(result.hits, key=lambda h: h.chunk.rowid in first, reverse=True)
     return replace(result, hits=tuple(ordered[:k]))
+
+
+def _moved(day: date, days: int) -> date:
+    """`day` moved by `days`, held inside the calendar (a `today` of 9999-12-31 has no day after it)."""
+    try:
+        return day + timedelta(days=days)
+    except OverflowError:
+        return date.max if days > 0 else date.min
 
 
 def newest_first(result: SearchResult, *, until: date, store: IndexStore) -> SearchResult:
