@@ -14,7 +14,7 @@ from rag.answer.ask import CHECKING, GENERATING, Answer, ModelReading, Turn
 from rag.answer.servers import shown_name
 from rag.errors import RagError
 from rag.text.date_labels import day_label
-from rag.web import i18n, untrusted
+from rag.web import answer_words, i18n, untrusted
 from rag.web.conversations import ChatTurn, Conversation, ConversationFile
 from rag.web.ui_render import ANSWER_CSS, answer_html, claim_notes
 from rag.web.ui_stream import StreamedCall
@@ -201,10 +201,14 @@ def _stream(call: StreamedCall, waiting, turn: int, vault, every: float = 0.15) 
             waiting.empty()
         text += piece
         if time.perf_counter() - drawn >= every:
-            shown.html(ANSWER_CSS + answer_html(text, (), turn=turn, vault=vault))
+            shown.html(ANSWER_CSS + answer_html(_in_language(text), (), turn=turn, vault=vault))
             drawn = time.perf_counter()
     if text:
-        shown.html(ANSWER_CSS + answer_html(text, (), turn=turn, vault=vault))
+        shown.html(ANSWER_CSS + answer_html(_in_language(text), (), turn=turn, vault=vault))
+
+
+def _in_language(text: str) -> str:
+    return answer_words.in_language(text, (), common.language())[0]
 
 
 def _show_turn(ctx: common.AppContext, i: int, turn: ChatTurn) -> None:
@@ -217,6 +221,7 @@ def _show_turn(ctx: common.AppContext, i: int, turn: ChatTurn) -> None:
 def _show_answer(ctx: common.AppContext, i: int, turn: ChatTurn) -> None:
     a = turn.answer
     badges = i18n.labels(common.language(), "badge")
+    text, claims = answer_words.in_language(a.text, a.claims, common.language())  # the program's lines in the app's language
     if a.mode == "extractive":
         st.badge(t("ask.badge.extractive"), icon=":material/format_quote:", color="gray")
     else:
@@ -226,13 +231,13 @@ def _show_answer(ctx: common.AppContext, i: int, turn: ChatTurn) -> None:
         st.rerun()
     if a.not_found and a.mode == "llm" and a.claims:
         st.warning(t("ask.not_found.model"), icon=":material/search_off:")
-        st.html(ANSWER_CSS + answer_html(a.text, a.context.ids, turn=i, vault=ctx.settings.vault, claims=a.claims, badges=badges))
+        st.html(ANSWER_CSS + answer_html(text, a.context.ids, turn=i, vault=ctx.settings.vault, claims=claims, badges=badges))
     elif a.not_found:
         lead = t("ask.not_found") + " " if a.mode != "extractive" and a.context.sources else ""
-        st.warning(lead + untrusted.text(a.text), icon=":material/search_off:")
+        st.warning(lead + untrusted.text(text), icon=":material/search_off:")
         st.caption(t("ask.try_other"))
     else:
-        st.html(ANSWER_CSS + answer_html(a.text, a.context.ids, turn=i, vault=ctx.settings.vault, claims=a.claims, badges=badges))
+        st.html(ANSWER_CSS + answer_html(text, a.context.ids, turn=i, vault=ctx.settings.vault, claims=claims, badges=badges))
     _claim_list(a)
     if a.notice:
         st.info(common.notice(a.notice), icon=":material/info:")
@@ -242,8 +247,7 @@ def _show_answer(ctx: common.AppContext, i: int, turn: ChatTurn) -> None:
         st.caption(":orange[:material/content_cut: " + t("ask.truncated") + "]")
     if a.context.left_out and a.window:
         kept = len(a.context.sources)
-        window = i18n.whole(common.language(), a.window)
-        st.caption(":orange[:material/width: " + t("ask.window", window=window, kept=kept, found=kept + a.context.left_out) + "]")
+        st.caption(":orange[:material/width: " + t("ask.window", window=a.window, kept=kept, found=kept + a.context.left_out) + "]")
     if a.removed_citations:
         st.caption(":orange[:material/link_off: " + t("ask.removed", ids=", ".join(a.removed_citations)) + "]")
     if a.context.dropped:

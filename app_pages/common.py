@@ -3,7 +3,7 @@
 Objects cached with `st.cache_resource` are shared by every session and thread: only the thread-safe `Knowledge`
 over one `LiveIndex` per vault (store, embedder, indexer thread and watcher; closed when Streamlit drops it). Pages
 talk to `ctx.knowledge` only, never to the store.
-Errors from the library are shown once with `st.error` and the page stops (`fail`).
+Errors from the library are shown once with `st.error`, in the app's words (`rag.web.messages`), and the page stops (`fail`).
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from pathlib import Path
 
 import streamlit as st
 
-from rag.answer.ask import NOTICE_EMPTY_REPLY
 from rag.answer.chat import try_model
 from rag.answer.servers import find_servers, shown_name
 from rag.config import DEMO_VAULT, Settings, allowed_range, load_settings
@@ -24,13 +23,14 @@ from rag.errors import RagError
 from rag.knowledge import Knowledge
 from rag.live import LiveIndex, Progress
 from rag.search.presentation import why_found
-from rag.search.retrieve import NOTICE_DENSE_DOWN, NOTICE_NO_VECTORS
 from rag.search.similar import NoteVectors
-from rag.web import i18n, untrusted
+from rag.web import i18n, messages, untrusted
 from rag.web.ui_render import PASSAGE_CSS, obsidian_url, parse_cite_href, passage, passage_html
 from rag.web.webapp import NUMBERS, Choices, Secrets, apply_choices, choices_of, index_key, split_secrets
 
 APP_FOLDER = Path(__file__).resolve().parents[1]  # where app.py is: its .streamlit/ is the user's own
+LANGUAGE_PICK = "rag_language_pick"  # the Settings language control's state (Streamlit drops it with the control)
+LANGUAGE_CHOICE = "rag_language_choice"  # the language clicked, kept for the session
 # On the Ask page: clicks on citations reach the app; a note link in an answer gets back its `obsidian://open` address,
 # which `st.html`'s sanitizer took out of its href (the renderer kept it in data-obsidian: rag/web/untrusted.py).
 _ANSWER_LINKS_JS = """
@@ -68,8 +68,8 @@ class AppContext:
 
 
 def fail(exc: Exception) -> None:
-    """The one way a page reports a library error: the message (it names the fix), then stop."""
-    st.error(untrusted.text(exc), icon=":material/error:")
+    """The one way a page reports a library error: the message in the app's words (it names the fix), then stop."""
+    st.error(error_text(exc), icon=":material/error:")
     st.stop()
 
 
@@ -79,8 +79,13 @@ def context() -> AppContext:
 
 def t(key: str, /, **values) -> str:
     """This session's text for a catalogue key (`rag.web.i18n`), its values shown as text: a path, a heading, an
-    error that quotes a note are never read as Markdown (`rag.web.untrusted`)."""
-    return i18n.text(language(), key, **{k: untrusted.text(v) for k, v in values.items()})
+    error that quotes a note are never read as Markdown (`rag.web.untrusted`). A count (an int) stays a number, for
+    the words that follow it ("1 note", "5 заметок")."""
+    return i18n.text(language(), key, **{k: v if _is_count(v) else untrusted.text(v) for k, v in values.items()})
+
+
+def _is_count(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def time_chip(scope, *, key: str) -> bool:
@@ -155,13 +160,15 @@ def base_settings() -> Settings:
 
 
 def session_settings() -> Settings:
-    """The base settings with this session's choices from the settings panel."""
+    """The base settings with this session's choices from the settings panel, in the language last clicked."""
     try:
         base = base_settings()
         choices = st.session_state.get("rag_choices")
-        return base if choices is None else apply_choices(base, choices)
+        settings = base if choices is None else apply_choices(base, choices)
     except RagError as exc:
         fail(exc)
+    picked = st.session_state.get(LANGUAGE_CHOICE)
+    return settings if picked is None else settings.replace(ui_language=picked)
 
 
 @st.cache_resource(show_spinner=False, max_entries=8, on_release=lambda knowledge: knowledge.live.close())
@@ -180,7 +187,7 @@ def open_context(settings: Settings, settings_box) -> AppContext:
         with st.spinner(t("progress.opening")):
             knowledge = _shared_knowledge(index_key(settings), settings).for_settings(settings)
     except RagError as exc:
-        settings_panel(settings, settings_box)
+        settings_panel(settings, settings_box, expanded=True)  # open where the fix is made
         st.caption(t("open.fix"))
         fail(exc)
     ctx = AppContext(settings, knowledge, _choose_language(settings, knowledge))
@@ -190,18 +197,26 @@ def open_context(settings: Settings, settings_box) -> AppContext:
     return ctx
 
 
-def settings_panel(settings: Settings, box) -> None:
-    """The sidebar's settings form. Applying valid choices reruns the app with them; invalid ones show the fix."""
+def settings_panel(settings: Settings, box, *, expanded: bool = False) -> None:
+    """The sidebar's settings: the language, switched at a click; then the form of the other choices. Applying
+    valid choices reruns the app with them; invalid ones show the fix under the button that applied them."""
     defaults = choices_of(settings)
-    expander = box.expander(t("settings.title"), icon=":material/settings:", expanded=bool(st.session_state.get("rag_found_models")))
-    with expander, st.form("rag_settings", border=False):
-        language = st.segmented_control(
+    # A click on a language redraws the panel under its new title: it stays open where the click was. (The flag
+    # stays set: a change of `expanded` alone would fold the panel on the next run, whatever the person did.)
+    expanded = expanded or st.session_state.get("rag_language_clicked", False) or bool(st.session_state.get("rag_found_models"))
+    expander = box.expander(t("settings.title"), icon=":material/settings:", expanded=expanded)
+    st.session_state.setdefault(LANGUAGE_PICK, defaults.language)
+    with expander:
+        st.segmented_control(
             t("settings.language"),
             i18n.CHOICES,
-            default=defaults.language,
+            key=LANGUAGE_PICK,
             format_func=lambda choice: t(f"settings.language.{choice}"),
             help=t("settings.language.help"),
+            on_change=_language_picked,
+            args=(settings,),
         )
+    with expander, st.form("rag_settings", border=False):
         # A text area wraps a long path instead of cutting it off in the narrow sidebar.
         vault = st.text_area(t("settings.vault"), defaults.vault, height=68, help=t("settings.vault.help"))
         endpoint = st.text_input(t("settings.endpoint"), defaults.endpoint, placeholder="http://localhost:11434/v1", help=t("settings.endpoint.help"))
@@ -219,19 +234,33 @@ def settings_panel(settings: Settings, box) -> None:
         per_note = st.number_input(t("settings.max_per_note"), *allowed_range(NUMBERS["max_chunks_per_note"]), defaults.max_chunks_per_note)
         chars = st.number_input(t("settings.max_chars"), *allowed_range(NUMBERS["max_chars"]), defaults.max_chars, step=1000)
         submitted = st.form_submit_button(t("settings.apply"), type="primary")
+        problem = st.empty()  # what is wrong with the choices, right under the button that applied them
         st.caption(t("settings.key", source=_key_source()))
     with expander:
         _model_picker(settings)
     if submitted:
         vault = " ".join(vault.splitlines()).strip()  # a path pasted with a line break
-        choices = Choices(vault, endpoint, chat_model, embedder, embed_model, int(notes), int(per_note), int(chars), language or "auto")
+        choices = Choices(vault, endpoint, chat_model, embedder, embed_model, int(notes), int(per_note), int(chars), defaults.language)
         try:
             apply_choices(base_settings(), choices)
         except RagError as exc:
-            box.error(untrusted.text(exc), icon=":material/error:")
+            problem.error(error_text(exc), icon=":material/error:")
             return
         st.session_state["rag_choices"] = choices
         st.rerun()
+
+
+def _language_picked(settings: Settings) -> None:
+    """The language clicked becomes this session's at once: the run that follows draws every word in it. It is
+    kept apart from the form's choices (applying them later keeps it) and in them, when there are any."""
+    picked = st.session_state[LANGUAGE_PICK]
+    if picked is None:  # a click on the chosen language clears the control: the language stays
+        st.session_state[LANGUAGE_PICK] = settings.ui_language
+        return
+    st.session_state[LANGUAGE_CHOICE] = picked
+    if st.session_state.get("rag_choices") is not None:
+        st.session_state["rag_choices"] = dataclasses.replace(st.session_state["rag_choices"], language=picked)
+    st.session_state["rag_language_clicked"] = True
 
 
 def _model_picker(settings: Settings) -> None:
@@ -252,7 +281,7 @@ def _model_picker(settings: Settings) -> None:
 
     pick = st.selectbox(t("models.pick"), range(len(options)), format_func=label, key="rag_model_pick")
     server, model = options[pick]
-    window = t("models.window", n=i18n.whole(language(), model.context_tokens)) if model.context_tokens else t("models.window.unknown")
+    window = t("models.window", n=model.context_tokens) if model.context_tokens else t("models.window.unknown")
     st.caption(f"{window} · {untrusted.text(server.base_url)}")
     use, test = st.columns(2)
     if test.button(t("models.test"), key="rag_model_test", icon=":material/speed:"):
@@ -260,7 +289,7 @@ def _model_picker(settings: Settings) -> None:
             tried = try_model(settings, base_url=server.base_url, model=model.id)
             st.success(t("models.tested", seconds=i18n.decimal(language(), tried.seconds), reply=tried.reply), icon=":material/check:")
         except RagError as exc:
-            st.error(untrusted.text(exc), icon=":material/error:")
+            st.error(error_text(exc), icon=":material/error:")
     if use.button(t("models.use"), key="rag_model_use", type="primary"):
         current = st.session_state.get("rag_choices") or choices_of(settings)
         st.session_state["rag_choices"] = dataclasses.replace(current, endpoint=server.base_url, chat_model=model.id)
@@ -302,7 +331,7 @@ def _index_status_body(knowledge: Knowledge) -> None:
     if st.session_state.pop("rag_was_indexing", False) and (seen != state.changes or state.error):
         st.rerun(scope="app")  # new notes or vectors: redraw the page with them
     if state.error:
-        st.caption(":red[:material/error: " + t("status.error", error=state.error) + "]")
+        st.caption(":red[:material/error: " + i18n.text(language(), "status.error", error=error_text(state.error)) + "]")
     else:
         st.caption(":green[:material/check_circle:] " + t("status.up_to_date"))
 
@@ -371,13 +400,24 @@ def closeness_text(language: str, label: str, percentile: float | None) -> str:
     return i18n.text(language, "similar.closer_than", label=words, percent=i18n.percent(language, percentile / 100, places=1))
 
 
+def localized_table(rows: list[dict], *, decimals: dict[str, int], percents: dict[str, int]):
+    """Rows for `st.dataframe` whose numbers read the session's language's way ("0,941", "6 %") and still sort as
+    numbers: a pandas Styler's display text (pandas is Streamlit's own dependency). A column's own `format` would
+    not do: "percent" and "localized" follow the browser's locale, a printf format always writes a decimal point."""
+    import pandas as pd
+
+    lang = language()
+    formats = {column: functools.partial(i18n.decimal, lang, places=places) for column, places in decimals.items()}
+    formats |= {column: functools.partial(i18n.percent, lang, places=places) for column, places in percents.items()}
+    table = pd.DataFrame(rows)
+    return table.style.format({column: shown for column, shown in formats.items() if column in table.columns})
+
+
 def notice(text: str) -> str:
     """A notice from the library in the session's language (its own wording when it is not one of the known ones)."""
-    if text == NOTICE_NO_VECTORS:
-        return t("notice.no_vectors")
-    if text == NOTICE_EMPTY_REPLY:
-        return t("notice.empty_reply")
-    head, tail = NOTICE_DENSE_DOWN.split("{error}")
-    if text.startswith(head) and text.endswith(tail):
-        return t("notice.dense_down", error=text[len(head) : len(text) - len(tail)])
-    return untrusted.text(text)
+    return messages.shown(language(), text)
+
+
+def error_text(exc: Exception | str) -> str:
+    """A library error in the app's words and the session's language: the fix is made in Settings, not with a flag."""
+    return messages.shown(language(), exc)

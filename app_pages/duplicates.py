@@ -20,9 +20,24 @@ def main() -> None:
     ctx = common.context()
     st.title(t("duplicates.title"))
     st.caption(t("duplicates.caption"))
+    language = common.language()
     left, right = st.columns(2)
-    overlap = left.slider(t("duplicates.overlap"), 0.2, 1.0, DUPLICATE_OVERLAP, 0.05, format="percent", help=t("duplicates.overlap.help"))
-    threshold = right.slider(t("duplicates.threshold"), 0.70, 1.0, DUPLICATE_THRESHOLD, 0.005, format="%.3f", help=t("duplicates.threshold.help"))
+    # Select sliders, so each value is written the app's language's way (a slider's own format is the browser's
+    # locale for percents and always a decimal point for others).
+    overlap = left.select_slider(
+        t("duplicates.overlap"),
+        _steps(0.2, 1.0, 0.05),
+        DUPLICATE_OVERLAP,
+        format_func=lambda v: i18n.percent(language, v),
+        help=t("duplicates.overlap.help"),
+    )
+    threshold = right.select_slider(
+        t("duplicates.threshold"),
+        _steps(0.70, 1.0, 0.005),
+        DUPLICATE_THRESHOLD,
+        format_func=lambda v: i18n.decimal(language, v, 3),
+        help=t("duplicates.threshold.help"),
+    )
     vectors = common.cached_note_vectors(ctx)
     pairs = ctx.knowledge.duplicates(threshold, min_overlap=overlap)
     if not pairs:
@@ -30,7 +45,6 @@ def main() -> None:
         return
     st.write(t("duplicates.count.more", n=len(pairs), shown=SHOWN) if len(pairs) > SHOWN else t("duplicates.count", n=len(pairs)))
     titles = common.titles(ctx)
-    language = common.language()
     for n, pair in enumerate(pairs[:SHOWN]):
         with st.container(border=True):
             label = common.closeness_text(language, pair.closeness, pair.percentile)
@@ -39,6 +53,10 @@ def main() -> None:
             for column, path in zip(st.columns(2), (pair.a, pair.b)):
                 with column:
                     _side(ctx, n, path, titles.get(path, path))
+
+
+def _steps(low: float, high: float, step: float) -> list[float]:
+    return [round(low + i * step, 3) for i in range(round((high - low) / step) + 1)]
 
 
 def _side(ctx: common.AppContext, n: int, path: str, title: str) -> None:

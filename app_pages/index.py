@@ -64,7 +64,7 @@ def _progress(ctx: common.AppContext) -> None:
 
 def _last_run(state: Progress, skipped: list[dict]) -> None:
     if state.error:
-        st.error(untrusted.text(state.error), icon=":material/error:")
+        st.error(common.error_text(state.error), icon=":material/error:")
     r = state.last_report
     if r is not None:
         seconds = i18n.decimal(common.language(), r.seconds)

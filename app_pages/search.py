@@ -13,7 +13,7 @@ from rag.search.presentation import heading_without_title, snippet
 from rag.search.when import hit_day
 from rag.text import stemming
 from rag.text.date_labels import day_label
-from rag.web import untrusted
+from rag.web import i18n, untrusted
 from rag.web.ui_render import highlighted, obsidian_url
 
 
@@ -53,13 +53,21 @@ def _filters(ctx: common.AppContext) -> Filters:
     choices = ctx.knowledge.filter_choices()
     with st.expander(t("filters"), icon=":material/filter_list:"):
         left, right = st.columns(2)
-        folders = left.multiselect(t("filters.folder"), choices.folders, key="rag_filter_folder")
-        tags = right.multiselect(t("filters.tag"), choices.tags, key="rag_filter_tag")
-        projects = left.multiselect(t("filters.project"), choices.projects, key="rag_filter_project")
-        tiers = right.multiselect(t("filters.tier"), choices.tiers, key="rag_filter_tier", format_func=_tier_name)
-        days = left.date_input(t("filters.dates"), value=(), key="rag_filter_dates", help=t("filters.dates.help"), format="YYYY-MM-DD")
+        folders = left.multiselect(t("filters.folder"), choices.folders, key="rag_filter_folder", placeholder=_any("folder", choices.folders))
+        tags = right.multiselect(t("filters.tag"), choices.tags, key="rag_filter_tag", placeholder=_any("tag", choices.tags))
+        projects = left.multiselect(t("filters.project"), choices.projects, key="rag_filter_project", placeholder=_any("project", choices.projects))
+        tiers = right.multiselect(
+            t("filters.tier"), choices.tiers, key="rag_filter_tier", format_func=_tier_name, placeholder=_any("tier", choices.tiers)
+        )
+        date_format = i18n.DATE_FORMATS[common.language()]  # the order the language writes a date in
+        days = left.date_input(t("filters.dates"), value=(), key="rag_filter_dates", help=t("filters.dates.help"), format=date_format)
     after, before = (tuple(days) + (None, None))[:2] if isinstance(days, (tuple, list)) else (days, days)
     return Filters(tuple(folders), tuple(tags), tuple(projects), tuple(tiers), after=after, before=before or after)
+
+
+def _any(name: str, options) -> str:
+    """What an empty filter says: "Any folder" (or that the notes have none to choose)."""
+    return t(f"filters.{name}.any") if options else t("filters.empty")
 
 
 def _tier_name(tier: int) -> str:

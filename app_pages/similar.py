@@ -43,14 +43,10 @@ def main() -> None:
         for n in neighbours
     ]
     st.dataframe(
-        rows,
+        common.localized_table(rows, decimals={names["score"]: 3}, percents={names["overlap"]: 0}),  # 0,941 in Russian
         hide_index=True,
         width="stretch",
-        column_config={
-            names["score"]: st.column_config.ProgressColumn(min_value=0.0, max_value=1.0, format="%.3f"),
-            names["overlap"]: st.column_config.NumberColumn(format="percent"),
-            names["open"]: st.column_config.LinkColumn(display_text=t("obsidian.short")),
-        },
+        column_config={names["open"]: st.column_config.LinkColumn(display_text=t("obsidian.short"))},
     )
     st.caption(t("similar.caption"))
 

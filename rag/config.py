@@ -308,10 +308,13 @@ def legacy_index_path(vault: Path) -> Path:
     return vault / ".rag" / "index.db"
 
 
+VAULT_EMPTY = "The vault is empty: give the folder that holds your notes (--vault ~/Notes, or RAG_VAULT)."  # the app words it its way
+
+
 def _build(values: dict) -> Settings:
     vault = values.pop("vault", DEMO_VAULT)
     if not str(vault).strip():  # `--vault "$UNSET"` must not open the working folder (Path("") is ".")
-        raise ConfigError("The vault is empty: give the folder that holds your notes (--vault ~/Notes, or RAG_VAULT).")
+        raise ConfigError(VAULT_EMPTY)
     vault = Path(_checked("vault", vault, Path)).expanduser()
     vault = vault.resolve() if vault.exists() else vault.absolute()
     db = values.pop("db_path", None)

@@ -40,6 +40,7 @@ class _Stopped(RagError):
 
 
 BUSY = ("opening", "reading notes", "embedding")
+RETRYING = "{error} Retrying in {seconds} s."  # the app says it in its own words (rag/web/messages.py)
 
 
 @dataclass(frozen=True)
@@ -163,8 +164,8 @@ class LiveIndex:
         progress = self._progress
         if progress.state == "idle" and self._embed_error:
             retry = self._retry_in
-            later = f" Retrying in {retry:.0f} s." if retry else ""
-            return replace(progress, error=f"{self._embed_error}{later}")
+            later = RETRYING.format(error=self._embed_error, seconds=f"{retry:.0f}") if retry else self._embed_error
+            return replace(progress, error=later)
         return progress
 
     def after_indexing(self, job: Callable) -> None:

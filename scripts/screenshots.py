@@ -4,7 +4,8 @@
 
 Starts `streamlit run app.py` on a free port (the demo vault unless --vault), waits for the index, asks one
 question, opens a cited passage, and saves `<page>-<language>.png` for Ask, the passage, Search, Memory, Similar
-notes, Duplicates and Index, plus `ask-narrow-<language>.png` at phone width. Needs Debian's chromium and playwright.
+notes, Duplicates and Index, plus `search-filters-<language>.png` (the Search page with its filters open) and
+`ask-narrow-<language>.png` at phone width. Needs Debian's chromium and playwright.
 
     OPENAI_BASE_URL=… OPENAI_API_KEY=… RAG_CHAT_MODEL=… .venv/bin/python scripts/screenshots.py --out DIR --checked
 
@@ -30,10 +31,10 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
                  "--disable-component-update", "--disable-sync"]  # fmt: skip
 WORDS = {  # what to wait for and click, per language
     "en": {"ready": "Index up to date", "ask": "Ask your notes", "question": "What hydration do I use for my sourdough?",
-           "pages": ["Search", "Memory", "Similar notes", "Duplicates", "Index"], "search": "Search your notes", "query": "hydration",
+           "pages": ["Search", "Memory", "Similar notes", "Duplicates", "Index"], "search": "Search your notes", "query": "hydration", "filters": "Filters",
            "checked": "How each sentence was checked"},
     "ru": {"ready": "Индекс в порядке", "ask": "Спросите заметки", "question": "Когда я ездил на Байкал и сколько это стоило?",
-           "pages": ["Поиск", "Память", "Похожие", "Дубликаты", "Индекс"], "search": "Поиск по заметкам", "query": "Байкал",
+           "pages": ["Поиск", "Память", "Похожие", "Дубликаты", "Индекс"], "search": "Поиск по заметкам", "query": "Байкал", "filters": "Фильтры",
            "checked": "Как проверено каждое предложение"},
 }  # fmt: skip
 
@@ -89,6 +90,11 @@ def shoot(browser, url: str, language: str, out: Path, width: int) -> None:
             field.press("Enter")
             page.wait_for_timeout(2500)
         page.screenshot(path=out / f"{slug}-{language}.png", full_page=True)
+        if name == words["pages"][0]:  # the filters open: their empty state and the date field's order
+            page.get_by_text(words["filters"], exact=True).first.click()
+            page.wait_for_timeout(1000)
+            page.screenshot(path=out / f"search-filters-{language}.png")
+            page.get_by_text(words["filters"], exact=True).first.click()
     narrow = browser.new_page(viewport={"width": 390, "height": 844}, locale=f"{language}-{language.upper()}")
     narrow.goto(url)
     narrow.get_by_placeholder(words["ask"]).wait_for(timeout=120_000)

@@ -48,7 +48,7 @@ def test_the_page_lists_every_fact_with_its_category_badge_trust_and_note(app):
     assert "The user drinks green tea without sugar." in shown(at.markdown) and "PostgreSQL 16 on port 5433" in shown(at.markdown)
     assert ":blue-badge[:material/label: preferences]" in markdown and ":blue-badge[:material/label: infrastructure]" in markdown
     captions = texts(at.caption)
-    assert "2 fact(s), newest first" in captions
+    assert "2 facts, newest first" in captions
     assert "trust 0.50 · :material/thumb_up: 0 · :material/thumb_down: 0 · recalled 0×" in shown(at.caption)
     assert "\\#drinks" in captions and "mentions Staging" in captions  # a tag from the note is text, not a heading
     assert "Memory/Facts/preferences/" in shown(at.caption)
@@ -68,7 +68,7 @@ def test_searching_narrows_the_facts_to_those_with_the_words_and_the_category_fi
     at.text_input(key="rag_memory_query").input("postgresql port").run()
     assert _ids(at) == [server.id]
     captions = texts(at.caption)
-    assert "1 fact(s) with these words, best first" in captions and "recalled 1×" in captions  # this search counts
+    assert "1 fact with these words, best first" in captions and "recalled 1×" in captions  # this search counts
     at.text_input(key="rag_memory_query").input("").run()
     assert sorted(_ids(at)) == sorted([tea.id, server.id])
     at.get("button_group")[0].set_value("preferences").run()

@@ -32,6 +32,20 @@ ASSUMED_LOCAL_SPEED = 10.0  # prompt tokens per second
 _speeds: dict[tuple[str, str], float] = {}  # measured prompt tokens per second, per (server, model)
 WINDOW_TTL = 300.0  # seconds a server's answer about a model's window is kept
 _windows: dict[tuple[str, str], tuple[float, servers.ServerModel | None, str | None]] = {}
+# Messages the app recognises and says in its own words (rag/web/messages.py): keep them in step.
+CHAT_NO_ENDPOINT = (
+    "RAG_CHAT_MODEL is {model} but there is no endpoint: set OPENAI_BASE_URL "
+    "(Ollama, LM Studio, vLLM …) or OPENAI_API_KEY (OpenAI), or unset RAG_CHAT_MODEL for extractive answers."
+)
+CHAT_UNREACHABLE = (
+    "Cannot reach the chat endpoint {url}. Start the server or fix OPENAI_BASE_URL (or use --extractive to answer without a chat model)."
+)
+CHAT_MODEL_UNKNOWN = "The chat endpoint {url} does not know the model {model}. Set RAG_CHAT_MODEL to a model it serves."
+CHAT_KEY_WITHHELD = (
+    "The chat endpoint {url} asks for an API key. OPENAI_API_KEY is sent only to {endpoint}, the endpoint "
+    "it was set for: to use a key here, set OPENAI_BASE_URL to {url} with that server's key."
+)
+CHAT_KEY_REFUSED = "The chat endpoint {url} refused the API key. Check OPENAI_API_KEY."
 
 
 class ChatModel(Protocol):
@@ -58,10 +72,7 @@ class OpenAIChat:
         if not settings.chat_model:
             raise ConfigError("No chat model is configured. Set RAG_CHAT_MODEL (and OPENAI_BASE_URL for a local server).")
         if not settings.openai_base_url and not settings.openai_api_key:
-            raise ConfigError(
-                f"RAG_CHAT_MODEL is {settings.chat_model!r} but there is no endpoint: set OPENAI_BASE_URL "
-                "(Ollama, LM Studio, vLLM …) or OPENAI_API_KEY (OpenAI), or unset RAG_CHAT_MODEL for extractive answers."
-            )
+            raise ConfigError(CHAT_NO_ENDPOINT.format(model=repr(settings.chat_model)))
         self._openai, self._http = openai, httpx2
         self.base_url = settings.openai_base_url or "https://api.openai.com/v1"
         key = api_key_for(settings, self.base_url)
@@ -158,16 +169,13 @@ def _message(openai, chat: OpenAIChat, exc: Exception, waited: float | None = No
     if isinstance(exc, openai.APITimeoutError):
         return _timed_out(chat, waited)
     if isinstance(exc, openai.APIConnectionError):
-        return f"Cannot reach the chat endpoint {url}. Start the server or fix OPENAI_BASE_URL (or use --extractive to answer without a chat model)."
+        return CHAT_UNREACHABLE.format(url=url)
     if isinstance(exc, openai.NotFoundError):
-        return f"The chat endpoint {url} does not know the model {model!r}. Set RAG_CHAT_MODEL to a model it serves."
+        return CHAT_MODEL_UNKNOWN.format(url=url, model=repr(model))
     if isinstance(exc, openai.AuthenticationError) and chat.key_withheld:
-        return (
-            f"The chat endpoint {url} asks for an API key. OPENAI_API_KEY is sent only to {chat.key_withheld}, the endpoint "
-            f"it was set for: to use a key here, set OPENAI_BASE_URL to {url} with that server's key."
-        )
+        return CHAT_KEY_WITHHELD.format(url=url, endpoint=chat.key_withheld)
     if isinstance(exc, openai.AuthenticationError):
-        return f"The chat endpoint {url} refused the API key. Check OPENAI_API_KEY."
+        return CHAT_KEY_REFUSED.format(url=url)
     if isinstance(exc, openai.RateLimitError):
         return f"The chat endpoint {url} is rate limiting requests. Wait a moment and ask again."
     window = servers.window_in_error(_detail(exc)) if isinstance(exc, openai.BadRequestError) else None

@@ -24,6 +24,9 @@ from rag.errors import ChatError
 log = logging.getLogger(__name__)
 
 NUM_CTX = 8192  # asked for unless the settings say otherwise or the model was trained for less
+# Messages the app recognises and says in its own words (rag/web/messages.py): keep them in step.
+OLLAMA_UNREACHABLE = "Cannot reach Ollama at {url}. Start it (`ollama serve`) or fix OPENAI_BASE_URL."
+OLLAMA_MODEL_MISSING = "Ollama at {url} does not have the model {model} ({detail}). Run `ollama pull {name}` or pick another."
 
 
 class OllamaChat:
@@ -71,7 +74,7 @@ class OllamaChat:
                 f"Ollama at {self.base_url} sent nothing for {wait:.0f} s. Check that it is not overloaded, or raise request_timeout."
             ) from exc
         except (urllib.error.URLError, OSError) as exc:
-            raise ChatError(f"Cannot reach Ollama at {self.base_url}. Start it (`ollama serve`) or fix OPENAI_BASE_URL.") from exc
+            raise ChatError(OLLAMA_UNREACHABLE.format(url=self.base_url)) from exc
         except http.client.HTTPException as exc:  # a broken chunked body, a reply cut short
             raise ChatError(f"Ollama at {self.base_url} broke off its reply ({type(exc).__name__}). Try again.") from exc
         return truncated
@@ -89,5 +92,5 @@ class OllamaChat:
             detail = ""
         detail = detail if isinstance(detail, str) else ""
         if exc.code == 404:
-            return f"Ollama at {self.base_url} does not have the model {self.model!r} ({detail}). Run `ollama pull {self.model}` or pick another."
+            return OLLAMA_MODEL_MISSING.format(url=self.base_url, model=repr(self.model), detail=detail, name=self.model)
         return f"Ollama at {self.base_url} refused the request (HTTP {exc.code}: {' '.join(str(detail).split())[:300]})."

@@ -206,6 +206,11 @@ WINDOW_KEYS = ("max_model_len", "context_length", "max_context_length", "context
 OPENAI_WINDOW = 8191  # text-embedding-3-*, counted with cl100k like ours
 UNKNOWN_WINDOW = 512  # a local server that does not say: the common size of small embedding models
 TOKENIZER_MARGIN = 0.9  # we count with cl100k; another model's tokenizer may count a text as more tokens
+# Messages the app recognises and says in its own words (rag/web/messages.py): keep them in step.
+OPENAI_EMBEDDER_NEEDS_ENDPOINT = "The OpenAI embedder needs OPENAI_BASE_URL (local server) or OPENAI_API_KEY (OpenAI)."
+EMBED_MODEL_UNKNOWN = "The endpoint does not know the embedding model {model}. Set RAG_EMBED_MODEL to one it serves."
+EMBED_KEY_REFUSED = "The embedding endpoint refused the API key. Check OPENAI_API_KEY."
+EMBED_FAILED = "The embedding endpoint failed: {detail}. Check OPENAI_BASE_URL and that the server is running."
 
 
 class OpenAIEmbedder:
@@ -222,7 +227,7 @@ class OpenAIEmbedder:
         from rag.tokens import count_tokens, cut_to_tokens
 
         if not settings.openai_base_url and not settings.openai_api_key:
-            raise ConfigError("The OpenAI embedder needs OPENAI_BASE_URL (local server) or OPENAI_API_KEY (OpenAI).")
+            raise ConfigError(OPENAI_EMBEDDER_NEEDS_ENDPOINT)
         self._client = openai.OpenAI(
             base_url=settings.openai_base_url,
             api_key=api_key_for(settings, settings.openai_base_url) or "not-needed",  # only to the key's own endpoint
@@ -296,11 +301,11 @@ class OpenAIEmbedder:
         try:
             response = self._client.embeddings.create(model=self.model, input=texts)
         except self._openai.NotFoundError as exc:
-            raise EmbedderError(f"The endpoint does not know the embedding model {self.model!r}. Set RAG_EMBED_MODEL to one it serves.") from exc
+            raise EmbedderError(EMBED_MODEL_UNKNOWN.format(model=repr(self.model))) from exc
         except self._openai.AuthenticationError as exc:
-            raise EmbedderError("The embedding endpoint refused the API key. Check OPENAI_API_KEY.") from exc
+            raise EmbedderError(EMBED_KEY_REFUSED) from exc
         except self._openai.APIError as exc:  # connection errors, timeouts, 5xx
-            raise EmbedderError(f"The embedding endpoint failed: {exc}. Check OPENAI_BASE_URL and that the server is running.") from exc
+            raise EmbedderError(EMBED_FAILED.format(detail=exc)) from exc
         rows = sorted(response.data, key=lambda d: d.index)
         matrix = np.asarray([r.embedding for r in rows], dtype=np.float32)
         self.dim = matrix.shape[1]

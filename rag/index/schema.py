@@ -9,6 +9,9 @@ from pathlib import Path
 from rag.errors import IndexCorrupt, IndexForeign
 
 APPLICATION_ID = 0x52414756  # "RAGV"
+INDEX_FOREIGN = (  # the app says it in its own words (rag/web/messages.py)
+    "{path} is an SQLite file of another program, not an index of Ask your vault. Point --db (or RAG_DB) at another file; this one is left untouched."
+)
 MIGRATIONS = [
     """
     CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -124,10 +127,7 @@ def check_identity(conn: sqlite3.Connection, path: Path) -> None:
         return
     if app_id != 0 or tables:
         conn.close()
-        raise IndexForeign(
-            f"{path} is an SQLite file of another program, not an index of Ask your vault. "
-            "Point --db (or RAG_DB) at another file; this one is left untouched."
-        )
+        raise IndexForeign(INDEX_FOREIGN.format(path=path))
 
 
 def migrate(conn: sqlite3.Connection) -> None:

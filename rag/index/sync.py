@@ -102,14 +102,21 @@ def sync(settings: Settings, store: IndexStore, embedder: Embedder, *, progress:
         raise DiskFull(_stopped_full(store, embedder)) from exc
 
 
+# Messages the app recognises and says in its own words (rag/web/messages.py): keep them in step.
+EMBEDDING_STOPPED = "{error} Keyword search works; run `python -m rag index` again to add the missing vectors."
+DISK_FULL = "The disk is full: indexing stopped, and the index is intact ({held}). Free space and run `python -m rag index` again."
+INDEX_HELD = "{notes} notes indexed, {embedded} of {chunks} passages embedded"
+INDEX_HELD_UNKNOWN = "what was written before stays"
+
+
 def _stopped_full(store: IndexStore, embedder: Embedder) -> str:
     """The one line for a sync the full disk stopped, with what the index holds (reads work on a full disk)."""
     try:
         counts = store.counts(embedder.name)
-        held = f"{counts['notes']} notes indexed, {counts['vectors_present']} of {counts['chunks']} passages embedded"
+        held = INDEX_HELD.format(notes=counts["notes"], embedded=counts["vectors_present"], chunks=counts["chunks"])
     except RagError:
-        held = "what was written before stays"
-    return f"The disk is full: indexing stopped, and the index is intact ({held}). Free space and run `python -m rag index` again."
+        held = INDEX_HELD_UNKNOWN
+    return DISK_FULL.format(held=held)
 
 
 def _sync(settings: Settings, store: IndexStore, embedder: Embedder, *, progress: Progress | None, embed: bool) -> SyncReport:
@@ -397,7 +404,7 @@ def backfill(store: IndexStore, embedder: Embedder, *, batch_size: int, progress
                     matrix = _embed(store, embedder, batch, chunk_set if token_states else set())
                 except EmbedderError as exc:
                     log.warning("Embedding stopped: %s", exc)
-                    why = f"{exc} Keyword search works; run `python -m rag index` again to add the missing vectors."
+                    why = EMBEDDING_STOPPED.format(error=exc)
                     return Backfilled(chunks_done, done - chunks_done, why)
                 store.put_vectors(embedder.name, [key for key, _ in batch], matrix)
         chunks = sum(1 for key, _ in batch if key in chunk_set)

@@ -46,11 +46,16 @@ class Note:
     size: int
 
 
+# Messages the app recognises and says in its own words (rag/web/messages.py): keep them in step.
+VAULT_MISSING = "The vault folder {path} does not exist. Pass --vault DIR or set RAG_VAULT to your notes folder."
+VAULT_NOT_FOLDER = "{path} is a file, not a folder. Point --vault at the folder that holds your notes."
+
+
 def check_vault(vault: Path) -> None:
     if not vault.exists():
-        raise VaultError(f"The vault folder {vault} does not exist. Pass --vault DIR or set RAG_VAULT to your notes folder.")
+        raise VaultError(VAULT_MISSING.format(path=vault))
     if not vault.is_dir():
-        raise VaultError(f"{vault} is a file, not a folder. Point --vault at the folder that holds your notes.")
+        raise VaultError(VAULT_NOT_FOLDER.format(path=vault))
 
 
 def walk(settings: Settings) -> list[FileStat]:

@@ -60,7 +60,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "На обычных портах этого компьютера сервер чат-моделей не отвечает. Запустите его (например, `ollama serve`) или введите адрес ниже.",
     ),
     "models.pick": ("Model found", "Найденная модель"),
-    "models.window": ("window {n} tokens", "окно {n} токенов"),
+    "models.window": ("window {n:# token|# tokens}", "окно {n:# токен|# токена|# токенов}"),
     "models.window.unknown": ("window not said (8,192 tokens assumed)", "окно не сообщается (принято 8 192 токена)"),
     "models.test": ("Test", "Тест"),
     "models.use": ("Use", "Выбрать"),
@@ -135,8 +135,14 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "ask.input": ("Ask your notes — in English or Russian", "Спросите заметки — по-русски или по-английски"),
     "ask.searching": ("Searching your notes…", "Ищу в заметках…"),
     "ask.generating": ("Found passages in your notes; waiting for the model…", "Нашёл фрагменты в заметках; жду модель…"),
-    "ask.reading": ("The model is reading {n} sources (~{seconds} s) · {so_far} s", "Модель читает источники: {n} (~{seconds} с) · {so_far} с"),
-    "ask.reading.unknown": ("The model is reading {n} sources · {so_far} s", "Модель читает источники: {n} · {so_far} с"),
+    "ask.reading": (
+        "The model is reading {n:# source|# sources} (~{seconds} s) · {so_far} s",
+        "Модель читает {n:# источник|# источника|# источников} (~{seconds} с) · {so_far} с",
+    ),
+    "ask.reading.unknown": (
+        "The model is reading {n:# source|# sources} · {so_far} s",
+        "Модель читает {n:# источник|# источника|# источников} · {so_far} с",
+    ),
     "ask.checking": ("Checking every sentence against your notes…", "Сверяю каждое предложение с заметками…"),
     "ask.badge.extractive": ("Extractive", "Цитаты"),
     "ask.badge.model": ("Model · {model}", "Модель · {model}"),
@@ -153,13 +159,13 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "ask.translated": ("Also searched as: {query}", "Также искали как: {query}"),
     "ask.removed": ("Removed citations that matched no source: {ids}", "Убраны ссылки, которым не соответствует ни один источник: {ids}"),
     "ask.dropped": (
-        "Left out {n} passage(s) whose note changed since indexing — see Sources.",
-        "Пропущено фрагментов: {n} — их заметки изменились после индексации (см. «Источники»).",
+        "Left out {n:# passage whose note|# passages whose notes} changed since indexing — see Sources.",
+        "{n:Пропущен # фрагмент|Пропущены # фрагмента|Пропущено # фрагментов} из заметок, изменившихся после индексации (см. «Источники»).",
     ),
     "ask.first_words": ("first words after {seconds} s · ", "первые слова через {seconds} с · "),
     "ask.answer_in": ("answer in {seconds} s", "ответ за {seconds} с"),
     "ask.checked": (
-        "Checked against your notes: {supported} of {total} sentences supported.",
+        "Checked against your notes: {supported} of {total:# sentence|# sentences} supported.",
         "Сверено с заметками: подтверждено предложений — {supported} из {total}.",
     ),
     "claim.supported": ("Supported", "Подтверждено"),
@@ -186,7 +192,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "history.empty": ("No saved conversations yet.", "Сохранённых разговоров пока нет."),
     "history.delete": ("Delete", "Удалить"),
     "history.current": ("(this one)", "(этот)"),
-    "history.turns": ("{n} question(s) · {when}", "вопросов: {n} · {when}"),
+    "history.turns": ("{n:# question|# questions} · {when}", "{n:# вопрос|# вопроса|# вопросов} · {when}"),
     "history.unreadable": ("Saved conversations could not be read: {error}", "Не удалось прочитать сохранённые разговоры: {error}"),
     # the library's notices, in the person's language (rag/search/retrieve.py, rag/answer/ask.py)
     "notice.dense_down": (
@@ -201,6 +207,96 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "The chat model returned no answer text; this is the program's own reply.",
         "Чат-модель не вернула текста ответа; это ответ самой программы.",
     ),
+    # the library's errors in the app's words (rag/web/messages.py): the fix is made in Settings, never with a flag
+    "error.vault_missing": (
+        "The vault folder {path} does not exist. Choose the folder that holds your notes in Settings.",
+        "Папки {path} нет. Выберите в настройках папку, где лежат ваши заметки.",
+    ),
+    "error.vault_not_folder": (
+        "{path} is a file, not a folder. Choose the folder that holds your notes in Settings.",
+        "{path} — файл, а не папка. Выберите в настройках папку, где лежат ваши заметки.",
+    ),
+    "error.vault_empty": (
+        "The app was started with an empty vault folder (RAG_VAULT or rag.toml). Set it to the folder that holds your "
+        "notes, or remove it to open the demo vault, and start the app again.",
+        "Приложение запущено с пустой папкой заметок (RAG_VAULT или rag.toml). Укажите в ней папку с заметками или "
+        "уберите её, чтобы открылись демо-заметки, и запустите приложение снова.",
+    ),
+    "error.vault_not_typed": (
+        "The vault folder is empty. Type the folder that holds your notes (for example ~/Obsidian/MyVault).",
+        "Папка с заметками не указана. Введите папку, где лежат ваши заметки (например, ~/Obsidian/MyVault).",
+    ),
+    "error.embeddings_need_endpoint": (
+        "Embeddings by openai need an endpoint: type it in Settings, or keep OPENAI_API_KEY in the environment or "
+        ".streamlit/secrets.toml for OpenAI itself.",
+        "Эмбеддингам openai нужен адрес: введите его в настройках или, для самого OpenAI, задайте OPENAI_API_KEY в "
+        "окружении или в .streamlit/secrets.toml.",
+    ),
+    "error.embed_model_unknown": (
+        "The endpoint does not know the embedding model {model}. Type a model it serves in Settings.",
+        "Сервер не знает модель эмбеддингов {model}. Укажите в настройках модель, которая на нём есть.",
+    ),
+    "error.embed_key_refused": (
+        "The embedding endpoint refused the API key. Check OPENAI_API_KEY in the environment or .streamlit/secrets.toml.",
+        "Сервер эмбеддингов отклонил API-ключ. Проверьте OPENAI_API_KEY в окружении или в .streamlit/secrets.toml.",
+    ),
+    "error.embed_failed": (
+        "The embedding endpoint failed: {detail}. Check its address in Settings and that the server is running.",
+        "Сервер эмбеддингов не справился: {detail}. Проверьте его адрес в настройках и что сервер запущен.",
+    ),
+    "error.embedding_stopped": (
+        "{error} Keyword search works meanwhile; the missing vectors are added once embedding works again.",
+        "{error} Поиск по словам пока работает; недостающие векторы добавятся, когда эмбеддинги снова заработают.",
+    ),
+    "error.retrying": ("{error} Trying again in {seconds} s.", "{error} Повторная попытка через {seconds} с."),
+    "error.disk_full": (
+        "The disk is full: indexing stopped, and the index is intact ({held}). Free space, then press Re-index now on the Index page.",
+        "Диск заполнен: индексация остановлена, индекс цел ({held}). Освободите место и нажмите «Переиндексировать» на странице «Индекс».",
+    ),
+    "error.index_held": (
+        "{notes} notes indexed, {embedded} of {chunks} passages embedded",
+        "заметок в индексе: {notes}, векторы есть у {embedded} из {chunks} фрагментов",
+    ),
+    "error.index_held_unknown": ("what was written before stays", "записанное раньше сохранено"),
+    "error.index_foreign": (
+        "{path} is a file of another program, not an index of Ask your vault; it is left untouched. Start the app with "
+        "RAG_DB pointing at another file.",
+        "{path} — файл другой программы, а не индекс Ask your vault; он не тронут. Запустите приложение с RAG_DB, указывающей на другой файл.",
+    ),
+    "error.chat_no_endpoint": (
+        "The chat model {model} has no endpoint. Type one in Settings (Ollama, LM Studio, vLLM …), keep OPENAI_API_KEY "
+        "in the environment for OpenAI, or empty the chat model to answer with quotes from your notes.",
+        "У чат-модели {model} нет адреса. Введите его в настройках (Ollama, LM Studio, vLLM …), задайте OPENAI_API_KEY "
+        "в окружении для OpenAI или очистите поле чат-модели, чтобы отвечать цитатами из заметок.",
+    ),
+    "error.chat_unreachable": (
+        "Cannot reach the chat endpoint {url}. Start the server or fix its address in Settings (or empty the chat "
+        "model to answer with quotes from your notes).",
+        "Не удаётся связаться с чат-моделью по адресу {url}. Запустите сервер или исправьте адрес в настройках (или "
+        "очистите поле чат-модели, чтобы отвечать цитатами из заметок).",
+    ),
+    "error.chat_model_unknown": (
+        "The chat endpoint {url} does not know the model {model}. Choose a model it serves in Settings.",
+        "Сервер {url} не знает модель {model}. Выберите в настройках модель, которая на нём есть.",
+    ),
+    "error.chat_key_withheld": (
+        "The chat endpoint {url} asks for an API key. OPENAI_API_KEY is sent only to {endpoint}, the endpoint it was "
+        "set for: to use a key here, start the app with OPENAI_BASE_URL set to {url} and that server's key.",
+        "Сервер {url} просит API-ключ. OPENAI_API_KEY отправляется только на {endpoint}, для которого он задан: чтобы "
+        "отправлять ключ сюда, запустите приложение с OPENAI_BASE_URL, равным {url}, и ключом этого сервера.",
+    ),
+    "error.chat_key_refused": (
+        "The chat endpoint {url} refused the API key. Check OPENAI_API_KEY in the environment or .streamlit/secrets.toml.",
+        "Сервер {url} отклонил API-ключ. Проверьте OPENAI_API_KEY в окружении или в .streamlit/secrets.toml.",
+    ),
+    "error.ollama_unreachable": (
+        "Cannot reach Ollama at {url}. Start it (`ollama serve`) or fix the chat endpoint in Settings.",
+        "Не удаётся связаться с Ollama по адресу {url}. Запустите её (`ollama serve`) или исправьте адрес в настройках.",
+    ),
+    "error.ollama_model_missing": (
+        "Ollama at {url} does not have the model {model} ({detail}). Download it with ollama pull {name}, or choose another in Settings.",
+        "В Ollama по адресу {url} нет модели {model} ({detail}). Скачайте её командой ollama pull {name} или выберите другую в настройках.",
+    ),
     # Search
     "search.title": ("Search", "Поиск"),
     "search.input": ("Search your notes", "Поиск по заметкам"),
@@ -212,9 +308,15 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "search.empty_query": ("Type what to look for: the query is empty.", "Введите, что искать: запрос пуст."),
     "search.none": ("No matches in your notes.", "В заметках ничего не нашлось."),
     "search.none.filtered": ("No matches in your notes with these filters.", "С этими фильтрами в заметках ничего не нашлось."),
-    "search.weaker": ("Show {n} weaker matches", "Показать более слабые совпадения: {n}"),
+    "search.weaker": (
+        "Show {n:# weaker match|# weaker matches}",
+        "Показать {n:# более слабое совпадение|# более слабых совпадения|# более слабых совпадений}",
+    ),
     "search.weaker.shown": ("Show weaker matches", "Показывать более слабые совпадения"),
-    "search.summary": ("{n} notes, best first · found by {channels}", "Заметок: {n}, лучшие сверху · найдено: {channels}"),
+    "search.summary": (
+        "{n:# note|# notes}, best first · found by {channels}",
+        "{n:# заметка|# заметки|# заметок}, лучшие сверху · найдено: {channels}",
+    ),
     "channel.bm25": ("keyword", "по словам"),
     "channel.dense": ("meaning", "по смыслу"),
     "filters": ("Filters", "Фильтры"),
@@ -222,14 +324,21 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "filters.tag": ("Tag", "Тег"),
     "filters.project": ("Project", "Проект"),
     "filters.tier": ("Tier", "Уровень"),
+    # what an empty filter says (Streamlit's own "Choose options" is English whatever the app's language)
+    "filters.folder.any": ("Any folder", "Любая папка"),
+    "filters.tag.any": ("Any tag", "Любой тег"),
+    "filters.project.any": ("Any project", "Любой проект"),
+    "filters.tier.any": ("Any tier", "Любой уровень"),
+    "filters.empty": ("None in these notes", "В заметках таких нет"),
     "filters.dates": ("Dates", "Даты"),
     "filters.dates.help": (
         "Only passages from these days: a daily note's day, a dated heading, a chat message's time, the frontmatter date, or a date in the line.",
         "Только фрагменты за эти дни: день ежедневной заметки, дата в заголовке, время сообщения в чате, дата во frontmatter или дата в строке.",
     ),
     "ask.window": (
-        "The model's window ({window} tokens) held {kept} of the {found} sources found; the others were not sent (a source is never cut).",
-        "В окно модели ({window} токенов) поместились {kept} из {found} найденных источников; остальные не отправлены (источник не обрезается).",
+        "The model's window ({window:# token|# tokens}) held {kept} of the {found} sources found; the others were not sent (a source is never cut).",
+        "В окно модели ({window:# токен|# токена|# токенов}) {kept:поместился|поместились|поместились} {kept} из "
+        "{found:# найденного источника|# найденных источников|# найденных источников}; остальные не отправлены (источник не обрезается).",
     ),
     # Time in the question (rag/search/when.py)
     "time.searching": ("Searching notes {range} (“{words}”)", "Ищу в заметках {range} («{words}»)"),
@@ -268,8 +377,8 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "memory.category": ("Category", "Категория"),
     "memory.none": ("No fact matches these words.", "Ни один факт не подходит под эти слова."),
     "memory.none.filtered": ("No fact in this category matches.", "В этой категории подходящих фактов нет."),
-    "memory.found": ("{n} fact(s) with these words, best first", "Фактов с этими словами: {n}, лучшие сверху"),
-    "memory.count": ("{n} fact(s), newest first", "Фактов: {n}, новые сверху"),
+    "memory.found": ("{n:# fact|# facts} with these words, best first", "{n:# факт|# факта|# фактов} с этими словами, лучшие сверху"),
+    "memory.count": ("{n:# fact|# facts}, newest first", "{n:# факт|# факта|# фактов}, новые сверху"),
     "memory.count.more": ("{n} facts; the {shown} newest are shown.", "Фактов: {n}; показаны {shown} самых новых."),
     "memory.show_all": ("Show all facts", "Показать все факты"),
     "memory.superseded": ("replaced", "заменён"),
@@ -355,10 +464,10 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "Оба значения по умолчанию откалиброваны на настоящих почти-дубликатах и заметках на одну тему (точность 1,0 на наших парах).",
     ),
     "duplicates.none": (
-        "No near-duplicate notes among {n} notes at these thresholds.",
-        "Среди {n} заметок нет почти-дубликатов при этих порогах.",
+        "No near-duplicate notes among {n:# note|# notes} at these thresholds.",
+        "Среди {n:# заметки|# заметок|# заметок} нет почти-дубликатов при этих порогах.",
     ),
-    "duplicates.count": ("{n} pair(s).", "Пар: {n}."),
+    "duplicates.count": ("{n:# pair|# pairs}.", "{n:# пара|# пары|# пар}."),
     "duplicates.count.more": ("{n} pairs; the {shown} closest are shown.", "Пар: {n}; показаны {shown} самых близких."),
     "duplicates.pair": (
         "**{label}** · cosine {score} · shares {overlap} of the shorter note's text",
@@ -379,7 +488,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "index.chunks": ("Passages (chunks)", "Фрагменты"),
     "index.missing": ("Vectors missing", "Нет векторов"),
     "index.missing.help": (
-        "{chunks} passages and {sentences} of {total} sentences have no vector yet; keyword search covers them meanwhile.",
+        "{chunks:# passage|# passages} and {sentences} of {total:# sentence|# sentences} have no vector yet; keyword search covers them meanwhile.",
         "Без вектора пока фрагментов: {chunks}, предложений: {sentences} из {total}; пока их находит поиск по словам.",
     ),
     "index.model": ("**Model** {model}", "**Модель** {model}"),
@@ -402,5 +511,5 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "Последняя проверка заметок: добавлено {added}, изменено {updated}, удалено {removed}, без изменений "
         "{unchanged}, за {seconds} с. Векторы считаются после неё, в фоне.",
     ),
-    "index.skipped": ("{n} note(s) skipped", "Пропущено заметок: {n}"),
+    "index.skipped": ("{n:# note|# notes} skipped", "{n:Пропущена # заметка|Пропущены # заметки|Пропущено # заметок}"),
 }

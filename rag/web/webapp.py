@@ -56,6 +56,9 @@ class Choices:
     language: str = "auto"  # "auto", "en" or "ru"
 
 
+VAULT_NOT_TYPED = "The vault path is empty. Type the folder that holds your notes (for example ~/Obsidian/MyVault)."
+EMBEDDINGS_NEED_ENDPOINT = "OpenAI-compatible embeddings need an endpoint URL, or OPENAI_API_KEY in the environment or .streamlit/secrets.toml."
+
 # The panel's number fields and the setting each one sets (the form's bounds are that setting's range).
 NUMBERS = {"max_notes": "context_max_notes", "max_chunks_per_note": "context_max_chunks_per_note", "max_chars": "context_max_chars"}
 
@@ -77,7 +80,7 @@ def choices_of(settings: Settings) -> Choices:
 def apply_choices(base: Settings, choices: Choices) -> Settings:
     """`base` with the panel's choices. Raises VaultError / ConfigError whose message names the fix."""
     if not choices.vault.strip():
-        raise VaultError("The vault path is empty. Type the folder that holds your notes (for example ~/Obsidian/MyVault).")
+        raise VaultError(VAULT_NOT_TYPED)
     vault = Path(choices.vault.strip()).expanduser()
     check_vault(vault)
     vault = vault.resolve()
@@ -86,7 +89,7 @@ def apply_choices(base: Settings, choices: Choices) -> Settings:
     if choices.embedder not in ("local", "openai"):
         raise ConfigError(f"Embeddings must be 'local' or 'openai', not {choices.embedder!r}.")
     if choices.embedder == "openai" and not choices.endpoint.strip() and not base.openai_api_key:
-        raise ConfigError("OpenAI-compatible embeddings need an endpoint URL, or OPENAI_API_KEY in the environment or .streamlit/secrets.toml.")
+        raise ConfigError(EMBEDDINGS_NEED_ENDPOINT)
     for field, setting in NUMBERS.items():  # the ranges rag.toml has, the error naming the setting
         check_setting(setting, getattr(choices, field))
     if choices.language not in ("auto", "en", "ru"):
