@@ -15,7 +15,7 @@ from rag.answer.servers import shown_name
 from rag.errors import RagError
 from rag.text.date_labels import day_label
 from rag.web import i18n, untrusted
-from rag.web.conversations import ChatTurn, Conversation, ConversationFile
+from rag.web.conversations import UNREADABLE, ChatTurn, Conversation, ConversationFile
 from rag.web.ui_render import ANSWER_CSS, answer_html, claim_notes
 from rag.web.ui_stream import StreamedCall
 
@@ -25,7 +25,7 @@ LISTED = 10  # saved conversations listed in the sidebar
 
 def main() -> None:
     ctx = common.context()
-    saved = ConversationFile(ctx.settings.db_path)
+    saved = ConversationFile(ctx.settings.db_path, common.browser_id())  # this browser's conversations only
     conversation = _conversation(saved)
     turns = conversation.turns
     _history(saved, conversation)
@@ -56,19 +56,21 @@ def _conversation(saved: ConversationFile) -> Conversation:
         wanted = st.query_params.get("chat")
         try:
             current = saved.get(wanted) if wanted else None
-        except (OSError, ValueError, TypeError, KeyError) as exc:
+        except UNREADABLE as exc:
             st.warning(t("history.unreadable", error=exc), icon=":material/warning:")
             current = None
+        if current is None and wanted:  # gone, or another browser's: this one starts afresh
+            st.query_params.pop("chat", None)
         current = current or Conversation()
         st.session_state["rag_conversation"] = current
     return current
 
 
 def _history(saved: ConversationFile, current: Conversation) -> None:
-    """The saved conversations of this vault in the sidebar, newest first, each to reopen or delete."""
+    """This browser's saved conversations of this vault in the sidebar, newest first, each to reopen or delete."""
     try:
         conversations = saved.load()[:LISTED]
-    except (OSError, ValueError, TypeError, KeyError) as exc:
+    except UNREADABLE as exc:
         st.sidebar.warning(t("history.unreadable", error=exc), icon=":material/warning:")
         return
     with st.sidebar.expander(t("history.title"), icon=":material/history:", expanded=bool(conversations)):

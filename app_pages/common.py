@@ -27,6 +27,7 @@ from rag.search.presentation import why_found
 from rag.search.retrieve import NOTICE_DENSE_DOWN, NOTICE_NO_VECTORS
 from rag.search.similar import NoteVectors
 from rag.web import i18n, untrusted
+from rag.web.conversations import is_browser_id, new_browser_id
 from rag.web.ui_render import PASSAGE_CSS, obsidian_url, parse_cite_href, passage, passage_html
 from rag.web.webapp import NUMBERS, Choices, Secrets, apply_choices, choices_of, index_key, split_secrets
 
@@ -52,6 +53,23 @@ export default function(component) {
     window.__ragNoteLinks.observe(document.body, {childList: true, subtree: true});
     restore();
   }
+}
+"""
+
+# Keeps this browser's id (`browser_id`) in a cookie: Streamlit reads cookies but cannot set them. A cookie, not the
+# address: a link someone copies or bookmarks never carries it, and a new tab of the same browser has it. When another
+# tab of this browser set its id first, this page takes that one, so one browser keeps one list of conversations.
+BROWSER_COOKIE = "rag_browser"
+_BROWSER_COOKIE_JS = """
+export default function(component) {
+  const name = 'rag_browser', id = component.data.id;
+  const sent = document.cookie.split('; ').find((c) => c.startsWith(name + '='));
+  const held = sent && sent.slice(name.length + 1);
+  if (held && /^[0-9a-f]{32}$/.test(held) && held !== id) {
+    component.setStateValue('id', held);
+    return;
+  }
+  document.cookie = name + '=' + id + '; Path=/; Max-Age=34560000; SameSite=Strict';
 }
 """
 
@@ -325,6 +343,34 @@ def narrow_navigation(pages) -> None:
 @functools.cache
 def _cite_component():
     return st.components.v2.component("rag_citation_links", js=_ANSWER_LINKS_JS)
+
+
+def browser_id() -> str:
+    """This browser's id, under which its conversations are saved (rag/web/conversations.py): the one its cookie
+    sent, else a new one that `keep_browser_cookie` gives it. A cookie that is not such an id is not used."""
+    if not is_browser_id(st.session_state.get("rag_browser")):
+        sent = st.context.cookies.get(BROWSER_COOKIE)
+        st.session_state["rag_browser"] = sent if is_browser_id(sent) else new_browser_id()
+    return st.session_state["rag_browser"]
+
+
+@functools.cache
+def _browser_cookie_component():
+    return st.components.v2.component("rag_browser_cookie", js=_BROWSER_COOKIE_JS)
+
+
+def keep_browser_cookie() -> None:
+    """Mount the (invisible) script that keeps this browser's id in its cookie for 400 days from each visit (the
+    most a browser keeps one); take the id another tab of this browser already set."""
+    try:
+        with st.sidebar:
+            result = _browser_cookie_component()(key="rag_browser_cookie", data={"id": browser_id()}, on_id_change=lambda: None, height=0)
+    except Exception:  # a harness without custom components (AppTest): the id lasts as long as the session
+        return
+    held = getattr(result, "id", None)
+    if is_browser_id(held) and held != st.session_state["rag_browser"]:
+        st.session_state["rag_browser"] = held
+        st.rerun()
 
 
 def citation_clicks() -> tuple[int, str] | None:

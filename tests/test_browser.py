@@ -355,3 +355,36 @@ def _no_foreign_links_and_no_sideways_scroll(page) -> None:
     boxes = "document.scrollingElement, ...document.querySelectorAll('[data-testid=stMain], [data-testid=stMainBlockContainer], .rag-answer, [role=dialog]')"
     wide = page.evaluate(f"() => [{boxes}].filter(b => b.scrollWidth > b.clientWidth + 1).map(b => b.className + ' ' + b.scrollWidth)")
     assert not wide, wide
+
+
+def test_two_browsers_each_see_only_their_own_conversations(browser, vault_copy):
+    proc, url = start_app(*vault_copy)
+    try:
+        mine = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")  # a browser: its own cookies
+        page = mine.new_page()
+        ask_and_open_first_citation(page, url)
+        page.wait_for_function("() => location.search.includes('chat=')", timeout=30_000)
+        chat = page.evaluate("() => new URLSearchParams(location.search).get('chat')")
+        history = page.get_by_test_id("stSidebar").get_by_role("button", name=QUESTION)
+        sync_api.expect(history).to_be_visible(timeout=30_000)
+
+        theirs = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")
+        other = theirs.new_page()
+        other.goto(url)
+        other.get_by_text("Index up to date").wait_for(timeout=60_000)
+        sync_api.expect(other.get_by_text("No saved conversations yet.")).to_be_attached(timeout=30_000)  # folded: none
+        other.goto(f"{url}/?chat={chat}")  # even with the link to it
+        sync_api.expect(other.get_by_role("heading", name="Ask your vault")).to_be_visible(timeout=30_000)
+        other.get_by_text("Index up to date").wait_for(timeout=60_000)
+        sync_api.expect(other.get_by_text("No saved conversations yet.")).to_be_attached(timeout=30_000)  # folded: none
+        other.get_by_placeholder("Ask your notes").wait_for(timeout=30_000)  # drawn after the chat, were there one
+        assert other.get_by_text(QUESTION).count() == 0
+
+        again = mine.new_page()  # a new tab of the first browser, without the link: the cookie says whose it is
+        again.goto(url)
+        again.get_by_text("Index up to date").wait_for(timeout=60_000)
+        sync_api.expect(again.get_by_test_id("stSidebar").get_by_role("button", name=QUESTION)).to_be_visible(timeout=30_000)
+        mine.close()
+        theirs.close()
+    finally:
+        stop(proc)
