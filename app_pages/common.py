@@ -26,12 +26,24 @@ from rag.live import LiveIndex, Progress
 from rag.search.presentation import why_found
 from rag.search.retrieve import NOTICE_DENSE_DOWN, NOTICE_NO_VECTORS
 from rag.search.similar import NoteVectors
-from rag.web import i18n, untrusted
+from rag.web import i18n, saved_choices, untrusted
 from rag.web.conversations import is_browser_id, new_browser_id
 from rag.web.ui_render import PASSAGE_CSS, obsidian_url, parse_cite_href, passage, passage_html
 from rag.web.webapp import NUMBERS, Choices, Secrets, apply_choices, choices_of, index_key, split_secrets
 
 APP_FOLDER = Path(__file__).resolve().parents[1]  # where app.py is: its .streamlit/ is the user's own
+# The settings panel's label of each field of `Choices`, to name the fields the app saved.
+_FIELD_LABELS = {
+    "vault": "settings.vault",
+    "endpoint": "settings.endpoint",
+    "chat_model": "settings.chat_model",
+    "embedder": "settings.embeddings",
+    "embed_model": "settings.embed_model",
+    "max_notes": "settings.max_notes",
+    "max_chunks_per_note": "settings.max_per_note",
+    "max_chars": "settings.max_chars",
+    "language": "settings.language",
+}
 # On the Ask page: clicks on citations reach the app; a note link in an answer gets back its `obsidian://open` address,
 # which `st.html`'s sanitizer took out of its href (the renderer kept it in data-obsidian: rag/web/untrusted.py).
 _ANSWER_LINKS_JS = """
@@ -173,13 +185,51 @@ def base_settings() -> Settings:
 
 
 def session_settings() -> Settings:
-    """The base settings with this session's choices from the settings panel."""
+    """The base settings with this session's choices from the settings panel: at a session's start, those the app
+    saved from earlier visits (rag/web/saved_choices.py); once the person chooses, saved for the next ones."""
     try:
         base = base_settings()
-        choices = st.session_state.get("rag_choices")
+        choices = _session_choices(base)
         return base if choices is None else apply_choices(base, choices)
     except RagError as exc:
         fail(exc)
+
+
+def _session_choices(base: Settings) -> Choices | None:
+    """This session's choices. Whatever sets `rag_choices` (the panel, the model picker) is saved on the next run."""
+    state = st.session_state
+    if "rag_choices_kept" not in state:  # the session's first run: the choices of earlier visits
+        start = saved_choices.remembered(base)
+        state["rag_choices_kept"], state["rag_saved_fields"], state["rag_saved_notices"] = start.choices, start.fields, start.notices
+        state.setdefault("rag_choices", start.choices)
+    chosen, kept = state.get("rag_choices"), state["rag_choices_kept"]
+    if chosen != kept and chosen is not None:
+        state["rag_choices_kept"], state["rag_saved_notices"] = chosen, ()
+        try:
+            state["rag_saved_fields"] = saved_choices.keep(base, before=kept, after=chosen)
+        except OSError as exc:  # a full disk or a read-only data folder: the choice still holds for this visit
+            state["rag_saved_notices"] = (saved_choices.Notice("not_written", {"error": str(exc)}),)
+    return chosen
+
+
+def _saved_notices() -> None:
+    """What the saved choices could not give (a vault folder gone, a value out of range), on every page."""
+    for notice in st.session_state.get("rag_saved_notices", ()):
+        st.warning(t(f"saved.{notice.kind}", **notice.values), icon=":material/settings_backup_restore:")
+
+
+def _saved_line() -> None:
+    """Which settings come from earlier choices in this panel rather than rag.toml and the environment, and a way
+    to go back to those."""
+    fields = st.session_state.get("rag_saved_fields") or ()
+    if not fields:
+        return
+    st.caption(t("saved.fields", fields=", ".join(t(_FIELD_LABELS[f]) for f in fields)))
+    if st.button(t("saved.forget"), key="rag_forget_choices", icon=":material/restart_alt:", help=t("saved.forget.help")):
+        saved_choices.forget()
+        for key in ("rag_choices", "rag_choices_kept", "rag_saved_fields", "rag_saved_notices"):
+            st.session_state.pop(key, None)
+        st.rerun()
 
 
 @st.cache_resource(show_spinner=False, max_entries=8, on_release=lambda knowledge: knowledge.live.close())
@@ -194,6 +244,7 @@ def open_context(settings: Settings, settings_box) -> AppContext:
     `settings_box` (also when opening fails: the panel is where the fix is made)."""
     if settings.ui_language != "auto" or "rag_language" not in st.session_state:  # the words while the index opens
         st.session_state["rag_language"] = _choose_language(settings, None)
+    _saved_notices()
     try:
         with st.spinner(t("progress.opening")):
             knowledge = _shared_knowledge(index_key(settings), settings).for_settings(settings)
@@ -239,6 +290,7 @@ def settings_panel(settings: Settings, box) -> None:
         submitted = st.form_submit_button(t("settings.apply"), type="primary")
         st.caption(t("settings.key", source=_key_source()))
     with expander:
+        _saved_line()
         _model_picker(settings)
     if submitted:
         vault = " ".join(vault.splitlines()).strip()  # a path pasted with a line break

@@ -1,15 +1,21 @@
-"""The first minutes, kept: each browser sees only its own conversations. The browser-level checks are in
-tests/test_browser.py."""
+"""The first minutes, kept: choices made in Settings survive a new session and a restart (on top of rag.toml and
+the environment, checked when read back); each browser sees only its own conversations. The browser-level checks
+are in tests/test_browser.py."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
+import stat
 
 import pytest
 
+from rag.config import load_settings
+from rag.web import saved_choices
 from rag.web.conversations import KEEP, ChatTurn, Conversation, ConversationFile, is_browser_id, new_browser_id
-from tests.app_harness import texts
+from rag.web.webapp import choices_of
+from tests.app_harness import idle, shown, texts
 from tests.test_app_conversations import _answer
 
 MINE, THEIRS = "a" * 32, "b" * 32
@@ -64,3 +70,83 @@ def test_another_browser_gets_its_own_empty_list_even_with_the_link_to_a_convers
     other.run()
     assert not other.chat_message and "No saved conversations yet." in texts(other.sidebar.caption)
     assert "chat" not in other.query_params  # the link is dropped: a question here starts this browser's own chat
+
+
+# --- choices made in Settings --------------------------------------------------------------------------------------
+
+
+def _choose_vault(at, folder) -> None:
+    at.sidebar.text_area[0].input(str(folder))
+    at.sidebar.button[0].click().run()  # the form's Apply
+    idle(at)
+    at.run()
+
+
+def _tea_vault(tmp_path):
+    other = tmp_path / "tea"
+    other.mkdir()
+    (other / "Tea.md").write_text("# Tea\n\nPu-erh is brewed at 95 degrees for thirty seconds.\n", encoding="utf-8")
+    return other
+
+
+def test_a_vault_chosen_in_settings_is_kept_for_the_next_session_and_the_base_gives_the_rest(app, tmp_path, monkeypatch, vault):
+    other = _tea_vault(tmp_path)
+    _choose_vault(app(), other)
+    path = saved_choices.choices_path()
+    assert json.loads(path.read_text(encoding="utf-8"))["choices"] == {"vault": str(other.resolve())}  # only what was chosen
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600 and vault not in path.parents and other not in path.parents
+
+    monkeypatch.setenv("RAG_CHAT_MODEL", "from-the-environment")  # rag.toml or the environment still lead the rest
+    again = app()  # a new session, as after a reload or a restart
+    assert again.session_state["rag_app"].settings.vault == other.resolve()
+    assert again.session_state["rag_app"].settings.chat_model == "from-the-environment"
+    assert "Kept from your choices here: Vault folder." in shown(again.sidebar.caption)
+
+
+def test_forget_goes_back_to_rag_toml_and_the_environment(app, tmp_path, vault):
+    _choose_vault(app(), _tea_vault(tmp_path))
+    at = app()
+    at.sidebar.button(key="rag_forget_choices").click().run()
+    assert at.session_state["rag_app"].settings.vault == vault.resolve() and not saved_choices.choices_path().exists()
+    assert app().session_state["rag_app"].settings.vault == vault.resolve()
+
+
+def test_a_saved_vault_that_is_gone_opens_the_default_and_says_so(app, tmp_path, vault):
+    gone = tmp_path / "unplugged-drive" / "Notes"
+    path = saved_choices.choices_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"format": 1, "choices": {"vault": str(gone), "max_notes": 3}}), encoding="utf-8")
+    at = app()
+    assert not at.exception and at.session_state["rag_app"].settings.vault == vault.resolve()
+    assert at.session_state["rag_app"].settings.context_max_notes == 3  # the rest still applies
+    warning = shown(at.warning)
+    assert "is not there any more" in warning and str(gone) in warning and str(vault.resolve()) in warning
+
+
+def test_saved_choices_are_checked_like_the_panel_checks_them(tmp_path, vault):
+    base = load_settings(vault=vault, db_path=tmp_path / "index.db", env={})
+    path = tmp_path / "app-settings.json"
+    stored = {"max_notes": 1000, "max_chars": True, "language": "de", "chat_model": "qwen", "embedder": "openai", "later": 1}
+    path.write_text(json.dumps({"format": 1, "choices": stored}), encoding="utf-8")
+    kept = saved_choices.remembered(base, path)
+    assert [n.kind for n in kept.notices] == ["dropped"] * 4  # max_notes, max_chars, language, embedder
+    assert "between 1 and 100" in kept.notices[0].values["error"] and "OPENAI_API_KEY" in kept.notices[3].values["error"]
+    assert kept.choices is None  # openai embeddings with no endpoint nor key: the choices together are not used
+
+    path.write_text(json.dumps({"format": 1, "choices": {"chat_model": "qwen", "max_notes": 4}}), encoding="utf-8")
+    kept = saved_choices.remembered(base, path)
+    assert kept.notices == () and kept.fields == ("chat_model", "max_notes") and kept.choices.chat_model == "qwen"
+
+    path.write_text("{not json", encoding="utf-8")
+    kept = saved_choices.remembered(base, path)
+    assert kept.choices is None and [n.kind for n in kept.notices] == ["unreadable"]
+
+
+def test_only_what_was_changed_is_saved_and_a_choice_set_back_to_the_base_is_dropped(tmp_path, vault):
+    base = load_settings(vault=vault, db_path=tmp_path / "index.db", env={"RAG_CHAT_MODEL": "base-model"})
+    path = tmp_path / "app-settings.json"
+    chosen = dataclasses.replace(choices_of(base), max_notes=9, vault=str(vault) + "/")
+    assert saved_choices.keep(base, before=None, after=chosen, path=path) == ("max_notes",)  # the same folder, typed otherwise
+    later = dataclasses.replace(chosen, chat_model="", max_notes=base.context_max_notes)
+    assert saved_choices.keep(base, before=chosen, after=later, path=path) == ("chat_model",)  # "" (extractive) is a choice
+    assert json.loads(path.read_text(encoding="utf-8"))["choices"] == {"chat_model": ""}
