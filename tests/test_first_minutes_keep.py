@@ -1,6 +1,6 @@
 """The first minutes, kept: choices made in Settings survive a new session and a restart (on top of rag.toml and
-the environment, checked when read back); each browser sees only its own conversations. The browser-level checks
-are in tests/test_browser.py."""
+the environment, checked when read back); each browser sees only its own conversations; a person's own vault opens
+on a few questions drawn from its newest notes. The browser-level checks are in tests/test_browser.py."""
 
 from __future__ import annotations
 
@@ -8,14 +8,17 @@ import dataclasses
 import json
 import os
 import stat
+import time
 
 import pytest
 
 from rag.config import load_settings
+from rag.errors import VaultError
 from rag.web import saved_choices
 from rag.web.conversations import KEEP, ChatTurn, Conversation, ConversationFile, is_browser_id, new_browser_id
+from rag.web.examples import Example, Note, examples, section_headings, usable
 from rag.web.webapp import choices_of
-from tests.app_harness import idle, shown, texts
+from tests.app_harness import answers, idle, shown, texts, unescaped
 from tests.test_app_conversations import _answer
 
 MINE, THEIRS = "a" * 32, "b" * 32
@@ -150,3 +153,60 @@ def test_only_what_was_changed_is_saved_and_a_choice_set_back_to_the_base_is_dro
     later = dataclasses.replace(chosen, chat_model="", max_notes=base.context_max_notes)
     assert saved_choices.keep(base, before=chosen, after=later, path=path) == ("chat_model",)  # "" (extractive) is a choice
     assert json.loads(path.read_text(encoding="utf-8"))["choices"] == {"chat_model": ""}
+
+
+# --- example questions from the vault -----------------------------------------------------------------------------
+
+
+def _touch(vault, newest_first: list[str]) -> None:
+    """Every note old, then the given ones newest first."""
+    for note in vault.rglob("*.md"):
+        os.utime(note, (1_600_000_000, 1_600_000_000))
+    now = time.time()
+    for age, name in enumerate(newest_first):
+        os.utime(vault / name, (now - age * 60, now - age * 60))
+
+
+def test_your_own_vault_opens_on_questions_from_its_newest_notes_that_ask_themselves(app, vault):
+    _touch(vault, ["Notes/Sourdough.md", "Notes/Байкал.md", "Notes/SQLite.md"])
+    at = app()
+    assert "A few questions from your latest notes to start with:" in texts(at.info) and "demo vault" not in texts(at.info)
+    labels = [unescaped(b.label) for b in at.button if b.key and b.key.startswith("example-")]
+    assert labels == [
+        "What do my notes say about “Sourdough bread”?",
+        "What does my note “Поездка на Байкал” say under “Маршрут”?",
+        "What do my notes say about “SQLite notes”?",
+    ]
+    at.button(key="example-0").click().run()
+    at.run()  # the click queued the question; this run answers it
+    assert "What do my notes say about “Sourdough bread”?" in shown(at.chat_message[0].markdown)
+    assert 'href="#cite-0-S' in answers(at) and "A few questions" not in texts(at.info)
+
+
+def test_the_questions_are_in_the_interface_language(app, vault, monkeypatch):
+    monkeypatch.setenv("RAG_UI_LANGUAGE", "ru")
+    _touch(vault, ["Notes/Sourdough.md", "Notes/Байкал.md"])
+    at = app()
+    labels = [unescaped(b.label) for b in at.button if b.key and b.key.startswith("example-")]
+    assert len(labels) == 3 and labels[0] == "Что в моих заметках на тему «Sourdough bread»?"
+    assert "в разделе «Маршрут»" in labels[1] and "Для начала" in texts(at.info)
+
+
+def test_example_questions_pass_over_dates_generic_names_and_headings_in_code():
+    notes = [
+        Note("Daily/2026-05-02.md", None, "2026-05-02T21:00:00+03:00"),  # a daily note: its name is a date
+        Note("INDEX.md", None, "2026-05-02T20:00:00+03:00"),
+        Note("Trips/Baikal.md", "Поездка на Байкал", "2026-05-02T19:00:00+03:00"),
+        Note("Kitchen/Bread.md", "**Sourdough** [[bread|loaf]]", "2026-05-02T18:00:00+03:00"),
+        Note("Notes/Old.md", "Old topic", "2020-01-01T00:00:00+00:00"),
+    ]
+    headings = {"Kitchen/Bread.md": section_headings("## Notes\n```\n## Not a heading\n```\n## Hydration ##\n")}
+    found = examples(notes, lambda path: headings[path] if path in headings else [])
+    assert found == [Example("about", "Поездка на Байкал"), Example("section", "Sourdough loaf", "Hydration"), Example("about", "Old topic")]
+    assert usable("x" * 61) is None and usable("2026-05-02 Mon") is None and usable("TODO") is None and usable("Tea\u202e") == "Tea"
+
+    def unreadable(path):
+        raise VaultError(f"{path} is not a Markdown note")
+
+    later = [Note("Report.pdf", None, "2026-01-02T00:00:00+00:00"), Note("Budget.md", None, "2026-01-01T00:00:00+00:00")]
+    assert examples(later, unreadable) == [Example("about", "Report"), Example("points", "Budget")]

@@ -132,6 +132,11 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "Which internet provider did we choose for the new flat, and how fast is it?",
         "Which internet provider did we choose for the new flat, and how fast is it?",
     ),
+    # a person's own vault: questions from its newest notes (rag/web/examples.py)
+    "ask.examples": ("A few questions from your latest notes to start with:", "Для начала — несколько вопросов по вашим последним заметкам:"),
+    "ask.example.about": ("What do my notes say about “{title}”?", "Что в моих заметках на тему «{title}»?"),
+    "ask.example.section": ("What does my note “{title}” say under “{heading}”?", "Что написано в заметке «{title}» в разделе «{heading}»?"),
+    "ask.example.points": ("What are the main points of “{title}”?", "Что главное в заметке «{title}»?"),
     "ask.input": ("Ask your notes — in English or Russian", "Спросите заметки — по-русски или по-английски"),
     "ask.searching": ("Searching your notes…", "Ищу в заметках…"),
     "ask.generating": ("Found passages in your notes; waiting for the model…", "Нашёл фрагменты в заметках; жду модель…"),
