@@ -14,6 +14,7 @@ st.set_page_config(page_title="Ask your vault", page_icon="📚", layout="center
 settings = common.session_settings()
 settings_box = st.sidebar.container()  # the settings panel, drawn once the session's language is known
 ctx = common.open_context(settings, settings_box)
+common.keep_browser_cookie()  # this browser's id, which its saved conversations belong to
 common.index_status(ctx)
 common.ignored_secrets()  # a working folder's .streamlit/secrets.toml is not read: say so
 

@@ -15,17 +15,19 @@ from rag.answer.servers import shown_name
 from rag.errors import RagError
 from rag.text.date_labels import day_label
 from rag.web import answer_words, i18n, untrusted
-from rag.web.conversations import ChatTurn, Conversation, ConversationFile
+from rag.web.conversations import UNREADABLE, ChatTurn, Conversation, ConversationFile
+from rag.web.examples import Note, examples, section_headings
 from rag.web.ui_render import ANSWER_CSS, answer_html, claim_notes
 from rag.web.ui_stream import StreamedCall
 
 DEMO_QUESTIONS = ("ask.demo.1", "ask.demo.2", "ask.demo.3")
 LISTED = 10  # saved conversations listed in the sidebar
+NOTES_SCANNED = 1_000_000  # the note list the example questions are drawn from: all of it (they sort by time)
 
 
 def main() -> None:
     ctx = common.context()
-    saved = ConversationFile(ctx.settings.db_path)
+    saved = ConversationFile(ctx.settings.db_path, common.browser_id())  # this browser's conversations only
     conversation = _conversation(saved)
     turns = conversation.turns
     _history(saved, conversation)
@@ -33,6 +35,8 @@ def main() -> None:
     hints = st.empty()
     if ctx.is_demo and not turns:
         _demo_hints(hints.container())
+    elif not turns:
+        _vault_hints(ctx, hints.container())
     clicked = common.citation_clicks()
     for i, turn in enumerate(turns):
         _show_turn(ctx, i, turn)
@@ -56,19 +60,21 @@ def _conversation(saved: ConversationFile) -> Conversation:
         wanted = st.query_params.get("chat")
         try:
             current = saved.get(wanted) if wanted else None
-        except (OSError, ValueError, TypeError, KeyError) as exc:
+        except UNREADABLE as exc:
             st.warning(t("history.unreadable", error=exc), icon=":material/warning:")
             current = None
+        if current is None and wanted:  # gone, or another browser's: this one starts afresh
+            st.query_params.pop("chat", None)
         current = current or Conversation()
         st.session_state["rag_conversation"] = current
     return current
 
 
 def _history(saved: ConversationFile, current: Conversation) -> None:
-    """The saved conversations of this vault in the sidebar, newest first, each to reopen or delete."""
+    """This browser's saved conversations of this vault in the sidebar, newest first, each to reopen or delete."""
     try:
         conversations = saved.load()[:LISTED]
-    except (OSError, ValueError, TypeError, KeyError) as exc:
+    except UNREADABLE as exc:
         st.sidebar.warning(t("history.unreadable", error=exc), icon=":material/warning:")
         return
     with st.sidebar.expander(t("history.title"), icon=":material/history:", expanded=bool(conversations)):
@@ -127,6 +133,33 @@ def _demo_hints(box) -> None:
         if box.button(q, key=f"demo-{key}", icon=":material/chat_bubble:"):
             st.session_state["rag_pending_question"] = q
             st.rerun()
+
+
+def _vault_hints(ctx: common.AppContext, box) -> None:
+    """A few questions drawn from this vault's newest notes (rag/web/examples.py), each a button that asks it."""
+    found = _vault_examples(ctx)
+    if not found:
+        return
+    box.info(t("ask.examples"), icon=":material/lightbulb:")
+    for i, example in enumerate(found):
+        values = {"title": example.title, "heading": example.heading}
+        if box.button(t(f"ask.example.{example.form}", **values), key=f"example-{i}", icon=":material/chat_bubble:"):
+            st.session_state["rag_pending_question"] = i18n.text(common.language(), f"ask.example.{example.form}", **values)
+            st.rerun()
+
+
+def _vault_examples(ctx: common.AppContext) -> list:
+    """The example questions, found again only when the index changed (or the vault did)."""
+    key = (str(ctx.settings.vault), ctx.knowledge.progress().changes)
+    cached = st.session_state.get("rag_examples")
+    if cached is None or cached[0] != key:
+        try:
+            notes = [Note(n.path, n.title, n.modified) for n in ctx.knowledge.list_notes(limit=NOTES_SCANNED).notes]
+        except (RagError, OSError):  # the vault went away: the page says so elsewhere
+            notes = []
+        cached = (key, examples(notes, lambda path: section_headings(ctx.knowledge.read(path).content)))
+        st.session_state["rag_examples"] = cached
+    return cached[1]
 
 
 def _answer(ctx: common.AppContext, question: str, turns: list[ChatTurn]) -> None:

@@ -24,13 +24,26 @@ from rag.knowledge import Knowledge
 from rag.live import LiveIndex, Progress
 from rag.search.presentation import why_found
 from rag.search.similar import NoteVectors
-from rag.web import i18n, messages, untrusted
+from rag.web import i18n, messages, saved_choices, untrusted
+from rag.web.conversations import is_browser_id, new_browser_id
 from rag.web.ui_render import PASSAGE_CSS, obsidian_url, parse_cite_href, passage, passage_html
 from rag.web.webapp import NUMBERS, Choices, Secrets, apply_choices, choices_of, index_key, split_secrets
 
 APP_FOLDER = Path(__file__).resolve().parents[1]  # where app.py is: its .streamlit/ is the user's own
 LANGUAGE_PICK = "rag_language_pick"  # the Settings language control's state (Streamlit drops it with the control)
 LANGUAGE_CHOICE = "rag_language_choice"  # the language clicked, kept for the session
+# The settings panel's label of each field of `Choices`, to name the fields the app saved.
+_FIELD_LABELS = {
+    "vault": "settings.vault",
+    "endpoint": "settings.endpoint",
+    "chat_model": "settings.chat_model",
+    "embedder": "settings.embeddings",
+    "embed_model": "settings.embed_model",
+    "max_notes": "settings.max_notes",
+    "max_chunks_per_note": "settings.max_per_note",
+    "max_chars": "settings.max_chars",
+    "language": "settings.language",
+}
 # On the Ask page: clicks on citations reach the app; a note link in an answer gets back its `obsidian://open` address,
 # which `st.html`'s sanitizer took out of its href (the renderer kept it in data-obsidian: rag/web/untrusted.py).
 _ANSWER_LINKS_JS = """
@@ -52,6 +65,23 @@ export default function(component) {
     window.__ragNoteLinks.observe(document.body, {childList: true, subtree: true});
     restore();
   }
+}
+"""
+
+# Keeps this browser's id (`browser_id`) in a cookie: Streamlit reads cookies but cannot set them. A cookie, not the
+# address: a link someone copies or bookmarks never carries it, and a new tab of the same browser has it. When another
+# tab of this browser set its id first, this page takes that one, so one browser keeps one list of conversations.
+BROWSER_COOKIE = "rag_browser"
+_BROWSER_COOKIE_JS = """
+export default function(component) {
+  const name = 'rag_browser', id = component.data.id;
+  const sent = document.cookie.split('; ').find((c) => c.startsWith(name + '='));
+  const held = sent && sent.slice(name.length + 1);
+  if (held && /^[0-9a-f]{32}$/.test(held) && held !== id) {
+    component.setStateValue('id', held);
+    return;
+  }
+  document.cookie = name + '=' + id + '; Path=/; Max-Age=34560000; SameSite=Strict';
 }
 """
 
@@ -160,15 +190,54 @@ def base_settings() -> Settings:
 
 
 def session_settings() -> Settings:
-    """The base settings with this session's choices from the settings panel, in the language last clicked."""
+    """The base settings with this session's choices from the settings panel (at a session's start, those the app
+    saved from earlier visits: rag/web/saved_choices.py; once the person chooses, saved for the next ones), in the
+    language last clicked."""
     try:
         base = base_settings()
-        choices = st.session_state.get("rag_choices")
+        choices = _session_choices(base)
         settings = base if choices is None else apply_choices(base, choices)
     except RagError as exc:
         fail(exc)
     picked = st.session_state.get(LANGUAGE_CHOICE)
     return settings if picked is None else settings.replace(ui_language=picked)
+
+
+def _session_choices(base: Settings) -> Choices | None:
+    """This session's choices. Whatever sets `rag_choices` (the panel, the model picker) is saved on the next run."""
+    state = st.session_state
+    if "rag_choices_kept" not in state:  # the session's first run: the choices of earlier visits
+        start = saved_choices.remembered(base)
+        state["rag_choices_kept"], state["rag_saved_fields"], state["rag_saved_notices"] = start.choices, start.fields, start.notices
+        state.setdefault("rag_choices", start.choices)
+    chosen, kept = state.get("rag_choices"), state["rag_choices_kept"]
+    if chosen != kept and chosen is not None:
+        state["rag_choices_kept"], state["rag_saved_notices"] = chosen, ()
+        try:
+            state["rag_saved_fields"] = saved_choices.keep(base, before=kept, after=chosen)
+        except OSError as exc:  # a full disk or a read-only data folder: the choice still holds for this visit
+            state["rag_saved_notices"] = (saved_choices.Notice("not_written", {"error": str(exc)}),)
+    return chosen
+
+
+def _saved_notices() -> None:
+    """What the saved choices could not give (a vault folder gone, a value out of range), on every page."""
+    for notice in st.session_state.get("rag_saved_notices", ()):
+        st.warning(t(f"saved.{notice.kind}", **notice.values), icon=":material/settings_backup_restore:")
+
+
+def _saved_line() -> None:
+    """Which settings come from earlier choices in this panel rather than rag.toml and the environment, and a way
+    to go back to those."""
+    fields = st.session_state.get("rag_saved_fields") or ()
+    if not fields:
+        return
+    st.caption(t("saved.fields", fields=", ".join(t(_FIELD_LABELS[f]) for f in fields)))
+    if st.button(t("saved.forget"), key="rag_forget_choices", icon=":material/restart_alt:", help=t("saved.forget.help")):
+        saved_choices.forget()
+        for key in ("rag_choices", "rag_choices_kept", "rag_saved_fields", "rag_saved_notices"):
+            st.session_state.pop(key, None)
+        st.rerun()
 
 
 @st.cache_resource(show_spinner=False, max_entries=8, on_release=lambda knowledge: knowledge.live.close())
@@ -183,6 +252,7 @@ def open_context(settings: Settings, settings_box) -> AppContext:
     `settings_box` (also when opening fails: the panel is where the fix is made)."""
     if settings.ui_language != "auto" or "rag_language" not in st.session_state:  # the words while the index opens
         st.session_state["rag_language"] = _choose_language(settings, None)
+    _saved_notices()
     try:
         with st.spinner(t("progress.opening")):
             knowledge = _shared_knowledge(index_key(settings), settings).for_settings(settings)
@@ -237,6 +307,7 @@ def settings_panel(settings: Settings, box, *, expanded: bool = False) -> None:
         problem = st.empty()  # what is wrong with the choices, right under the button that applied them
         st.caption(t("settings.key", source=_key_source()))
     with expander:
+        _saved_line()
         _model_picker(settings)
     if submitted:
         vault = " ".join(vault.splitlines()).strip()  # a path pasted with a line break
@@ -252,14 +323,15 @@ def settings_panel(settings: Settings, box, *, expanded: bool = False) -> None:
 
 def _language_picked(settings: Settings) -> None:
     """The language clicked becomes this session's at once: the run that follows draws every word in it. It is
-    kept apart from the form's choices (applying them later keeps it) and in them, when there are any."""
+    kept apart from the form's choices (applying them later keeps it) and in them, so it is saved for the next
+    visits like any choice (rag/web/saved_choices.py)."""
     picked = st.session_state[LANGUAGE_PICK]
     if picked is None:  # a click on the chosen language clears the control: the language stays
         st.session_state[LANGUAGE_PICK] = settings.ui_language
         return
     st.session_state[LANGUAGE_CHOICE] = picked
-    if st.session_state.get("rag_choices") is not None:
-        st.session_state["rag_choices"] = dataclasses.replace(st.session_state["rag_choices"], language=picked)
+    chosen = st.session_state.get("rag_choices") or choices_of(settings)
+    st.session_state["rag_choices"] = dataclasses.replace(chosen, language=picked)
     st.session_state["rag_language_clicked"] = True
 
 
@@ -354,6 +426,34 @@ def narrow_navigation(pages) -> None:
 @functools.cache
 def _cite_component():
     return st.components.v2.component("rag_citation_links", js=_ANSWER_LINKS_JS)
+
+
+def browser_id() -> str:
+    """This browser's id, under which its conversations are saved (rag/web/conversations.py): the one its cookie
+    sent, else a new one that `keep_browser_cookie` gives it. A cookie that is not such an id is not used."""
+    if not is_browser_id(st.session_state.get("rag_browser")):
+        sent = st.context.cookies.get(BROWSER_COOKIE)
+        st.session_state["rag_browser"] = sent if is_browser_id(sent) else new_browser_id()
+    return st.session_state["rag_browser"]
+
+
+@functools.cache
+def _browser_cookie_component():
+    return st.components.v2.component("rag_browser_cookie", js=_BROWSER_COOKIE_JS)
+
+
+def keep_browser_cookie() -> None:
+    """Mount the (invisible) script that keeps this browser's id in its cookie for 400 days from each visit (the
+    most a browser keeps one); take the id another tab of this browser already set."""
+    try:
+        with st.sidebar:
+            result = _browser_cookie_component()(key="rag_browser_cookie", data={"id": browser_id()}, on_id_change=lambda: None, height=0)
+    except Exception:  # a harness without custom components (AppTest): the id lasts as long as the session
+        return
+    held = getattr(result, "id", None)
+    if is_browser_id(held) and held != st.session_state["rag_browser"]:
+        st.session_state["rag_browser"] = held
+        st.rerun()
 
 
 def citation_clicks() -> tuple[int, str] | None:

@@ -50,6 +50,7 @@ def start(language: str, vault: Path | None, db: Path, *, model: bool = False) -
     kept = ("OPENAI_", "RAG_CHAT_MODEL") if model else ()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("RAG_", "OPENAI_")) or k.startswith(kept)}
     env.update(RAG_DB=str(db), RAG_UI_LANGUAGE=language, **({"RAG_VAULT": str(vault)} if vault else {}))
+    env["XDG_DATA_HOME"] = str(db.parent / "data")  # not the choices you saved in your own app's Settings
     command = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port), "--server.headless", "true",
                "--browser.gatherUsageStats", "false"]  # fmt: skip
     proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

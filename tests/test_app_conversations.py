@@ -16,6 +16,7 @@ from rag.web.conversations import FILE_NAME, KEEP, ChatTurn, Conversation, Conve
 from tests.app_harness import answers, ask, shown, texts, unescaped
 
 QUESTION = "What hydration do I keep for white bread?"
+BROWSER = "0123456789abcdef" * 2  # a browser's id (the app keeps one in each browser's cookie)
 
 
 def _answer(question: str = "Сколько стоил Байкал?") -> Answer:
@@ -27,7 +28,7 @@ def _answer(question: str = "Сколько стоил Байкал?") -> Answer
 
 
 def test_a_conversation_comes_back_whole_from_its_file(tmp_path):
-    saved = ConversationFile(tmp_path / "index" / "index.db")
+    saved = ConversationFile(tmp_path / "index" / "index.db", BROWSER)
     conversation = Conversation(turns=[ChatTurn(_answer(), "qwen", 1.5, 9.0)])
     saved.save(conversation)
     assert saved.path == tmp_path / "index" / FILE_NAME
@@ -38,7 +39,7 @@ def test_a_conversation_comes_back_whole_from_its_file(tmp_path):
 
 
 def test_an_answer_kept_to_a_time_comes_back_with_its_days(tmp_path):
-    saved = ConversationFile(tmp_path / "index" / "index.db")
+    saved = ConversationFile(tmp_path / "index" / "index.db", BROWSER)
     scope = TimeScope(date(2026, 4, 27), date(2026, 5, 3), words="на прошлой неделе")
     answer = dataclasses.replace(_answer(), time=scope)
     conversation = Conversation(turns=[ChatTurn(answer, None, 0.1, 0.2)])
@@ -48,7 +49,7 @@ def test_an_answer_kept_to_a_time_comes_back_with_its_days(tmp_path):
 
 
 def test_only_the_newest_conversations_are_kept_and_an_empty_one_is_not_saved(tmp_path):
-    saved = ConversationFile(tmp_path / "index.db")
+    saved = ConversationFile(tmp_path / "index.db", BROWSER)
     for n in range(KEEP + 3):
         saved.save(Conversation(turns=[ChatTurn(_answer(f"question {n}"))]))
     saved.save(Conversation())
@@ -59,7 +60,7 @@ def test_only_the_newest_conversations_are_kept_and_an_empty_one_is_not_saved(tm
 
 
 def test_a_damaged_file_is_reported_on_load_and_replaced_on_the_next_save(tmp_path):
-    saved = ConversationFile(tmp_path / "index.db")
+    saved = ConversationFile(tmp_path / "index.db", BROWSER)
     saved.path.write_text("{not json", encoding="utf-8")
     try:
         saved.load()
@@ -74,7 +75,8 @@ def test_a_damaged_file_is_reported_on_load_and_replaced_on_the_next_save(tmp_pa
 
 
 def _saved(at) -> ConversationFile:
-    return ConversationFile(at.session_state["rag_app"].settings.db_path)
+    """The conversations of the browser `at` stands for."""
+    return ConversationFile(at.session_state["rag_app"].settings.db_path, at.session_state["rag_browser"])
 
 
 def test_a_reload_reopens_the_conversation_with_its_citations(app):
@@ -83,7 +85,8 @@ def test_a_reload_reopens_the_conversation_with_its_citations(app):
     assert _saved(at).get(conversation_id).title == QUESTION
     assert _saved(at).path.parent == at.session_state["rag_app"].settings.db_path.parent  # beside the index, not in the vault
 
-    reloaded = app()  # a new browser session on the same address
+    reloaded = app()  # a new session of the same browser (its cookie) on the same address
+    reloaded.session_state["rag_browser"] = at.session_state["rag_browser"]
     reloaded.query_params["chat"] = conversation_id
     reloaded.run()
     assert QUESTION in shown(reloaded.chat_message[0].markdown) and 'href="#cite-0-S' in answers(reloaded)

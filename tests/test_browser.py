@@ -382,3 +382,76 @@ def _no_foreign_links_and_no_sideways_scroll(page) -> None:
     boxes = "document.scrollingElement, ...document.querySelectorAll('[data-testid=stMain], [data-testid=stMainBlockContainer], .rag-answer, [role=dialog]')"
     wide = page.evaluate(f"() => [{boxes}].filter(b => b.scrollWidth > b.clientWidth + 1).map(b => b.className + ' ' + b.scrollWidth)")
     assert not wide, wide
+
+
+def _open_settings(page):
+    """The sidebar's Settings, opened (a click that lands while the page still reruns is undone by the rerun)."""
+    field = page.get_by_role("textbox", name="Vault folder")
+    for _ in range(5):
+        page.get_by_text("Settings").first.click()
+        try:
+            field.wait_for(timeout=10_000)
+            return field
+        except sync_api.TimeoutError:
+            continue
+    raise AssertionError("the Settings panel did not open")
+
+
+def test_a_vault_chosen_in_settings_survives_a_reload_and_a_restart_of_the_app(browser, vault_copy, tmp_path):
+    other = tmp_path / "tea-notes"
+    other.mkdir()
+    (other / "Tea.md").write_text("# Tea\n\nPu-erh is brewed at 95 degrees for thirty seconds.\n", encoding="utf-8")
+    proc, url = start_app(*vault_copy)  # RAG_VAULT: the fixture vault, the base a restart starts from again
+    try:
+        page = browser.new_page(viewport={"width": 1280, "height": 900}, locale="en-US")
+        page.goto(url)
+        page.get_by_text("Index up to date").wait_for(timeout=120_000)
+        _open_settings(page).fill(str(other))
+        page.get_by_role("button", name="Apply").click()
+        sidebar = page.get_by_test_id("stSidebar")
+        sync_api.expect(sidebar.get_by_text("Vault · tea-notes")).to_be_visible(timeout=60_000)
+        page.reload()
+        sync_api.expect(sidebar.get_by_text("Vault · tea-notes")).to_be_visible(timeout=60_000)
+        sync_api.expect(_open_settings(page)).to_have_value(str(other.resolve()), timeout=30_000)
+    finally:
+        stop(proc)
+    proc, url = start_app(*vault_copy)
+    try:
+        page = browser.new_page(viewport={"width": 1280, "height": 900}, locale="en-US")
+        page.goto(url)
+        sync_api.expect(page.get_by_test_id("stSidebar").get_by_text("Vault · tea-notes")).to_be_visible(timeout=60_000)
+    finally:
+        stop(proc)
+
+
+def test_two_browsers_each_see_only_their_own_conversations(browser, vault_copy):
+    proc, url = start_app(*vault_copy)
+    try:
+        mine = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")  # a browser: its own cookies
+        page = mine.new_page()
+        ask_and_open_first_citation(page, url)
+        page.wait_for_function("() => location.search.includes('chat=')", timeout=30_000)
+        chat = page.evaluate("() => new URLSearchParams(location.search).get('chat')")
+        history = page.get_by_test_id("stSidebar").get_by_role("button", name=QUESTION)
+        sync_api.expect(history).to_be_visible(timeout=30_000)
+
+        theirs = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")
+        other = theirs.new_page()
+        other.goto(url)
+        other.get_by_text("Index up to date").wait_for(timeout=60_000)
+        sync_api.expect(other.get_by_text("No saved conversations yet.")).to_be_attached(timeout=30_000)  # folded: none
+        other.goto(f"{url}/?chat={chat}")  # even with the link to it
+        sync_api.expect(other.get_by_role("heading", name="Ask your vault")).to_be_visible(timeout=30_000)
+        other.get_by_text("Index up to date").wait_for(timeout=60_000)
+        sync_api.expect(other.get_by_text("No saved conversations yet.")).to_be_attached(timeout=30_000)  # folded: none
+        other.get_by_placeholder("Ask your notes").wait_for(timeout=30_000)  # drawn after the chat, were there one
+        assert other.get_by_text(QUESTION).count() == 0
+
+        again = mine.new_page()  # a new tab of the first browser, without the link: the cookie says whose it is
+        again.goto(url)
+        again.get_by_text("Index up to date").wait_for(timeout=60_000)
+        sync_api.expect(again.get_by_test_id("stSidebar").get_by_role("button", name=QUESTION)).to_be_visible(timeout=30_000)
+        mine.close()
+        theirs.close()
+    finally:
+        stop(proc)

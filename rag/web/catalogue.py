@@ -132,6 +132,11 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "Which internet provider did we choose for the new flat, and how fast is it?",
         "Which internet provider did we choose for the new flat, and how fast is it?",
     ),
+    # a person's own vault: questions from its newest notes (rag/web/examples.py)
+    "ask.examples": ("A few questions from your latest notes to start with:", "Для начала — несколько вопросов по вашим последним заметкам:"),
+    "ask.example.about": ("What do my notes say about “{title}”?", "Что в моих заметках на тему «{title}»?"),
+    "ask.example.section": ("What does my note “{title}” say under “{heading}”?", "Что написано в заметке «{title}» в разделе «{heading}»?"),
+    "ask.example.points": ("What are the main points of “{title}”?", "Что главное в заметке «{title}»?"),
     "ask.input": ("Ask your notes — in English or Russian", "Спросите заметки — по-русски или по-английски"),
     "ask.searching": ("Searching your notes…", "Ищу в заметках…"),
     "ask.generating": ("Found passages in your notes; waiting for the model…", "Нашёл фрагменты в заметках; жду модель…"),
@@ -188,6 +193,29 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "sources.score": ("score {score}", "оценка {score}"),
     "sources.found_by": ("found by {why}", "найдено: {why}"),
     "sources.left_out": ("Left out", "Пропущено"),
+    # choices made in Settings, kept for the next visit (rag/web/saved_choices.py)
+    "saved.fields": (
+        "Kept from your choices here: {fields}. The rest comes from rag.toml and the environment.",
+        "Сохранено из ваших настроек здесь: {fields}. Остальное — из rag.toml и переменных окружения.",
+    ),
+    "saved.forget": ("Forget these choices", "Забыть эти настройки"),
+    "saved.forget.help": (
+        "Forget these choices and take every setting from rag.toml and the environment again",
+        "Забыть эти настройки и снова брать все из rag.toml и переменных окружения",
+    ),
+    "saved.vault_gone": (
+        "The vault folder chosen earlier in Settings, {vault}, is not there any more: the app opened {default} instead. Choose a folder in Settings.",
+        "Папки с заметками, выбранной раньше в настройках, больше нет: {vault}. Открыта {default}. Выберите папку в настройках.",
+    ),
+    "saved.dropped": ("A setting chosen earlier in Settings is not used: {error}", "Настройка, выбранная раньше, не применена: {error}"),
+    "saved.unreadable": (
+        "The settings the app saved ({path}) could not be read: {error}. The app uses rag.toml and the environment; your next choice in Settings replaces the file.",
+        "Не удалось прочитать настройки, сохранённые приложением ({path}): {error}. Используются rag.toml и переменные окружения; следующий выбор в настройках заменит файл.",
+    ),
+    "saved.not_written": (
+        "Your choice holds for this visit but could not be saved for the next: {error}",
+        "Выбор действует в этом окне, но сохранить его на следующий раз не удалось: {error}",
+    ),
     "history.title": ("Conversations", "Разговоры"),
     "history.empty": ("No saved conversations yet.", "Сохранённых разговоров пока нет."),
     "history.delete": ("Delete", "Удалить"),

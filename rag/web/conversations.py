@@ -1,4 +1,11 @@
-"""Saved conversations of the browser app: the last few chats per vault, in one small JSON file next to the index.
+"""Saved conversations of the browser app: the last few chats per vault and browser, in one small JSON file next to
+the index.
+
+Each conversation belongs to the browser that had it (`browser`: the random id the app keeps in that browser's
+cookie, app_pages/common.py): a `ConversationFile` is one browser's view of the file, and lists, opens, saves and
+deletes only that browser's conversations; another browser never sees them, not even by their id in a link.
+Conversations saved before they had an owner (the app shared one list with every browser) go to the first browser
+that lists them: on this local app that is almost always the person who had them, and no other browser ever sees them.
 
 A conversation keeps each answer whole (text, sources with their exact text, claims, quotes), so a reopened chat
 shows the same citations, badges and passages as when it was asked, even if a note changed since. The file sits in
@@ -11,6 +18,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
+import secrets
 import threading
 import time
 import types
@@ -24,8 +33,11 @@ from rag.answer.ask import Answer
 from rag.notes import disk
 
 FILE_NAME = "conversations.json"
-KEEP = 30  # conversations kept per vault; the oldest beyond go
-FORMAT = 1
+KEEP = 30  # conversations kept per vault and browser; the oldest beyond go
+KEEP_ALL = 300  # and per vault, whichever browsers had them: the file stays small when many browsers come and go
+FORMAT = 1  # `browser` came later, within format 1: older files read as conversations with no owner yet
+_BROWSER_ID = re.compile(r"[0-9a-f]{32}")
+UNREADABLE = (OSError, ValueError, TypeError, KeyError, AttributeError)  # what reading a damaged file raises
 _locks: dict[Path, threading.Lock] = {}
 _locks_guard = threading.Lock()
 
@@ -44,6 +56,7 @@ class Conversation:
     turns: list[ChatTurn] = field(default_factory=list)
     created: float = field(default_factory=time.time)
     updated: float = field(default_factory=time.time)
+    browser: str = ""  # the browser it belongs to; "" in a file from before conversations had owners
 
     @property
     def title(self) -> str:
@@ -51,16 +64,62 @@ class Conversation:
         return " ".join(self.turns[0].answer.question.split()) if self.turns else ""
 
 
-class ConversationFile:
-    """The saved conversations of one index: `<index folder>/conversations.json`."""
+def new_browser_id() -> str:
+    """A random id for a browser that has none: 128 bits, so no browser guesses another's."""
+    return secrets.token_hex(16)
 
-    def __init__(self, db_path: Path) -> None:
+
+def is_browser_id(value: object) -> bool:
+    """Whether `value` (say, a cookie a browser sent) has the form of an id `new_browser_id` makes."""
+    return isinstance(value, str) and _BROWSER_ID.fullmatch(value) is not None
+
+
+class ConversationFile:
+    """One browser's saved conversations of one index, in `<index folder>/conversations.json`."""
+
+    def __init__(self, db_path: Path, browser: str) -> None:
+        if not is_browser_id(browser):
+            raise ValueError("a browser id is 32 hex digits (new_browser_id)")
         self.path = Path(db_path).parent / FILE_NAME
+        self.browser = browser
         with _locks_guard:
             self._lock = _locks.setdefault(self.path, threading.Lock())
 
     def load(self) -> list[Conversation]:
-        """Newest first. A missing file is no conversations; an unreadable one raises ValueError (or OSError)."""
+        """This browser's, newest first. A missing file is no conversations; an unreadable one raises ValueError
+        (or another of `UNREADABLE`). Conversations with no owner yet become this browser's (the module's docstring says why)."""
+        everyone = self._read()
+        if any(not c.browser for c in everyone):
+            with self._lock:
+                everyone = self._read()  # again under the lock: another browser may have taken them meanwhile
+                for c in everyone:
+                    c.browser = c.browser or self.browser
+                self._write(everyone)
+        return [c for c in everyone if c.browser == self.browser]
+
+    def get(self, conversation_id: str) -> Conversation | None:
+        """This browser's conversation with that id; None for another browser's, as for one that does not exist."""
+        return next((c for c in self.load() if c.id == conversation_id), None)
+
+    def save(self, conversation: Conversation) -> None:
+        """Add or replace `conversation` as this browser's (an empty one is not kept); only the newest `KEEP` of a
+        browser and `KEEP_ALL` in all stay."""
+        conversation.updated = time.time()
+        conversation.browser = self.browser
+        with self._lock:
+            kept = [c for c in self._read_or_empty() if c.id != conversation.id]
+            if conversation.turns:
+                kept.append(conversation)
+            self._write(_newest(kept))
+
+    def delete(self, conversation_id: str) -> None:
+        """Delete this browser's conversation with that id (another browser's stays)."""
+        with self._lock:
+            everyone = self._read_or_empty()
+            self._write([c for c in everyone if c.id != conversation_id or c.browser != self.browser])
+
+    def _read(self) -> list[Conversation]:
+        """Every browser's, newest first."""
         try:
             raw = self.path.read_text(encoding="utf-8")
         except FileNotFoundError:
@@ -71,26 +130,10 @@ class ConversationFile:
         conversations = [_build(Conversation, c) for c in data.get("conversations", [])]
         return sorted(conversations, key=lambda c: -c.updated)
 
-    def get(self, conversation_id: str) -> Conversation | None:
-        return next((c for c in self.load() if c.id == conversation_id), None)
-
-    def save(self, conversation: Conversation) -> None:
-        """Add or replace `conversation` (an empty one is not kept); only the newest `KEEP` stay."""
-        conversation.updated = time.time()
-        with self._lock:
-            kept = [c for c in self._load_or_empty() if c.id != conversation.id]
-            if conversation.turns:
-                kept.insert(0, conversation)
-            self._write(sorted(kept, key=lambda c: -c.updated)[:KEEP])
-
-    def delete(self, conversation_id: str) -> None:
-        with self._lock:
-            self._write([c for c in self._load_or_empty() if c.id != conversation_id])
-
-    def _load_or_empty(self) -> list[Conversation]:
+    def _read_or_empty(self) -> list[Conversation]:
         try:
-            return self.load()
-        except (OSError, ValueError, TypeError, KeyError):  # a damaged file is replaced rather than blocking every save
+            return self._read()
+        except UNREADABLE:  # a damaged file is replaced rather than blocking every save
             return []
 
     def _write(self, conversations: list[Conversation]) -> None:
@@ -98,6 +141,17 @@ class ConversationFile:
         data = {"format": FORMAT, "conversations": [dataclasses.asdict(c) for c in conversations]}
         text = json.dumps(data, ensure_ascii=False, default=_day_text)
         disk.replace(self.path, text.encode("utf-8"), new_mode=0o600)  # questions are private
+
+
+def _newest(conversations: list[Conversation]) -> list[Conversation]:
+    """Newest first: at most `KEEP` of each browser, and `KEEP_ALL` in all."""
+    per_browser: dict[str, int] = {}
+    kept = []
+    for c in sorted(conversations, key=lambda c: -c.updated):
+        per_browser[c.browser] = per_browser.get(c.browser, 0) + 1
+        if per_browser[c.browser] <= KEEP:
+            kept.append(c)
+    return kept[:KEEP_ALL]
 
 
 def _day_text(value):
