@@ -217,7 +217,7 @@ def test_one_click_on_russian_switches_the_sidebar_and_the_page_without_apply(br
         russian.click()  # one click, and no "Apply"
         sync_api.expect(page.get_by_role("heading", name="Спросите свои заметки")).to_be_visible(timeout=30_000)
         sidebar = page.get_by_test_id("stSidebar")
-        sync_api.expect(sidebar.get_by_text("Настройки")).to_be_visible()
+        sync_api.expect(sidebar.get_by_text("Настройки", exact=True)).to_be_visible()  # beside «Забыть эти настройки»: the language is kept
         sync_api.expect(sidebar.get_by_role("link", name="Поиск")).to_be_visible()
         sync_api.expect(sidebar.get_by_text("Индекс в порядке")).to_be_visible()
         sync_api.expect(sidebar.get_by_role("textbox", name="Папка с заметками")).to_be_visible()  # the panel stayed open
