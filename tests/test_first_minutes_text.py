@@ -1,0 +1,129 @@
+"""Text a new user must not be misled by: where a passage and a quote are in their note (two sibling sections are
+never shown one inside the other), wikilinks read as a person reads them, not as `[[…]]`."""
+
+from __future__ import annotations
+
+import pytest
+
+from rag.answer import quotable
+from rag.answer.context import build_context
+from rag.answer.extractive import extract
+from rag.index.chunking import chunk_note
+from rag.search.retrieve import Hit
+
+DECISION = """---
+title: Storage decision
+---
+
+# 2026-03-14 Use SQLite instead of Postgres
+
+## Options considered
+
+| Option | Pros | Cons |
+|---|---|---|
+| PostgreSQL | great for time series, used at work | another service to run and upgrade |
+| SQLite | single file, zero operations | one writer at a time |
+
+## Decision
+
+Use SQLite in WAL mode, as described in [[Notes/SQLite WAL|the WAL note]]. There is exactly one writer process.
+
+## When to revisit
+
+- If a second process needs to write.
+- If the database grows beyond 5 GB.
+"""
+
+DAY = """---
+title: "2026-05-02"
+---
+
+# Суббота, 2 мая 2026
+
+## Утро: переезд
+
+- Отвезли на Ершова первые шесть коробок книг на машине Марата.
+
+## День: дача
+
+Ездили в Высокую Гору проверить теплицу. Посадили рассаду: 24 куста томатов и 10 огурцов.
+"""
+
+
+def words(text: str) -> int:
+    return len(text.split()) + 2
+
+
+def test_a_chunk_over_two_sibling_sections_is_under_their_parent_and_its_headings_read_as_shown():
+    text = "# Plan\n\n## Costs in [[Budget|the budget]]\n\nFlights cost 400.\n\n## **Dates**\n\nWe leave on 3 May.\n"
+    (chunk,) = chunk_note("Trip.md", text, count_tokens=words, target=200, hard=400, min_tokens=100)
+    assert chunk.heading_path == "Plan", "a chunk over two sibling sections is under their parent"
+    small = chunk_note("Trip.md", text, count_tokens=words, target=6, hard=400, min_tokens=1)
+    paths = {c.text.split("\n")[-1]: c.heading_path for c in small}
+    assert paths["Flights cost 400."] == "Plan › Costs in the budget", "no [[…]] in a heading path"
+    assert paths["We leave on 3 May."] == "Plan › Dates", "no ** in a heading path"
+
+
+def test_a_section_nested_in_a_passage_that_also_holds_its_parents_sibling_keeps_that_parent():
+    text = "## Plan\n\nWe go in May.\n\n### Costs\n\nFlights cost 400.\n\n## Packing\n\nTake boots.\n"
+    sections = {u.text: u.section for u in quotable.units(text, 10)}
+    assert sections == {"We go in May.": "Plan", "Flights cost 400.": "Plan › Costs", "Take boots.": "Packing"}
+    inside = "# Суббота\n\n## Утро\n\n- Коробки книг.\n"  # every line is under "Суббота › Утро": the leaf names it
+    assert {u.section for u in quotable.units(inside)} == {"Утро"}
+
+
+def _source_over_all_chunks(workspace, vault, name: str, text: str):
+    (vault / name).write_text(text, encoding="utf-8")
+    workspace.sync()
+    chunks = workspace.store.chunks_of(name)
+    assert len(chunks) >= 2, "the test needs a passage of several chunks"
+    ctx = build_context([Hit(c, 1.0 - i / 100) for i, c in enumerate(chunks)], vault=vault)
+    assert len(ctx.sources) == 1, "neighbouring chunks of one note make one source"
+    return chunks, ctx
+
+
+@pytest.mark.parametrize(
+    "name, text, question, shown_under, heading",
+    [
+        (
+            "Storage decision.md",
+            DECISION,
+            "When should I revisit the storage decision, how big may the database grow?",
+            "Storage decision › 2026-03-14 Use SQLite instead of Postgres › When to revisit",
+            "Storage decision › 2026-03-14 Use SQLite instead of Postgres",
+        ),
+        (
+            "Daily/2026-05-02.md",
+            DAY,
+            "Сколько кустов томатов посадили на даче?",
+            "2026-05-02 › Суббота, 2 мая 2026 › День: дача",
+            "2026-05-02 › Суббота, 2 мая 2026",
+        ),
+    ],
+)
+def test_a_quote_is_labelled_with_its_own_section_and_real_ancestors_not_the_passages_first_section(
+    workspace, vault, name, text, question, shown_under, heading
+):
+    (vault / "Daily").mkdir(exist_ok=True)
+    chunks, ctx = _source_over_all_chunks(workspace, vault, name, text)
+    (source,) = ctx.sources
+    assert source.heading == heading, f"the passage starts under {chunks[0].heading_path!r} but holds its siblings too"
+    found = extract(question, ctx)
+    assert not found.not_found and found.quotes
+    assert found.quotes[0].label == shown_under
+    assert all(q.label.count(" › ") <= shown_under.count(" › ") for q in found.quotes), [q.label for q in found.quotes]
+
+
+def test_an_index_with_heading_paths_of_the_old_rule_re_derives_them_without_embedding_again(workspace, vault, monkeypatch):
+    from rag.index import sync
+
+    (vault / "Trip.md").write_text("# Plan\n\n## Costs in [[Budget|the budget]]\n\nFlights cost 400 euros each way.\n", encoding="utf-8")
+    rule = sync.HEADING_PATH_VERSION
+    monkeypatch.setattr(sync, "HEADING_PATH_VERSION", rule - 1)  # the index as the rule before it wrote it
+    workspace.sync()
+    with workspace.store.transaction() as db:
+        db.execute("UPDATE chunks SET heading_path = 'Plan › Costs in [[Budget|the budget]]' WHERE path = 'Trip.md'")
+    monkeypatch.setattr(sync, "HEADING_PATH_VERSION", rule)
+    report = workspace.sync()
+    assert report.files_updated >= 1 and report.chunks_embedded == 0, "re-derived, vectors reused"
+    assert [c.heading_path for c in workspace.store.chunks_of("Trip.md")] == ["Plan › Costs in the budget"]
