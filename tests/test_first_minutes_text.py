@@ -3,13 +3,22 @@ never shown one inside the other), wikilinks read as a person reads them, not as
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from click.testing import CliRunner
 
 from rag.answer import quotable
 from rag.answer.context import build_context
 from rag.answer.extractive import extract
+from rag.cli import cli
 from rag.index.chunking import chunk_note
 from rag.search.retrieve import Hit
+from rag.text import wikilinks
+from rag.web import untrusted
+
+from .app_harness import answers, ask, shown, texts
+from .openai_server import FakeOpenAI
 
 DECISION = """---
 title: Storage decision
@@ -127,3 +136,75 @@ def test_an_index_with_heading_paths_of_the_old_rule_re_derives_them_without_emb
     report = workspace.sync()
     assert report.files_updated >= 1 and report.chunks_embedded == 0, "re-derived, vectors reused"
     assert [c.heading_path for c in workspace.store.chunks_of("Trip.md")] == ["Plan › Costs in the budget"]
+
+
+# --- Wikilinks read as a person reads them ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "written, shown",
+    [
+        ("See [[SQLite WAL]].", "See SQLite WAL."),
+        ("See [[Notes/SQLite WAL|the WAL settings]].", "See the WAL settings."),
+        ("See [[Home lab#Network]] and [[#Costs]].", "See Home lab › Network and Costs."),
+        ("See [[Home lab.md#^a1b2]].", "See Home lab."),
+        ("![[Attachments/greenhouse.png|300]] ![[Plan]]", "greenhouse.png Plan"),
+        ("| [[Notes/SQLite WAL\\|WAL]] | on |", "| WAL | on |"),
+    ],
+)
+def test_a_wikilink_reads_as_its_alias_or_the_notes_name(written, shown):
+    assert wikilinks.readable(written) == shown
+
+
+def test_a_streamed_reply_shows_a_wikilink_split_across_pieces_as_one_readable_name():
+    out: list[str] = []
+    stream = wikilinks.ReadableStream(out.append)
+    for piece in ["Use WAL (see [", "[Notes/SQLite", " WAL|the WAL note]", "]) and ![", "[Plan]] [S1]. Open [[never closed"]:
+        stream(piece)
+    stream.close()
+    assert "".join(out) == "Use WAL (see the WAL note) and Plan [S1]. Open [[never closed"
+
+
+def test_an_answer_shows_wikilinks_as_names_and_links_only_notes_of_this_vault(tmp_path):
+    vault = tmp_path / "My vault"
+    (vault / "Notes").mkdir(parents=True)
+    (vault / "Notes" / "SQLite WAL.md").write_text("# WAL\n", encoding="utf-8")
+    (tmp_path / "outside.md").write_text("secret\n", encoding="utf-8")
+    (vault / "Notes" / "Escape.md").symlink_to(tmp_path / "outside.md")
+    reply = "Use WAL ([[SQLite WAL|settings]]), see [[Notes/SQLite WAL#Checkpoints]], [[Missing note]], [[Escape]] and ![[x.png]]."
+    html = untrusted.markdown_html(reply, vault=vault)
+    assert "[[" not in html and "]]" not in html
+    live = re.findall(r'<a href="([^"]+)" data-obsidian="\1" class="rag-wikilink">([^<]+)</a>', html)
+    wal = "obsidian://open?vault=My%20vault&amp;file=Notes%2FSQLite%20WAL.md"
+    assert live == [(wal, "settings"), (wal, "SQLite WAL › Checkpoints")]
+    for name in ("Missing note", "Escape", "x.png"):  # no such note, a link out of the vault, a picture: text only
+        assert f'<span class="rag-wikilink">{name}</span>' in html
+    assert "[[" not in untrusted.markdown_html(reply) and "obsidian" not in untrusted.markdown_html(reply)  # no vault
+    assert untrusted.markdown_html("`[[code]]`") == "<p><code>[[code]]</code></p>\n", "code shows what is written"
+    assert untrusted.words("[[SQLite WAL|settings]] *on*") == "settings \\*on\\*"
+
+
+def test_the_cli_prints_quotes_with_wikilinks_as_names(vault, tmp_path, monkeypatch, fake_embedder):
+    # What the CLI prints of an answer goes through `wikilinks.ReadableStream` (a model's streamed reply too: above)
+    monkeypatch.setattr("rag.workspace.make_embedder", lambda settings: fake_embedder)  # the model seam: no model load
+    place = ["--vault", str(vault), "--db", str(tmp_path / "cli" / "index.db")]
+    assert CliRunner().invoke(cli, ["index", *place], catch_exceptions=False).exit_code == 0
+    quotes = CliRunner().invoke(cli, ["ask", "Where are my tools and flour?", "--extractive", *place])
+    assert quotes.exit_code == 0, quotes.output
+    assert "See my tools and Flour." in quotes.stdout and "[[" not in quotes.stdout
+
+
+def test_the_app_shows_a_replys_wikilinks_as_names_and_links_a_note_of_the_vault(app, vault, monkeypatch):
+    # quotes of notes are drawn by the same `answer_html` (the untrusted.markdown_html test above)
+    (vault / "Notes" / "Flour.md").write_text("# Mill\n\nT55 and T65.\n", encoding="utf-8")
+    with FakeOpenAI() as server:
+        server.script_chat("My standard loaf uses a stiff levain, see [[Kitchen tools|my tools]] and [[Flour]] [S1].")
+        monkeypatch.setenv("RAG_CHAT_MODEL", "fake-chat")
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        at = ask(app(), "What levain does my standard loaf use?")
+    answer, listed = answers(at), shown(at.markdown) + texts(at.warning)
+    flour = "obsidian://open?vault=vault&amp;file=Notes%2FFlour.md"
+    assert f'see <span class="rag-wikilink">my tools</span> and <a href="{flour}" data-obsidian="{flour}" class="rag-wikilink">Flour</a>' in answer
+    assert "My standard loaf uses a stiff levain, see my tools and Flour" in listed  # each checked sentence, below it
+    assert "[[" not in answer + listed
+
