@@ -7,7 +7,11 @@ import streamlit as st
 from app_pages import common
 from app_pages.common import t
 from rag.errors import RagError
+from rag.web import table_fit
 from rag.web.ui_render import obsidian_url
+
+# px per column, in the order shown: together the width of the page's column (704 px), so nothing scrolls out of sight
+WIDTHS = {"note": 124, "path": 192, "closeness": 134, "score": 86, "overlap": 84, "open": 80}
 
 
 def main() -> None:
@@ -30,29 +34,38 @@ def main() -> None:
         common.fail(exc)
     st.link_button(t("similar.open"), obsidian_url(ctx.settings.vault, note), icon=":material/open_in_new:")
     language = common.language()
-    names = {key: t(f"similar.col.{key}") for key in ("note", "path", "closeness", "score", "overlap", "open")}
+    names = {key: t(f"similar.col.{key}") for key in WIDTHS}
     rows = [
         {
             names["note"]: titles.get(n.path, n.path),
+            names["path"]: n.path,
             names["closeness"]: common.closeness_text(language, n.closeness, n.percentile),
             names["score"]: n.score,
             names["overlap"]: n.overlap,
-            names["path"]: n.path,
             names["open"]: obsidian_url(ctx.settings.vault, n.path),
         }
         for n in neighbours
     ]
+    # Fixed widths that fit the page, and rows tall enough to wrap the longest title, path and label whole: the grid
+    # cuts what does not fit, and a path cut short names no note.
+    row = table_fit.row_px([(r[names[key]], WIDTHS[key]) for r in rows for key in ("note", "path", "closeness")])
     st.dataframe(
         rows,
         hide_index=True,
         width="stretch",
+        height=table_fit.table_px(len(rows), row),
+        row_height=row,
         column_config={
-            names["score"]: st.column_config.ProgressColumn(min_value=0.0, max_value=1.0, format="%.3f"),
-            names["overlap"]: st.column_config.NumberColumn(format="percent"),
-            names["open"]: st.column_config.LinkColumn(display_text=t("obsidian.short")),
+            names["note"]: st.column_config.TextColumn(width=WIDTHS["note"]),
+            names["path"]: st.column_config.TextColumn(width=WIDTHS["path"]),
+            names["closeness"]: st.column_config.TextColumn(width=WIDTHS["closeness"]),
+            names["score"]: st.column_config.ProgressColumn(min_value=0.0, max_value=1.0, format="%.3f", width=WIDTHS["score"]),
+            names["overlap"]: st.column_config.NumberColumn(format="percent", width=WIDTHS["overlap"]),
+            names["open"]: st.column_config.LinkColumn(display_text=t("obsidian.short"), width=WIDTHS["open"]),
         },
     )
     st.caption(t("similar.caption"))
 
 
-main()
+if __name__ == "__main__":  # as Streamlit runs a page; a test imports WIDTHS without drawing it
+    main()

@@ -208,3 +208,12 @@ def test_the_app_shows_a_replys_wikilinks_as_names_and_links_a_note_of_the_vault
     assert "My standard loaf uses a stiff levain, see my tools and Flour" in listed  # each checked sentence, below it
     assert "[[" not in answer + listed
 
+
+def test_similar_notes_rows_grow_with_the_longest_path_so_the_grid_never_cuts_it():
+    from rag.web import table_fit
+
+    short = table_fit.row_px([("INDEX.md", 192)])
+    long = table_fit.row_px([("Projects/Alpha/Decisions/2026-05-02 Move the sensor logger to the Raspberry Pi.md", 192)])
+    assert short > table_fit.WRAPS_ABOVE, "rows tall enough for the grid to wrap at all"
+    assert long > short and table_fit.lines("Projects/Alpha/Decisions/2026-05-02 Move the sensor logger.md", 192) >= 3
+    assert table_fit.lines("日本語のノート" * 4, 192) > table_fit.lines("abcdefg" * 4, 192), "wide script, wider estimate"
