@@ -11,7 +11,7 @@ from rag.web import table_fit
 from rag.web.ui_render import obsidian_url
 
 # px per column, in the order shown: together the width of the page's column (704 px), so nothing scrolls out of sight
-WIDTHS = {"note": 124, "path": 192, "closeness": 134, "score": 86, "overlap": 84, "open": 80}
+WIDTHS = {"note": 118, "path": 188, "closeness": 132, "score": 82, "overlap": 98, "open": 82}
 
 
 def main() -> None:

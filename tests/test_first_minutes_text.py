@@ -184,6 +184,19 @@ def test_an_answer_shows_wikilinks_as_names_and_links_only_notes_of_this_vault(t
     assert untrusted.words("[[SQLite WAL|settings]] *on*") == "settings \\*on\\*"
 
 
+def test_a_wikilink_opens_the_note_obsidian_would_open(tmp_path):
+    from rag.notes.links import note_for
+
+    for path in ("Plan.md", "Archive/2025/Plan.md", "Projects/Alpha/Plan.md", ".trash/Budget.md", "Notes/Budget.md"):
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text("x\n", encoding="utf-8")
+    opens = lambda written: note_for(tmp_path, wikilinks.parse(wikilinks.WIKILINK.search(written)))  # noqa: E731
+    assert opens("[[Projects/Alpha/Plan|the plan]]") == "Projects/Alpha/Plan.md", "a path from the vault's root first"
+    assert opens("[[plan]]") == "Plan.md" and opens("[[Plan.md#Costs]]") == "Plan.md", "else the shortest path of that name"
+    assert opens("[[Budget]]") == "Notes/Budget.md", "hidden folders are not the vault's notes"
+    assert opens("[[Projects/Beta/Plan]]") is None and opens("[[#Costs]]") is None and opens("![[plan.png]]") is None
+
+
 def test_the_cli_prints_quotes_with_wikilinks_as_names(vault, tmp_path, monkeypatch, fake_embedder):
     # What the CLI prints of an answer goes through `wikilinks.ReadableStream` (a model's streamed reply too: above)
     monkeypatch.setattr("rag.workspace.make_embedder", lambda settings: fake_embedder)  # the model seam: no model load
