@@ -267,7 +267,7 @@ def _show_answer(ctx: common.AppContext, i: int, turn: ChatTurn) -> None:
         st.html(ANSWER_CSS + answer_html(text, a.context.ids, turn=i, vault=ctx.settings.vault, claims=claims, badges=badges))
     elif a.not_found:
         lead = t("ask.not_found") + " " if a.mode != "extractive" and a.context.sources else ""
-        st.warning(lead + untrusted.text(text), icon=":material/search_off:")
+        st.warning(lead + untrusted.words(text), icon=":material/search_off:")
         st.caption(t("ask.try_other"))
     else:
         st.html(ANSWER_CSS + answer_html(text, a.context.ids, turn=i, vault=ctx.settings.vault, claims=claims, badges=badges))
@@ -310,7 +310,7 @@ def _claim_list(a: Answer) -> None:
     st.caption(t("ask.checked", supported=supported, total=len(a.claims)))
     for status, text, reason in notes:
         label = _NOTE_LABELS[status].format(t(f"claim.{status}"))
-        st.markdown(f"- {label} · {untrusted.text(text)} · :gray[{untrusted.text(reason)}]")
+        st.markdown(f"- {label} · {untrusted.words(text)} · :gray[{untrusted.text(reason)}]")
     with st.expander(t("claim.evidence"), icon=":material/fact_check:"):
         for c in a.claims:
             _claim_evidence(c)
@@ -319,11 +319,11 @@ def _claim_list(a: Answer) -> None:
 def _claim_evidence(c) -> None:
     """One claim, its status, and the evidence lines quoted (the claim's words they lack marked)."""
     label = (_NOTE_LABELS.get(c.status) or ":green[:material/check: **{}**]").format(t(f"claim.{c.status}"))
-    st.markdown(f"{label} · {untrusted.text(c.text)}")
+    st.markdown(f"{label} · {untrusted.words(c.text)}")
     for e in c.evidence:
         key = "claim.line" if e.start_line == e.end_line else "claim.lines"
         where = t(key, source=e.source, start=e.start_line, end=e.end_line)
-        st.markdown(f"> :gray[{where}] {untrusted.text(e.text)}")
+        st.markdown(f"> :gray[{where}] {untrusted.words(e.text)}")
     if c.unmatched and c.status != "unsupported":
         st.caption(":orange[" + t("claim.unmatched", words=", ".join(c.unmatched)) + "]")
     if not c.evidence:

@@ -7,7 +7,11 @@ import streamlit as st
 from app_pages import common
 from app_pages.common import t
 from rag.errors import RagError
+from rag.web import table_fit
 from rag.web.ui_render import obsidian_url
+
+# px per column, in the order shown: together the width of the page's column (704 px), so nothing scrolls out of sight
+WIDTHS = {"note": 118, "path": 188, "closeness": 132, "score": 82, "overlap": 98, "open": 82}
 
 
 def main() -> None:
@@ -30,25 +34,38 @@ def main() -> None:
         common.fail(exc)
     st.link_button(t("similar.open"), obsidian_url(ctx.settings.vault, note), icon=":material/open_in_new:")
     language = common.language()
-    names = {key: t(f"similar.col.{key}") for key in ("note", "path", "closeness", "score", "overlap", "open")}
+    names = {key: t(f"similar.col.{key}") for key in WIDTHS}
     rows = [
         {
             names["note"]: titles.get(n.path, n.path),
+            names["path"]: n.path,
             names["closeness"]: common.closeness_text(language, n.closeness, n.percentile),
             names["score"]: n.score,
             names["overlap"]: n.overlap,
-            names["path"]: n.path,
             names["open"]: obsidian_url(ctx.settings.vault, n.path),
         }
         for n in neighbours
     ]
+    # Fixed widths that fit the page, and rows tall enough to wrap the longest title, path and label whole: the grid
+    # cuts what does not fit, and a path cut short names no note.
+    row = table_fit.row_px([(r[names[key]], WIDTHS[key]) for r in rows for key in ("note", "path", "closeness")])
     st.dataframe(
         common.localized_table(rows, decimals={names["score"]: 3}, percents={names["overlap"]: 0}),  # 0,941 in Russian
         hide_index=True,
         width="stretch",
-        column_config={names["open"]: st.column_config.LinkColumn(display_text=t("obsidian.short"))},
+        height=table_fit.table_px(len(rows), row),
+        row_height=row,
+        column_config={  # widths only for the numbers: the Styler writes them the interface's way (0,941 in Russian)
+            names["note"]: st.column_config.TextColumn(width=WIDTHS["note"]),
+            names["path"]: st.column_config.TextColumn(width=WIDTHS["path"]),
+            names["closeness"]: st.column_config.TextColumn(width=WIDTHS["closeness"]),
+            names["score"]: st.column_config.Column(width=WIDTHS["score"]),
+            names["overlap"]: st.column_config.Column(width=WIDTHS["overlap"]),
+            names["open"]: st.column_config.LinkColumn(display_text=t("obsidian.short"), width=WIDTHS["open"]),
+        },
     )
     st.caption(t("similar.caption"))
 
 
-main()
+if __name__ == "__main__":  # as Streamlit runs a page; a test imports WIDTHS without drawing it
+    main()

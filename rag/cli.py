@@ -30,6 +30,7 @@ from rag.search.similar import DUPLICATE_OVERLAP, DUPLICATE_THRESHOLD
 from rag.search.when import hit_day
 from rag.text.date_labels import day_label
 from rag.text.stemming import query_terms
+from rag.text.wikilinks import ReadableStream, readable
 
 
 @click.group()
@@ -185,14 +186,16 @@ def ask_command(
     model's answer is checked against the passage it cites; what the notes do not support is listed. A time the
     question names narrows the notes searched (--no-time: it does not)."""
     settings = settings.replace(**{k: v for k, v in (("context_max_chars", max_chars), ("context_max_notes", max_notes)) if v})
+    shown = ReadableStream(lambda piece: echo(piece, nl=False))  # `[[Note|alias]]` printed as "alias"
     with open_knowledge(settings) as knowledge:
         answer = knowledge.ask(
             question,
             extractive=extractive,
-            on_text=None if as_json else lambda piece: echo(piece, nl=False),
+            on_text=None if as_json else shown,
             read_time=not no_time,
             filters=Filters(after=after, before=before),
         )
+    shown.close()
     notes = _answer_notes(answer)
     if notes and not as_json:
         echo()  # the streamed answer's last line ends here, not in the middle of the first note
@@ -222,13 +225,13 @@ def _grounding_lines(answer) -> list[str]:
         lines.append("Not found in your notes: no claim of this answer is supported by them.")
     marks = {"supported": "supported", "misattributed": "re-cited", "uncited": "citation added", "unsupported": "NOT IN YOUR NOTES"}
     for c in answer.claims:
-        lines.append(f"  {marks[c.status]}: {c.text}" + (f"  ({c.reason})" if c.reason else ""))
+        lines.append(f"  {marks[c.status]}: {readable(c.text)}" + (f"  ({c.reason})" if c.reason else ""))
         for e in c.evidence:
-            lines.append(f"      {e.source} lines {e.start_line}-{e.end_line}: “{e.text}”")
+            lines.append(f"      {e.source} lines {e.start_line}-{e.end_line}: “{readable(e.text)}”")
         if c.unmatched and c.status != "unsupported":
             lines.append(f"      not in those lines: {', '.join(c.unmatched)}")
     if answer.citations and any(c.status in ("misattributed", "uncited") for c in answer.claims):
-        lines.append("Corrected answer: " + answer.text)
+        lines.append("Corrected answer: " + readable(answer.text))
     return lines
 
 

@@ -5,6 +5,7 @@ to see the answer stream in before it is final."""
 
 from __future__ import annotations
 
+import math
 import os
 import shutil
 import socket
@@ -453,5 +454,82 @@ def test_two_browsers_each_see_only_their_own_conversations(browser, vault_copy)
         sync_api.expect(again.get_by_test_id("stSidebar").get_by_role("button", name=QUESTION)).to_be_visible(timeout=30_000)
         mine.close()
         theirs.close()
+    finally:
+        stop(proc)
+
+
+# Lines of `text` as the grid wraps it in `width` px (glide-data-grid: at the last space that fits, else between
+# characters), measured with the font the grid draws with.
+_GRID_LINES = """([texts, width, font]) => {
+  const ctx = document.createElement('canvas').getContext('2d');
+  ctx.font = font;
+  const fits = (s) => ctx.measureText(s).width <= width;
+  return texts.map((text) => {
+    let lines = 0, rest = text;
+    while (rest.length) {
+      lines += 1;
+      if (fits(rest)) break;
+      let n = 1;
+      while (n < rest.length && fits(rest.slice(0, n + 1))) n += 1;
+      const space = rest.lastIndexOf(' ', n);
+      if (rest[n] !== ' ' && space > 0) n = space;
+      rest = rest.slice(n).trimStart();
+    }
+    return lines;
+  });
+}"""
+
+
+_GRID = """() => {
+  const grid = document.querySelector('[data-testid=stDataFrame]');
+  const scroller = grid.querySelector('.dvn-scroller');
+  const heads = [...grid.querySelectorAll('table[role=grid] thead th')].map((th) => th.textContent);
+  const rows = [...grid.querySelectorAll('table[role=grid] tbody tr')].map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent));
+  const style = getComputedStyle(grid.querySelector('.stDataFrameGlideDataEditor'));
+  return {
+    heads, rows,
+    height: grid.querySelector('canvas').getBoundingClientRect().height,
+    overflow: [scroller.scrollWidth - scroller.clientWidth, scroller.scrollHeight - scroller.clientHeight],
+    font: `${style.getPropertyValue('--gdg-base-font-style')} ${style.getPropertyValue('--gdg-font-family')}`,
+  };
+}"""
+
+
+def test_a_quotes_wikilinks_read_as_names_and_similar_notes_show_whole_paths_at_1280_px(browser, tmp_path):
+    import importlib
+
+    from rag.web import table_fit
+
+    widths = importlib.import_module("app_pages.similar").WIDTHS
+    vault = tmp_path / "vault"
+    shutil.copytree(Path(__file__).parent / "fixtures" / "vault", vault, symlinks=True)
+    (vault / "Notes" / "Flour.md").write_text("# Mill\n\nT55 and T65.\n", encoding="utf-8")
+    long_path = "Projects/Alpha/Decisions/2026-05-02 Move the sensor logger to the Raspberry Pi in the greenhouse.md"
+    (vault / long_path).write_text((vault / "CONTEXT.md").read_text(encoding="utf-8") + "\nAlso in Kazan.\n", encoding="utf-8")
+    proc, url = start_app(vault, tmp_path / "index" / "index.db")
+    try:
+        page = browser.new_page(viewport={"width": 1280, "height": 900}, locale="en-US")
+        page.goto(url)
+        page.get_by_text("Index up to date").wait_for(timeout=120_000)
+        box = page.get_by_placeholder("Ask your notes")
+        box.fill("Where are my tools and flour?")
+        box.press("Enter")
+        answer = page.locator(".rag-answer").first
+        sync_api.expect(answer).to_contain_text("See my tools and Flour.", timeout=60_000)
+        flour = "obsidian://open?vault=vault&file=Notes%2FFlour.md"
+        sync_api.expect(answer.locator("a", has_text="Flour")).to_have_attribute("href", flour, timeout=10_000)
+        assert "[[" not in answer.inner_text()
+        page.get_by_role("link", name="Similar notes").first.click()  # the same page load: the app's own navigation
+        page.locator('[data-testid="stDataFrame"] table[role=grid] tbody tr').first.wait_for(state="attached", timeout=60_000)
+        grid = page.evaluate(_GRID)
+        paths = [row[grid["heads"].index("Path")] for row in grid["rows"]]
+        assert long_path in paths, paths
+        assert grid["overflow"] == [0, 0], "every column and row is in sight, none scrolled out of the table"
+        row = (grid["height"] - table_fit.HEADER_PX) / len(grid["rows"])
+        fits = math.floor((row - table_fit.PADDING_Y - table_fit.FONT_PX) / table_fit.LINE_PX) + 1
+        for column, head in (("path", "Path"), ("note", "Note"), ("closeness", "How close")):
+            texts = [r[grid["heads"].index(head)] for r in grid["rows"]]
+            lines = page.evaluate(_GRID_LINES, [texts, widths[column] - 2 * table_fit.PADDING_X, grid["font"]])
+            assert max(lines) <= fits, f"{column}: {list(zip(texts, lines))} in rows of {row:.0f} px hold {fits} lines"
     finally:
         stop(proc)

@@ -181,7 +181,9 @@ def test_a_chunk_next_to_a_chosen_source_extends_it_and_a_third_apart_is_left_ou
     note = (vault / "Zebra.md").read_text(encoding="utf-8")
     assert merged.text == note[chunks[0].start_char : chunks[1].end_char]
     assert merged.sha256 == hashlib.sha256(merged.text.encode("utf-8")).hexdigest()
-    assert merged.score == first.score and merged.heading == chunks[0].heading_path
+    assert merged.score == first.score
+    assert (chunks[0].heading_path, chunks[1].heading_path) == ("Zebras › Zebra fact 0", "Zebras › Zebra fact 1")
+    assert merged.heading == "Zebras", "two sibling sections are under their parent, never one inside the other"
 
 
 def test_answers_with_and_without_a_model_keep_the_same_caps(workspace, vault):

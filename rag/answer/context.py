@@ -28,6 +28,7 @@ from typing import Callable, Iterable
 
 from rag.config import Settings
 from rag.errors import NoteError
+from rag.index.chunking import SEPARATOR
 from rag.notes.dates import stated_day
 from rag.notes.vault import read_note
 from rag.search.retrieve import Hit
@@ -53,7 +54,7 @@ class ContextLimits:
 class Source:
     id: str  # "S1", assigned by the program
     path: str
-    heading: str  # "Note › Section"
+    heading: str  # "Note › Section": the headings that hold all of `text` (common to its chunks' heading paths)
     start_line: int  # 1-based, inclusive
     end_line: int
     sha256: str  # of `text`; each chunk in it matched the hash recorded at indexing time
@@ -236,7 +237,8 @@ def _fit_tokens(spans: list[_Span], fence: str, max_tokens: int, count_tokens) -
 
 
 def _source(source_id: str, span: _Span) -> Source:
-    """A span as a source: lines and heading of its first chunk in the note, its best hit's score and ranks."""
+    """A span as a source: from its first chunk's line to its last's, under the headings that hold all of them (two
+    neighbouring sections are under their parent, never one inside the other), with its best hit's score and ranks."""
     chunks = sorted((h.chunk for h in span.hits), key=lambda c: c.start_char)
     best = span.hits[0]
     text = span.text
@@ -245,9 +247,21 @@ def _source(source_id: str, span: _Span) -> Source:
     sha = chunks[0].sha256 if len(chunks) == 1 else hashlib.sha256(text.encode("utf-8")).hexdigest()
     first, last = chunks[0], chunks[-1]
     return Source(
-        source_id, span.path, first.heading_path, first.start_line, last.end_line, sha, text, best.score, bm25, dense, span.start, span.end,
+        source_id, span.path, common_heading(c.heading_path for c in chunks), first.start_line, last.end_line, sha, text, best.score,
+        bm25, dense, span.start, span.end,
         first.day, first.day_source,
     )  # fmt: skip
+
+
+def common_heading(paths: Iterable[str]) -> str:
+    """The heading path that holds all of `paths` ("Note › Plan › Costs", "Note › Plan › Dates" → "Note › Plan"): their
+    common leading headings, the note's title at least."""
+    parts = [p.split(SEPARATOR) for p in paths]
+    common = parts[0]
+    for other in parts[1:]:
+        n = next((i for i, (a, b) in enumerate(zip(common, other)) if a != b), min(len(common), len(other)))
+        common = common[: max(n, 1)]
+    return SEPARATOR.join(common)
 
 
 def _label_text(span: _Span) -> str:

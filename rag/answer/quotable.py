@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from rag.index.chunking import SEPARATOR
 from rag.text.sentences import TABLE_RULE, plain, row_text, split_sentences
 
 SENTENCE, ITEM, LIST, ROW, CODE, CODE_LINE = "sentence", "item", "list", "row", "code", "code line"
@@ -32,7 +33,8 @@ class Unit:
     scoring: str  # what is compared with the question: the sentence's plain text, a row as "Header: cell; …"
     start_line: int  # 1-based lines of the note
     end_line: int
-    section: str  # the heading inside the passage it sits under ("" for none)
+    section: str  # the passage's heading it sits under ("" for none), with that heading's parents when the passage
+    # holds a sibling of one of them ("Plan › Costs"): the source's heading path and this make its real place
     kind: str  # SENTENCE, ITEM, LIST, ROW, CODE or CODE_LINE
     block: int  # the paragraph, list or table it belongs to (index within the passage)
     position: int  # its place among the sentences of its section (0 = the first)
@@ -112,7 +114,8 @@ def _table_unit(rows: list[Unit]) -> Unit:
 
 def _blocks(text: str, first_line: int) -> list[_Block]:
     blocks: list[_Block] = []
-    section = ""
+    held: list[tuple[_Block, tuple[str, ...]]] = []  # each block with the passage's headings it sits under
+    stack: list[tuple[int, str]] = []  # (level, heading) open at this line, from the passage's own headings
     current: _Block | None = None
     fence: str | None = None
     for number, raw in enumerate(text.split("\n"), first_line):
@@ -126,17 +129,33 @@ def _blocks(text: str, first_line: int) -> list[_Block]:
         if heading or not raw.strip() or kind != (current.kind if current else None):
             current = None
         if heading:
-            section = plain(heading.group(2))
+            level = len(heading.group(1))
+            stack = [h for h in stack if h[0] < level] + [(level, plain(heading.group(2)))]
             continue
         if not raw.strip():
             continue
         if current is None:
-            current = _Block(kind, [], section)
+            current = _Block(kind, [], "")
             blocks.append(current)
+            held.append((current, tuple(h for _, h in stack)))
         current.lines.append((number, raw))
         if kind == "code" and len(current.lines) == 1:
             fence = _FENCE.match(raw).group(1)
+    _name_sections(held)
     return blocks
+
+
+def _name_sections(held: list[tuple[_Block, tuple[str, ...]]]) -> None:
+    """Each block's section: the passage's headings above it, below those that hold the whole passage (the source's
+    heading path ends with these), so a source's heading path and a unit's section read as one real path: "Plan ›
+    Costs" for a section nested in a passage that also holds a sibling of "Plan", just "Costs" when "Plan" holds all."""
+    stacks = [headings for _, headings in held]
+    shared = 0
+    while stacks and all(len(h) > shared and h[shared] == stacks[0][shared] for h in stacks):
+        shared += 1
+    for block, headings in held:
+        below = headings[shared:]
+        block.section = SEPARATOR.join(below) if below else (headings[-1] if headings else "")
 
 
 def _kind(raw: str, current: _Block | None) -> str:

@@ -7,6 +7,9 @@ words). Every non-blank body line lands in exactly one chunk, in order. Frontmat
 
 `count_tokens(text)` must return what the embedder sees for `text` (prefix and special tokens included), so
 `chunk.tokens <= hard` means nothing is truncated by the model.
+
+A chunk's heading path is the chain of headings that holds all of its text: a heading and its real ancestors, never
+two sibling sections one inside the other. Its parts read as a person sees them (`[[a|b]]` → b, no `**`).
 """
 
 from __future__ import annotations
@@ -20,9 +23,12 @@ from typing import Callable
 from markdown_it import MarkdownIt
 
 from rag.notes.vault import parse_frontmatter
-from rag.text.sentences import visible_text
+from rag.text.sentences import plain, visible_text
 
 SEPARATOR = " › "
+# Bump when how a chunk's heading path reads changes: the index re-derives every note once (its vectors are reused,
+# as `index_text` does not change). 1: headings as a reader sees them.
+HEADING_PATH_VERSION = 1
 _MD = MarkdownIt("commonmark").enable("table")
 _SENTENCE_END = re.compile(r"(?<=[.!?…;])\s+")
 
@@ -31,7 +37,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?…;])\s+")
 class Chunk:
     id: str  # stable: derived from path and content
     path: str
-    heading_path: str  # "Note › Section › Sub"
+    heading_path: str  # "Note › Section › Sub": the headings that hold all of the text, as a reader sees them
     start_line: int  # 1-based, inclusive
     end_line: int  # 1-based, inclusive
     start_char: int  # offsets into the note text ("\n" line endings), end exclusive
@@ -226,13 +232,18 @@ def _common_headings(group: list[_Piece]) -> list[str]:
     return common
 
 
+def _shown(heading: str) -> str:
+    """A heading as a reader sees it ("Call with [[People/Dina|Dina]]" → "Call with Dina"); as written if nothing is left."""
+    return plain(heading).strip() or heading
+
+
 def _finish(group, path, text, title, content_title, count_tokens, hard, seen) -> list[Chunk]:
     first, last = group[0], group[-1]
     body = text[first.start_char : last.end_char]
     headings = _common_headings(group)
     if headings[:1] == [title]:
         headings = headings[1:]
-    heading_path = SEPARATOR.join([title, *headings])
+    heading_path = SEPARATOR.join(_shown(h) for h in [title, *headings])
     context = SEPARATOR.join([content_title, *headings] if content_title else headings)
     index_text = f"{context}\n\n{visible_text(body)}" if context else visible_text(body)
     tokens = count_tokens(index_text)

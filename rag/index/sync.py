@@ -24,7 +24,7 @@ from rag.embed.embedders import Embedder
 from rag.errors import DiskFull, EmbedderError, NoteError, RagError
 from rag.index import language_reference, repair, vocabulary
 from rag.index.blobs import warn_once
-from rag.index.chunking import SEPARATOR, Chunk, chunk_note, note_title
+from rag.index.chunking import HEADING_PATH_VERSION, SEPARATOR, Chunk, chunk_note, note_title
 from rag.index.records import FileInfo, FileState, NoteFields
 from rag.index.storage import IndexStore
 from rag.notes.dates import note_date, passage_time
@@ -253,6 +253,7 @@ def _rules(settings: Settings, embedder: Embedder) -> str:
             settings.tier1_files,
             settings.projects_folder,
             sorted(settings.project_aliases.items()),
+            HEADING_PATH_VERSION,
             KEYWORD_FIELDS_VERSION,
             DATES_VERSION,
         ],

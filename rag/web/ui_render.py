@@ -11,9 +11,9 @@ import re
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
-from urllib.parse import quote
 
 from rag.errors import NoteError
+from rag.notes.links import obsidian_url  # noqa: F401 — the pages import it from here, with the rest of what they show
 from rag.notes.vault import read_note
 from rag.printable import printable
 from rag.web import untrusted
@@ -118,11 +118,6 @@ def highlighted(text: str, spans: list[tuple[int, int]]) -> str:
         out.append(untrusted.text(text[at:start]) + f":orange-background[{untrusted.text(text[start:end])}]")
         at = end
     return "".join(out) + untrusted.text(text[at:])
-
-
-def obsidian_url(vault: Path, path: str) -> str:
-    """`obsidian://open?vault=<vault folder name>&file=<vault-relative path>`, both URI-encoded."""
-    return f"obsidian://open?vault={quote(Path(vault).name, safe='')}&file={quote(path, safe='')}"
 
 
 def passage(

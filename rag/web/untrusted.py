@@ -13,7 +13,9 @@ browser fetches it and the facts leave. So:
   raw HTML off; an image is shown as its text and address, never loaded; a link is live only when it opens a note
   of this vault in Obsidian (`obsidian://open?vault=<its name>&file=<a path inside it>`, nothing else: not
   `obsidian://new`, no plugin's action, no other vault) or goes to a citation in the page; any other is its text
-  followed by the address as text. The HTML is then cleaned by Ammonia (`nh3`) with a short list of tags, no URL
+  followed by the address as text. A wikilink (`[[Note|alias]]`, `![[embed]]`) reads as a person reads it in
+  Obsidian (rag/text/wikilinks.py), never as brackets; it is live only when it names a note of this vault, and then
+  it is that note's `obsidian://open` link, under the same rule. The HTML is then cleaned by Ammonia (`nh3`) with a short list of tags, no URL
   scheme but `obsidian` and the same link rule, so a slip in the rules above still cannot load or run anything.
   Show the result with `st.html`, never `st.markdown`. `st.html` drops every `obsidian:` address from an `href`
   (its sanitizer allows web schemes only), so a live note link also carries it in `data-obsidian`, from which the
@@ -30,7 +32,9 @@ from urllib.parse import unquote
 import nh3
 from markdown_it import MarkdownIt
 
+from rag.notes.links import note_for, obsidian_url
 from rag.printable import printable
+from rag.text import wikilinks
 
 _PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")  # every ASCII punctuation character
 # Where GFM's autolinker starts reading an address (`www.`, `http://`, `a@b.c`): a word joiner goes there.
@@ -58,6 +62,12 @@ _ATTRIBUTES = {
 def text(value: object) -> str:
     """`value` as literal text inside Streamlit Markdown: nothing in it is markup, a link, an image or a directive."""
     return _PUNCTUATION.sub(r"\\\1", _ADDRESS_START.sub(_JOINER, _one_line(str(value))))
+
+
+def words(value: object) -> str:
+    """Words of a note or a reply (a claim, an evidence line) as literal text, like `text()`, with each wikilink as
+    a person reads it ("[[Notes/SQLite WAL|WAL settings]]" → "WAL settings")."""
+    return text(wikilinks.readable(printable(value)))
 
 
 def _one_line(value: str) -> str:
@@ -104,10 +114,34 @@ def _inside(vault: Path, path: str) -> bool:
 def _parser() -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False}).enable(["table", "strikethrough"])
     md.validateLink = lambda url: True  # every address is kept to be shown as text; which are live is decided below
+    md.inline.ruler.before("link", "wikilink", _wikilink)
+    md.add_render_rule("wikilink", _wikilink_html)
     md.add_render_rule("image", _image)
     md.add_render_rule("link_open", _link_open)
     md.add_render_rule("link_close", _link_close)
     return md
+
+
+def _wikilink(state, silent: bool) -> bool:
+    """`[[…]]` or `![[…]]` at this point of the inline text: one token (inside code it is never reached)."""
+    match = wikilinks.WIKILINK.match(state.src, state.pos)
+    if match is None:
+        return False
+    if not silent:
+        state.push("wikilink", "", 0).meta = {"link": wikilinks.parse(match)}
+    state.pos = match.end()
+    return True
+
+
+def _wikilink_html(self, tokens, idx, options, env) -> str:
+    link = tokens[idx].meta["link"]
+    shown = escape(link.shown)
+    vault = env.get("vault")
+    path = note_for(vault, link) if vault is not None else None
+    href = obsidian_url(vault, path) if path else ""
+    if not (href and opens_vault_note(href, vault)):
+        return f'<span class="rag-wikilink">{shown}</span>'
+    return f'<a href="{escape(href)}" data-obsidian="{escape(href)}" class="rag-wikilink">{shown}</a>'
 
 
 def _image(self, tokens, idx, options, env) -> str:
