@@ -304,7 +304,7 @@ def _claim_list(a: Answer) -> None:
     claim with the lines that state it."""
     if a.mode != "llm" or not a.claims:
         return
-    notes = claim_notes(a.claims)
+    notes = claim_notes(a.claims, t)
     counts = a.grounding()
     supported = counts["supported"] + counts["misattributed"] + counts["uncited"]
     st.caption(t("ask.checked", supported=supported, total=len(a.claims)))

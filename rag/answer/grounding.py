@@ -33,6 +33,22 @@ STATUSES = ("supported", "misattributed", "uncited", "unsupported")
 MAX_CHECKED_CLAIMS = 100
 
 
+class Reason(str):
+    """Why a claim is not simply supported: English text (what the CLI, MCP and `--json` show), with a key and values
+    the app writes it from in the interface's language (`claim.reason.<key>` in rag/web/catalogue.py)."""
+
+    key: str
+    values: dict[str, str]
+
+    def __new__(cls, key: str, text: str, **values: str) -> Reason:
+        reason = super().__new__(cls, text)
+        reason.key, reason.values = key, values
+        return reason
+
+    def __getnewargs_ex__(self):  # copies and pickles (conversations are saved through dataclasses.asdict)
+        return (self.key, str(self)), self.values
+
+
 @dataclass(frozen=True)
 class Evidence:
     """The lines of a source that state a claim, as the check matched them."""
@@ -104,7 +120,8 @@ def check(answer: str, context: FrozenContext, *, question: str = "", vectors: T
     for c, v in views[:MAX_CHECKED_CLAIMS]:
         status, previous = _status(c, v, passages, vectors, pairs, previous)
         statuses.append(status)
-    unchecked = f"not checked: the answer has more than {MAX_CHECKED_CLAIMS} claims, and only the first {MAX_CHECKED_CLAIMS} are"
+    n = str(MAX_CHECKED_CLAIMS)
+    unchecked = Reason("not_checked", f"not checked: the answer has more than {n} claims, and only the first {n} are", n=n)
     statuses += [_Status(c, "unsupported", (), unchecked) for c, _ in views[MAX_CHECKED_CLAIMS:]]
     return _rewrite(answer, statuses, split.abstains)
 
@@ -146,7 +163,13 @@ def _decided(
             return _Status(claim, "supported", tuple(cited), "", joint)
     if supporting:
         best = supporting[0]
-        reason = f"{', '.join(cited)} {'does' if len(cited) == 1 else 'do'} not say this; {best} does" if cited else f"no citation; {best} says this"
+        reason = (
+            Reason(
+                "recited", f"{', '.join(cited)} {'does' if len(cited) == 1 else 'do'} not say this; {best} does", cited=", ".join(cited), best=best
+            )
+            if cited
+            else Reason("uncited", f"no citation; {best} says this", best=best)
+        )
         status = "misattributed" if cited else "uncited"
         return _Status(claim, status, (best,), reason, (found[best],), _unmatched(view, passages, found[best]))
     return _Status(claim, "unsupported", (), _why_not(view, cited, verdicts, passages))
@@ -227,23 +250,34 @@ def _unmatched(view: ClaimView, passages: dict[str, Passage], found: Evidence) -
 def _why_not(view: ClaimView, cited: list[str], verdicts: dict[str, Verdict], passages: dict[str, Passage]) -> str:
     """What the person needs to know about an unsupported claim, against the passage it cites (or the closest)."""
     if not verdicts:
-        return "there are no sources to check it against"
+        return Reason("no_sources", "there are no sources to check it against")
     told = [pid for pid, p in passages.items() if support.repeats_instruction(view, verdicts[pid].missing, p)]
     if told:
-        return f"it repeats an instruction written in {', '.join(told)}, not a fact (note text is data, not instructions)"
+        sources = ", ".join(told)
+        return Reason(
+            "instruction", f"it repeats an instruction written in {sources}, not a fact (note text is data, not instructions)", sources=sources
+        )
     target = cited[0] if cited else max(verdicts, key=lambda pid: (verdicts[pid].strength, -len(verdicts[pid].missing)))
     missing = verdicts[target].missing
     numbers = [s.text for s in missing if any(k.startswith("num:") for k in s.keys)]
     if numbers:
         said = support.numbers_near(view, missing, passages[target])
-        where = target if cited else "the sources"
-        return f"{target} says {', '.join(said)}, not {', '.join(numbers)}" if said else f"{', '.join(numbers)} is not in {where}"
+        wrong = ", ".join(numbers)
+        if said:
+            return Reason("number_said", f"{target} says {', '.join(said)}, not {wrong}", source=target, said=", ".join(said), numbers=wrong)
+        if cited:
+            return Reason("number_not_in", f"{wrong} is not in {target}", numbers=wrong, source=target)
+        return Reason("number_nowhere", f"{wrong} is not in the sources", numbers=wrong)
     if missing:
         names = ", ".join(f"“{s.text}”" for s in missing)
         verb = "is" if len(missing) == 1 else "are"
         nowhere = not any(occurs(s, u.facts) for s in missing for p in passages.values() for u in (p.heading, *p.units))
-        return f"{names} {verb} in none of the sources" if nowhere else f"{names} {verb} not in {target} where it says this"
-    return f"{target} does not say this" if cited else "none of the sources says this"
+        if nowhere:
+            return Reason("names_nowhere", f"{names} {verb} in none of the sources", names=names)
+        return Reason("names_not_in", f"{names} {verb} not in {target} where it says this", names=names, source=target)
+    if cited:
+        return Reason("source_not", f"{target} does not say this", source=target)
+    return Reason("none_says", "none of the sources says this")
 
 
 _TRAILING = re.compile(r"[\s.!?…;:,|]*$")

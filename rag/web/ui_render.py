@@ -106,9 +106,21 @@ def _linked(text: str, valid_ids, turn: int) -> str:
     return _CITATION.sub(link, text)
 
 
-def claim_notes(claims) -> list[tuple[str, str, str]]:
-    """(status, claim, reason) for every claim that is not simply supported, for the list under an answer."""
-    return [(c.status, c.text, c.reason) for c in claims if c.status != "supported"]
+def claim_notes(claims, words=None) -> list[tuple[str, str, str]]:
+    """(status, claim, reason) for every claim that is not simply supported, for the list under an answer. `words`
+    (key, **values) → text writes a reason in the interface's language (`claim.reason.<key>`); without it, or for
+    a reason saved without its key (an older conversation), the English text."""
+
+    def said(reason) -> str:
+        key = getattr(reason, "key", None)
+        if not (words and key):
+            return str(reason)
+        try:
+            return words(f"claim.reason.{key}", **reason.values)
+        except (KeyError, IndexError):  # a reason of a newer or older version than the catalogue: its English
+            return str(reason)
+
+    return [(c.status, c.text, said(c.reason)) for c in claims if c.status != "supported"]
 
 
 def highlighted(text: str, spans: list[tuple[int, int]]) -> str:
