@@ -155,7 +155,8 @@ def ask_timed(ws: Workspace, question: str, today: date | None = None):
     return answer, time.perf_counter() - marks.get(answering.EXTRACTING, time.perf_counter())
 
 
-def _overlaps(path: str, start: int, end: int, item: dict) -> bool:
+def on_gold(path: str, start: int, end: int, item: dict) -> bool:
+    """Lines `start`–`end` of note `path` overlap the item's gold lines."""
     if "gold_spans" in item:  # several notes may hold the answer's parts
         return any(path == p and start <= b and end >= a for p, a, b in item["gold_spans"])
     return path == item["gold_file"] and any(start <= b and end >= a for a, b in _ranges(item["gold_lines"]))
@@ -176,10 +177,10 @@ def score_answer(item: dict, answer) -> dict:
         "lang": item["lang"],
         "type": item["type"],
         "keys": has_keys(answer.text, item["keys"]),
-        "first_citation_on_gold": first is not None and _overlaps(first.path, first.start_line, first.end_line, item),
-        "first_quote_on_gold_lines": q0 is not None and _overlaps(answer.context.get(q0.source_id).path, q0.line, q0.end_line, item),
+        "first_citation_on_gold": first is not None and on_gold(first.path, first.start_line, first.end_line, item),
+        "first_quote_on_gold_lines": q0 is not None and on_gold(answer.context.get(q0.source_id).path, q0.line, q0.end_line, item),
         "not_found": answer.not_found,
-        "gold_in_context": any(_overlaps(s.path, s.start_line, s.end_line, item) for s in sources),
+        "gold_in_context": any(on_gold(s.path, s.start_line, s.end_line, item) for s in sources),
         "gold_note_first": bool(sources) and sources[0].path == item["gold_file"],
         "sources": len(sources),
         "notes": len({s.path for s in sources}),

@@ -35,7 +35,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import logistic  # noqa: E402
-from offline_answers import DEV_SETS, SETS, has_keys, index_path, offtopic_for, questions, today_of  # noqa: E402
+from offline_answers import DEV_SETS, SETS, has_keys, index_path, offtopic_for, on_gold, questions, today_of  # noqa: E402
 
 from rag.answer import reader  # noqa: E402
 from rag.answer.ask import read_in_period, retrieve_context, text_vectors  # noqa: E402
@@ -141,11 +141,7 @@ def collect(name: str, db_dir: Path, cache: Path, others: dict[str, list[dict]])
 def _on_gold(c: reader.Candidate, item: dict, *, whole_source: bool = False) -> bool:
     """The candidate's lines (or, with `whole_source`, its source's) overlap the gold lines of the gold note."""
     start, end = (c.source.start_line, c.source.end_line) if whole_source else (c.unit.start_line, c.unit.end_line)
-    if "gold_spans" in item:  # several notes may hold the answer's parts
-        return any(c.source.path == p and start <= b and end >= a for p, a, b in item["gold_spans"])
-    gold = item["gold_lines"]
-    ranges = [tuple(gold)] if isinstance(gold[0], int) else [tuple(g) for g in gold]
-    return c.source.path == item["gold_file"] and any(start <= b and end >= a for a, b in ranges)
+    return on_gold(c.source.path, start, end, item)
 
 
 def targets(data: dict) -> np.ndarray:
