@@ -188,6 +188,7 @@ def score_answer(item: dict, answer) -> dict:
         "shown": len(answer.citations),
         "quotes": len(answer.quotes),
         "quote_chars": sum(len(q.text) for q in answer.quotes),
+        "quoted_lines": sum(q.end_line - q.line + 1 for q in answer.quotes),
     }
 
 
@@ -208,6 +209,8 @@ def summary(results: list[dict]) -> dict:
         "gold_note_first": _share(results, "gold_note_first"),
         "quotes_per_answer": round(sum(r["quotes"] for r in results) / max(1, len(results)), 2),
         "quote_chars_mean": round(sum(r["quote_chars"] for r in results) / max(1, len(results))),
+        # how much a person reads per answer (issue 54's padding): the note lines quoted, answers that quote any
+        "quoted_lines_median": float(statistics.median([r["quoted_lines"] for r in results if r["quoted_lines"]] or [0])),
         # answers whose first quote was already on the gold lines and that still show another quote
         "padded": round(sum(r["quotes"] > 1 and r["first_quote_on_gold_lines"] for r in results) / max(1, len(results)), 3),
     }
