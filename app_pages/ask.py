@@ -363,7 +363,7 @@ def _source_line(ctx: common.AppContext, i: int, a: Answer, s, mark: str) -> Non
     if s.dated:  # the day the note says the passage is from, beside its citation
         lines += " · " + day_label(s.dated, common.language())
     text.markdown(
-        f"**[{s.id}]** {untrusted.text(s.path)} › {untrusted.text(s.heading)} · {lines}  \n"
+        f"**[{s.id}]** {untrusted.text(s.path)} › {untrusted.words(s.heading)} · {lines}  \n"
         f":gray[{t('sources.found_by', why=common.why(s.bm25_rank, s.dense_rank))} · {mark}]"
     )
     if button.button(t("show"), key=f"src-{i}-{s.id}", help=t("show.help")):

@@ -24,6 +24,7 @@ from rag.knowledge import Knowledge
 from rag.live import LiveIndex, Progress
 from rag.search.presentation import why_found
 from rag.search.similar import NoteVectors
+from rag.text import wikilinks
 from rag.web import i18n, messages, saved_choices, untrusted
 from rag.web.conversations import is_browser_id, new_browser_id
 from rag.web.ui_render import PASSAGE_CSS, obsidian_url, parse_cite_href, passage, passage_html
@@ -489,7 +490,8 @@ def cached_note_vectors(ctx: AppContext) -> NoteVectors:
 
 
 def titles(ctx: AppContext) -> dict[str, str]:
-    return ctx.knowledge.titles()
+    """Each note's title as a person reads it: a wikilink in it shows as its alias or the note's name."""
+    return {path: wikilinks.readable(title) for path, title in ctx.knowledge.titles().items()}
 
 
 def closeness_text(language: str, label: str, percentile: float | None) -> str:

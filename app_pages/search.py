@@ -78,7 +78,7 @@ def _note(ctx: common.AppContext, n: int, match: NoteMatch, query: str) -> None:
     info = match.info
     with st.container(border=True):
         head, actions = st.columns([4, 1], vertical_alignment="top")
-        head.markdown(f"**{untrusted.text(info.title or info.path)}**  \n:gray[{untrusted.text(info.path)}]")
+        head.markdown(f"**{untrusted.words(info.title or info.path)}**  \n:gray[{untrusted.text(info.path)}]")
         project = [t("search.project", name=info.project)] if info.project else []
         meta = [f"#{tag}" for tag in info.tags] + project + ([t("search.curated")] if info.tier == 1 else [])
         if meta:
@@ -97,7 +97,7 @@ def _passage(ctx: common.AppContext, n: int, h: int, hit, title: str | None, que
     text, button = st.columns([5, 1], vertical_alignment="center")
     place = heading_without_title(c.heading_path, title, c.path)
     shown, spans = snippet(c.text, stemming.query_terms(query))
-    where = f"{untrusted.text(place)} · " if place else ""
+    where = f"{untrusted.words(place)} · " if place else ""
     day = hit_day(hit)
     when = f" · {day_label(day, common.language())}" if day else ""
     text.markdown(f":gray[{where}{t('lines', start=c.start_line, end=c.end_line)}{when} · {why}]  \n{highlighted(shown, spans)}")

@@ -369,3 +369,26 @@ def test_new_chat_is_offered_right_after_the_first_answer_and_clears_the_convers
     assert new_chat and new_chat[0].label == "New chat"
     at = new_chat[0].click().run()
     assert not at.chat_message and not [b for b in at.button if b.key == "rag_new_chat"]
+
+
+def test_search_shows_a_title_and_heading_with_a_wikilink_as_a_person_reads_them(app, vault):
+    (vault / "Notes" / "Linked.md").write_text(
+        "---\ntitle: Notes on [[Sourdough|my bread]]\n---\n# Notes on [[Sourdough|my bread]]\n\n"
+        "## Flour from [[Mill notes]]\n\nThe rye flour for the starter comes from the mill by the river.\n",
+        encoding="utf-8",
+    )
+    at = search(app("app_pages/search.py"), "rye flour mill river")
+    assert not at.exception
+    seen = shown(at.markdown)
+    assert "Notes on my bread" in seen and "Flour from Mill notes" in seen
+    assert "[[" not in seen
+
+
+def test_similar_notes_list_a_title_with_a_wikilink_by_its_alias(app, vault):
+    (vault / "Notes" / "SQLite copy.md").write_text(
+        "---\ntitle: Copy of [[SQLite|the SQLite note]]\n---\n" + (vault / "Notes" / "SQLite.md").read_text(encoding="utf-8"), encoding="utf-8"
+    )
+    at = app("app_pages/similar.py")
+    at.selectbox(key="rag_similar_pick").select("Notes/SQLite.md").run()
+    titles = list(at.dataframe[0].value.iloc[:, 0])
+    assert "Copy of the SQLite note" in titles and not any("[[" in str(t) for t in titles)
