@@ -372,3 +372,16 @@ def test_what_the_whole_trip_cost_still_gets_the_total_row(baikal_ws):
         answer = ask(baikal_ws, question)
         table = next(q for q in answer.quotes if "| Статья |" in q.text)
         assert "**97 400**" in table.text and "Еда и кафе" not in table.text, question
+
+
+def test_a_quote_grows_only_by_sentences_the_reader_scores_nearly_as_well_not_to_fill_its_paragraph(fake_embedder):
+    paragraph = (
+        "The water heater in the flat is set to 55 °C since the plumber's visit.\n"
+        "My neighbour painted his fence green last summer.\n"
+        "The cat sleeps on the sofa most afternoons.\n"
+        "A new bakery opened on the corner of our street in spring."
+    )  # one paragraph, a sentence a line
+    notes = Source("S1", "Home.md", "Home", 1, 4, "", paragraph, 1.0)
+    found = extract("What temperature is the water heater set to?", FrozenContext((notes,), (), "```", 0), vectors=TextVectors(fake_embedder))
+    quote = found.quotes[0]
+    assert quote.text == "The water heater in the flat is set to 55 °C since the plumber's visit." and (quote.line, quote.end_line) == (1, 1)

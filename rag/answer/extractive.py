@@ -3,7 +3,7 @@
 1. The learned reader (`reader`) scores every unit the context offers (sentences, list items, lists, table rows,
    code blocks, paragraphs, lead-ins with their block) against the question; the best one answers.
 2. Its quote is the note's own lines around it: the best unit, grown by the neighbouring units of its section that
-   the reader scores highest, up to QUOTE_CHARS — the answering line with what it needs around it, never the whole
+   the reader scores nearly as well, up to QUOTE_CHARS — the answering line with what it needs around it, never the whole
    section. A table row is quoted under its table's header with only the rows that answer (those next to it the
    reader scores nearly as well; the total row when a how-much question asks for the whole, not a row it names).
 3. A question that asks two things ("when … and how much …") gets a second quote for the other, from the same note,
@@ -33,7 +33,7 @@ from rag.notes.dates import dates_in
 from rag.search.text_vectors import TextVectors
 from rag.text import stemming
 
-QUOTE_CHARS = 600  # a quote grows around its best unit up to this (bench/offline_answers.py --sweep: 300, 500, 700)
+QUOTE_CHARS = 600  # a quote grows around its best unit up to this (--sweep; 400 loses keys on 6 of 14 QA sets)
 SECOND_MARGIN = 3.0  # a second part's quote must score within this of the best unit (reader score units)
 ALSO_MARGIN = 0.75  # another place is quoted too when it scores within this of the best (--sweep: padding against keys)
 MAX_QUOTES = 2
@@ -43,7 +43,9 @@ NAVIGATION_MARGIN = 2.0  # an index entry ("[[Note]] — …") answers only when
 # bench/time_questions' 16 newest-first questions, answer contains every key: 6 without, 6 at 0.75, 7 at 1.5, 8 at 3.
 NEWEST_MARGIN = 3.0
 ROW_MARGIN = ALSO_MARGIN  # a table row is quoted with the rows next to it that score within this of it
-GROW_MARGIN = 2.5  # a quote grows into another paragraph, list or table only by a unit scoring within this of the best
+# A quote grows only by a unit scoring within this of the best (its own paragraph's sentences too: with them grown
+# regardless, the median quote held 8 demo lines, not 7, and no QA set gained a key; 1.5 loses keys on 8 sets).
+GROW_MARGIN = 2.5
 
 
 @dataclass(frozen=True)
@@ -198,9 +200,10 @@ def _names_row(question: str, row: Unit, source: Source) -> bool:
 
 
 def _grown(reading: Reading, best: int) -> Unit:
-    """The best unit with the neighbouring units of its section, the higher-scored side first, while the note's lines
-    they cover fit QUOTE_CHARS (a unit longer than that alone is quoted alone). Beyond its own paragraph or list it
-    grows only by units that score nearly as well, and a table row brings its table's header."""
+    """The best unit with the neighbouring units of its section that the reader scores nearly as well (GROW_MARGIN),
+    the higher-scored side first, while the note's lines they cover fit QUOTE_CHARS (a unit longer than that alone is
+    quoted alone); a table row brings its table's header. A sentence of its own paragraph that scores lower is not
+    grown by either: the quote grows as far as the reader reads an answer, not to fill its paragraph."""
     chosen = reading.candidates[best]
     source, unit = chosen.source, chosen.unit
     markup = reader.FEATURES.index("markup")
@@ -210,7 +213,7 @@ def _grown(reading: Reading, best: int) -> Unit:
         c = reading.candidates[i]
         if c.source.id != source.id or c.unit.section != unit.section or c.unit.kind not in (SENTENCE, ROW, CODE):
             return False
-        return reading.features[i, markup] < MARKUP and (c.unit.block == unit.block or reading.scores[i] >= floor)
+        return reading.features[i, markup] < MARKUP and reading.scores[i] >= floor
 
     atoms = sorted((i for i in range(len(reading.candidates)) if grows(i)), key=lambda i: reading.candidates[i].unit.start_line)
     lo, hi = unit.start_line, unit.end_line
