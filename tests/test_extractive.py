@@ -379,9 +379,12 @@ def test_a_quote_grows_only_by_sentences_the_reader_scores_nearly_as_well_not_to
         "The water heater in the flat is set to 55 °C since the plumber's visit.\n"
         "My neighbour painted his fence green last summer.\n"
         "The cat sleeps on the sofa most afternoons.\n"
-        "A new bakery opened on the corner of our street in spring."
-    )  # one paragraph, a sentence a line
-    notes = Source("S1", "Home.md", "Home", 1, 4, "", paragraph, 1.0)
+        "A new bakery opened on the corner of our street in spring.\n"
+        "The bus to the city centre now leaves every twelve minutes on weekdays.\n"
+        "Our old sofa went to my cousin when she moved into her first flat.\n"
+        "The balcony gets the evening sun from April until the end of September."
+    )  # one long paragraph, a sentence a line
+    notes = Source("S1", "Home.md", "Home", 1, 7, "", paragraph, 1.0)
     found = extract("What temperature is the water heater set to?", FrozenContext((notes,), (), "```", 0), vectors=TextVectors(fake_embedder))
     quote = found.quotes[0]
     assert quote.text == "The water heater in the flat is set to 55 °C since the plumber's visit." and (quote.line, quote.end_line) == (1, 1)

@@ -43,9 +43,12 @@ NAVIGATION_MARGIN = 2.0  # an index entry ("[[Note]] — …") answers only when
 # bench/time_questions' 16 newest-first questions, answer contains every key: 6 without, 6 at 0.75, 7 at 1.5, 8 at 3.
 NEWEST_MARGIN = 3.0
 ROW_MARGIN = ALSO_MARGIN  # a table row is quoted with the rows next to it that score within this of it
-# A quote grows only by a unit scoring within this of the best (its own paragraph's sentences too: with them grown
-# regardless, the median quote held 8 demo lines, not 7, and no QA set gained a key; 1.5 loses keys on 8 sets).
+# A quote grows only by a unit scoring within this of the best, its own paragraph's sentences too (1.5 loses keys on
+# 8 QA sets) …
 GROW_MARGIN = 2.5
+# … but a paragraph or list this short is one thought: its sentences all join (replaying every QA set's readings,
+# 0 loses 4 of time-dev's 140 answers, 300 one time question, 400 none; the median demo quote 8 lines → 7 either way).
+SHORT_BLOCK = 400
 
 
 @dataclass(frozen=True)
@@ -202,18 +205,21 @@ def _names_row(question: str, row: Unit, source: Source) -> bool:
 def _grown(reading: Reading, best: int) -> Unit:
     """The best unit with the neighbouring units of its section that the reader scores nearly as well (GROW_MARGIN),
     the higher-scored side first, while the note's lines they cover fit QUOTE_CHARS (a unit longer than that alone is
-    quoted alone); a table row brings its table's header. A sentence of its own paragraph that scores lower is not
-    grown by either: the quote grows as far as the reader reads an answer, not to fill its paragraph."""
+    quoted alone); a table row brings its table's header. Of its own paragraph or list, a lower-scored sentence joins
+    only when the block is short (SHORT_BLOCK): the quote grows as far as the reader reads an answer, not to fill a
+    long paragraph."""
     chosen = reading.candidates[best]
     source, unit = chosen.source, chosen.unit
     markup = reader.FEATURES.index("markup")
     floor = reading.scores[best] - GROW_MARGIN
+    block = [c.unit for c in reading.candidates if c.source.id == source.id and c.unit.block == unit.block]
+    short = len(_lines(source, min(u.start_line for u in block), max(u.end_line for u in block))) <= SHORT_BLOCK
 
     def grows(i: int) -> bool:
         c = reading.candidates[i]
         if c.source.id != source.id or c.unit.section != unit.section or c.unit.kind not in (SENTENCE, ROW, CODE):
             return False
-        return reading.features[i, markup] < MARKUP and reading.scores[i] >= floor
+        return reading.features[i, markup] < MARKUP and (reading.scores[i] >= floor or c.unit.block == unit.block and short)
 
     atoms = sorted((i for i in range(len(reading.candidates)) if grows(i)), key=lambda i: reading.candidates[i].unit.start_line)
     lo, hi = unit.start_line, unit.end_line
