@@ -388,3 +388,10 @@ def test_a_quote_grows_only_by_sentences_the_reader_scores_nearly_as_well_not_to
     found = extract("What temperature is the water heater set to?", FrozenContext((notes,), (), "```", 0), vectors=TextVectors(fake_embedder))
     quote = found.quotes[0]
     assert quote.text == "The water heater in the flat is set to 55 °C since the plumber's visit." and (quote.line, quote.end_line) == (1, 1)
+
+
+def test_a_short_paragraph_is_quoted_whole_its_second_sentence_may_be_the_answer(fake_embedder):
+    message = "Went to the climbing gym with Slava after work.\nThree 6a+ routes, the last one on the second try."
+    chat = Source("S1", "Chats/Slava.md", "Slava", 5, 6, "", message, 1.0)
+    found = extract("What did I climb at the climbing gym?", FrozenContext((chat,), (), "```", 0), vectors=TextVectors(fake_embedder))
+    assert found.quotes[0].text == message and (found.quotes[0].line, found.quotes[0].end_line) == (5, 6)
