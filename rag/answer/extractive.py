@@ -205,9 +205,10 @@ def _names_row(question: str, row: Unit, source: Source) -> bool:
 def _grown(reading: Reading, best: int) -> Unit:
     """The best unit with the neighbouring units of its section that the reader scores nearly as well (GROW_MARGIN),
     the higher-scored side first, while the note's lines they cover fit QUOTE_CHARS (a unit longer than that alone is
-    quoted alone); a table row brings its table's header. Of its own paragraph or list, a lower-scored sentence joins
-    only when the block is short (SHORT_BLOCK): the quote grows as far as the reader reads an answer, not to fill a
-    long paragraph."""
+    quoted alone). Of its own paragraph or list, a lower-scored sentence joins only when the block is short
+    (SHORT_BLOCK): the quote grows as far as the reader reads an answer, not to fill a long paragraph. Never by a
+    table's rows: a row that answers is quoted as a row (`_row_quote`), under its header, not as a sentence's
+    neighbourhood (which took the whole table in: no QA set's answer key needed it)."""
     chosen = reading.candidates[best]
     source, unit = chosen.source, chosen.unit
     markup = reader.FEATURES.index("markup")
@@ -217,7 +218,7 @@ def _grown(reading: Reading, best: int) -> Unit:
 
     def grows(i: int) -> bool:
         c = reading.candidates[i]
-        if c.source.id != source.id or c.unit.section != unit.section or c.unit.kind not in (SENTENCE, ROW, CODE):
+        if c.source.id != source.id or c.unit.section != unit.section or c.unit.kind not in (SENTENCE, CODE):
             return False
         return reading.features[i, markup] < MARKUP and (reading.scores[i] >= floor or c.unit.block == unit.block and short)
 
@@ -239,10 +240,6 @@ def _grown(reading: Reading, best: int) -> Unit:
             break
     if (lo, hi) == (unit.start_line, unit.end_line):
         return unit
-    for i in atoms:  # a table's rows are read under its header
-        row = reading.candidates[i].unit
-        if row.kind == ROW and lo <= row.start_line <= hi:
-            lo = min(lo, row.start_line - row.text.count("\n"))
     return Unit(_lines(source, lo, hi), unit.scoring, lo, hi, unit.section, unit.kind, unit.block, unit.position)
 
 
