@@ -15,7 +15,7 @@ from rag.answer.context import FrozenContext, Source, build_context
 from rag.answer.extractive import extract
 from rag.answer.phantoms import phantoms
 from rag.cli import cli
-from rag.config import load_settings
+from rag.config import DEMO_VAULT, load_settings
 from rag.search.text_vectors import TextVectors
 from rag.text.sentences import split, split_sentences, vector_key
 from rag.workspace import Workspace
@@ -319,18 +319,80 @@ def test_the_fitted_weights_are_for_the_features_the_reader_computes(tmp_path):
         reader.load_weights(tmp_path / "w.json")
 
 
-def test_a_how_much_question_is_answered_by_the_row_with_its_header_and_the_total(fake_embedder):
-    costs = Source(
-        "S1",
-        "Trip.md",
-        "Trip › Costs",
-        10,
-        15,
-        "",
-        "| Item | Sum |\n|---|---|\n| Flights to Baikal | 46 800 |\n| Food | 14 200 |\n| **Total** | **97 400** |",
-        1.0,
-    )
-    found = extract("How much were the flights to Baikal?", FrozenContext((costs,), (), "```", 0), vectors=TextVectors(fake_embedder))
-    # the note's own lines, whole: the table from its header down to the total, the flights row in it
-    assert found.quotes[0].text == costs.text and (found.quotes[0].line, found.quotes[0].end_line) == (10, 14)
-    assert found.quotes[0].answering_line == 12  # the flights row is the line the passage view marks
+COSTS = Source(
+    "S1",
+    "Trip.md",
+    "Trip › Costs",
+    10,
+    16,
+    "",
+    "| Item | Sum |\n|---|---|\n| Flights to Baikal | 46 800 |\n| Housing | 21 600 |\n| Food | 14 200 |\n| **Total** | **97 400** |",
+    1.0,
+)
+
+
+def test_a_how_much_question_naming_a_row_quotes_the_header_and_that_row_not_the_table(fake_embedder):
+    found = extract("How much were the flights to Baikal?", FrozenContext((COSTS,), (), "```", 0), vectors=TextVectors(fake_embedder))
+    quote = found.quotes[0]
+    # the header's lines and the row's, each the note's own; the row's line is what is cited and marked
+    assert quote.text == "| Item | Sum |\n|---|---|\n| Flights to Baikal | 46 800 |"
+    assert (quote.line, quote.end_line, quote.answering_line) == (12, 12, 12)
+
+
+def test_a_how_much_in_total_question_gets_the_total_row_under_the_header(fake_embedder):
+    found = extract("How much did the trip cost in total?", FrozenContext((COSTS,), (), "```", 0), vectors=TextVectors(fake_embedder))
+    quote = found.quotes[0]
+    lines = quote.text.split("\n")
+    assert lines[:2] == ["| Item | Sum |", "|---|---|"] and lines[-1] == "| **Total** | **97 400** |"
+    assert "Housing" not in quote.text and "Food" not in quote.text  # the rows between are one click away
+    assert quote.end_line == 15 and quote.line <= quote.answering_line <= quote.end_line
+
+
+@pytest.fixture(scope="module")
+def baikal_ws(tmp_path_factory, real_embedder):
+    """The demo vault's trip note (its cost table has seven rows and a total), indexed with the real embedder."""
+    root = tmp_path_factory.mktemp("baikal")
+    (root / "vault").mkdir()
+    shutil.copy(DEMO_VAULT / "Notes" / "Поездка на Байкал.md", root / "vault")
+    ws = Workspace.open(load_settings(vault=root / "vault", db_path=root / "index.db", env={}), create=True, embedder=real_embedder)
+    ws.sync()
+    yield ws
+    ws.close()
+
+
+def test_the_ticket_price_is_quoted_as_the_header_and_the_ticket_row_not_the_seven_rows(baikal_ws):
+    answer = ask(baikal_ws, "Сколько стоили авиабилеты на Байкал?")
+    quote = answer.quotes[0]
+    assert quote.text == "| Статья | Сумма, ₽ |\n|---|---|\n| Авиабилеты Казань — Иркутск — Казань | 46 800 |"
+    assert (quote.line, quote.end_line) == (34, 34) and len(answer.quotes) == 1
+
+
+def test_what_the_whole_trip_cost_still_gets_the_total_row(baikal_ws):
+    for question in ("How much did the Baikal trip cost in total?", "Когда я ездил на Байкал и сколько это стоило?"):
+        answer = ask(baikal_ws, question)
+        table = next(q for q in answer.quotes if "| Статья |" in q.text)
+        assert "**97 400**" in table.text, question
+        assert not any("Еда и кафе" in q.text for q in answer.quotes), question  # nor a sentence grown into the table
+
+
+def test_a_quote_grows_only_by_sentences_the_reader_scores_nearly_as_well_not_to_fill_its_paragraph(fake_embedder):
+    paragraph = (
+        "The water heater in the flat is set to 55 °C since the plumber's visit.\n"
+        "My neighbour painted his fence green last summer.\n"
+        "The cat sleeps on the sofa most afternoons.\n"
+        "A new bakery opened on the corner of our street in spring.\n"
+        "The bus to the city centre now leaves every twelve minutes on weekdays.\n"
+        "Our old sofa went to my cousin when she moved into her first flat.\n"
+        "The balcony gets the evening sun from April until the end of September."
+    )  # one long paragraph, a sentence a line
+    notes = Source("S1", "Home.md", "Home", 1, 7, "", paragraph, 1.0)
+    found = extract("What temperature is the water heater set to?", FrozenContext((notes,), (), "```", 0), vectors=TextVectors(fake_embedder))
+    quote = found.quotes[0]
+    assert quote.text == "The water heater in the flat is set to 55 °C since the plumber's visit." and (quote.line, quote.end_line) == (1, 1)
+
+
+def test_a_short_paragraph_is_quoted_whole_its_second_sentence_may_be_the_answer(fake_embedder):
+    message = "Went to the climbing gym with Slava after work.\nThree 6a+ routes, the last one on the second try."
+    chat = Source("S1", "Chats/Slava.md", "Slava", 5, 6, "", message, 1.0)
+    found = extract("What did I climb at the climbing gym?", FrozenContext((chat,), (), "```", 0), vectors=TextVectors(fake_embedder))
+    assert found.quotes[0].text == message and (found.quotes[0].line, found.quotes[0].end_line) == (5, 6)

@@ -3,8 +3,9 @@
 1. The learned reader (`reader`) scores every unit the context offers (sentences, list items, lists, table rows,
    code blocks, paragraphs, lead-ins with their block) against the question; the best one answers.
 2. Its quote is the note's own lines around it: the best unit, grown by the neighbouring units of its section that
-   the reader scores highest, up to QUOTE_CHARS — the answering line with what it needs around it, never the whole
-   section. A table row comes with its header (and, for a how-much question, the table's total row).
+   the reader scores nearly as well, up to QUOTE_CHARS — the answering line with what it needs around it, never the whole
+   section. A table row is quoted under its table's header with only the rows that answer (those next to it the
+   reader scores nearly as well; the total row when a how-much question asks for the whole, not a row it names).
 3. A question that asks two things ("when … and how much …") gets a second quote for the other, from the same note,
    when one of its units fits it.
 4. **Not found** when the reader's probability that the context answers at all is under its calibrated threshold
@@ -19,6 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import date
+from pathlib import Path
 
 from rag.answer import question_kinds, reader
 from rag.answer.citations import defang
@@ -26,10 +28,12 @@ from rag.answer.context import FrozenContext, Source
 from rag.answer.question_kinds import QUANTITY, WHEN
 from rag.answer.quotable import CODE, ROW, SENTENCE, Unit
 from rag.answer.reader import Reading
+from rag.answer.specifics import number_contexts
 from rag.notes.dates import dates_in
 from rag.search.text_vectors import TextVectors
+from rag.text import stemming
 
-QUOTE_CHARS = 600  # a quote grows around its best unit up to this (bench/offline_answers.py --sweep: 300, 500, 700)
+QUOTE_CHARS = 600  # a quote grows around its best unit up to this (--sweep; 400 loses keys on 6 of 14 QA sets)
 SECOND_MARGIN = 3.0  # a second part's quote must score within this of the best unit (reader score units)
 ALSO_MARGIN = 0.75  # another place is quoted too when it scores within this of the best (--sweep: padding against keys)
 MAX_QUOTES = 2
@@ -38,7 +42,13 @@ NAVIGATION_MARGIN = 2.0  # an index entry ("[[Note]] — …") answers only when
 # "When did I last …": the latest dated unit scoring within this of the best is quoted instead (a log's last row).
 # bench/time_questions' 16 newest-first questions, answer contains every key: 6 without, 6 at 0.75, 7 at 1.5, 8 at 3.
 NEWEST_MARGIN = 3.0
-GROW_MARGIN = 2.5  # a quote grows into another paragraph, list or table only by a unit scoring within this of the best
+ROW_MARGIN = ALSO_MARGIN  # a table row is quoted with the rows next to it that score within this of it
+# A quote grows only by a unit scoring within this of the best, its own paragraph's sentences too (1.5 loses keys on
+# 8 QA sets) …
+GROW_MARGIN = 2.5
+# … but a paragraph or list this short is one thought: its sentences all join (replaying every QA set's readings,
+# 0 loses 4 of time-dev's 140 answers, 300 one time question, 400 none; the median demo quote 8 lines → 7 either way).
+SHORT_BLOCK = 400
 
 
 @dataclass(frozen=True)
@@ -49,7 +59,7 @@ class Quote:
     end_line: int
     label: str  # "Note › Section": which note and part it is from
     score: float
-    answering_line: int | None = None  # the line that answers, when the quote shows more around it (a table to its total)
+    answering_line: int | None = None  # a table row's line: its quote shows the header's lines above its rows
 
 
 @dataclass(frozen=True)
@@ -81,13 +91,13 @@ def extract(
     if newest_until is not None:
         best = _newest(reading, best, newest_until)
     asked = question_kinds.kinds(question)
-    quotes = [_quote(reading, best, asked)]
+    quotes = [_quote(reading, best, asked, question)]
     second = _second_part(reading, best, asked, quotes[0])
     if second is not None:
-        quotes.append(_quote(reading, second, asked[1:]))
+        quotes.append(_quote(reading, second, asked[1:], question))
     also = _also(reading, best, quotes) if newest_until is None else None  # an older place is not "the last time"
     if also is not None and len(quotes) < MAX_QUOTES:
-        quotes.append(_quote(reading, also, asked))
+        quotes.append(_quote(reading, also, asked, question))
     return Extract(tuple(quotes), not_found=False, answerable=reading.answerable)
 
 
@@ -139,39 +149,78 @@ def _also(reading: Reading, best: int, quotes: list[Quote]) -> int | None:
     return other if reading.scores[other] >= reading.scores[best] - ALSO_MARGIN else None
 
 
-def _quote(reading: Reading, best: int, asked: tuple[str, ...]) -> Quote:
+def _quote(reading: Reading, best: int, asked: tuple[str, ...], question: str) -> Quote:
     chosen = reading.candidates[best]
-    unit = chosen.unit
-    if unit.kind == ROW:
-        unit = _with_total(unit, chosen.source) if QUANTITY in asked else unit
-    else:
-        unit = _grown(reading, best)
-    answering = chosen.unit.start_line if chosen.unit.kind == ROW else None  # a row's own line, below its header
+    if chosen.unit.kind == ROW:
+        return _row_quote(reading, best, asked, question)
+    unit = _grown(reading, best)
     return Quote(
-        chosen.source.id,
-        defang(unit.text),
-        unit.start_line,
-        unit.end_line,
-        _label(chosen.source, unit),
-        round(float(reading.scores[best]), 4),
-        answering,
+        chosen.source.id, defang(unit.text), unit.start_line, unit.end_line, _label(chosen.source, unit), round(float(reading.scores[best]), 4)
     )
 
 
+def _row_quote(reading: Reading, best: int, asked: tuple[str, ...], question: str) -> Quote:
+    """A table row quoted under its table's header: the header line(s), then the answering row with the rows next to
+    it that the reader scores nearly as well (ROW_MARGIN), then — for a how-much question whose words name nothing of
+    that row ("How much did the trip cost?") or that asks for the total — the table's total row. The rest of the table
+    is one click away. The text is the note's own lines (the header's, then the rows'); `line`–`end_line` are the
+    rows' lines, the header above them being what names their cells (as for one row, whose unit holds its header)."""
+    chosen = reading.candidates[best]
+    row, source = chosen.unit, chosen.source
+    table = [u for u in reader.units_of(source) if u.kind == ROW and u.block == row.block]
+    score = {c.unit.start_line: float(reading.scores[i]) for i, c in enumerate(reading.candidates) if c.source.id == source.id and c.unit.kind == ROW}
+    floor = reading.scores[best] - ROW_MARGIN
+    at = next(k for k, u in enumerate(table) if u.start_line == row.start_line)
+    lo, hi = at, at
+    while lo > 0 and score.get(table[lo - 1].start_line, floor - 1) >= floor:
+        lo -= 1
+    while hi + 1 < len(table) and score.get(table[hi + 1].start_line, floor - 1) >= floor:
+        hi += 1
+    shown = table[lo : hi + 1]
+    total = next((u for u in table[hi + 1 :] if _TOTAL.search(_row_line(u))), None)
+    if total is not None and QUANTITY in asked and (_ASKS_TOTAL.search(question) or not _names_row(question, row, source)):
+        shown.append(total)
+    header = row.text.split("\n")[:-1]
+    text = "\n".join(header + [_row_line(u) for u in shown])
+    return Quote(
+        source.id, defang(text), shown[0].start_line, shown[-1].end_line, _label(source, row), round(float(reading.scores[best]), 4), row.start_line
+    )
+
+
+def _row_line(row: Unit) -> str:
+    """A row unit's own line of the note (its text is that line under the table's header lines)."""
+    return row.text.split("\n")[-1]
+
+
+def _names_row(question: str, row: Unit, source: Source) -> bool:
+    """The question names something of the row itself: a number of the row counts one of its words ("Авиабилеты …
+    | 46 800" for «билеты»), other than the words of the note's title and heading and of the table's header (they name
+    the whole table: "How much did the Baikal trip cost?" names no row of the trip's costs)."""
+    whole = f"{source.heading} {Path(source.path).stem} {row.text.split(chr(10))[0]}".casefold()
+    words = [t for t in stemming.query_terms(question) if len(t) >= 3 and t not in whole]
+    near = frozenset().union(*number_contexts(row.scoring, 4).values())
+    return any(t in form for t in words for form in near)
+
+
 def _grown(reading: Reading, best: int) -> Unit:
-    """The best unit with the neighbouring units of its section, the higher-scored side first, while the note's lines
-    they cover fit QUOTE_CHARS (a unit longer than that alone is quoted alone). Beyond its own paragraph or list it
-    grows only by units that score nearly as well, and a table row brings its table's header."""
+    """The best unit with the neighbouring units of its section that the reader scores nearly as well (GROW_MARGIN),
+    the higher-scored side first, while the note's lines they cover fit QUOTE_CHARS (a unit longer than that alone is
+    quoted alone). Of its own paragraph or list, a lower-scored sentence joins only when the block is short
+    (SHORT_BLOCK): the quote grows as far as the reader reads an answer, not to fill a long paragraph. Never by a
+    table's rows: a row that answers is quoted as a row (`_row_quote`), under its header, not as a sentence's
+    neighbourhood (which took the whole table in: no QA set's answer key needed it)."""
     chosen = reading.candidates[best]
     source, unit = chosen.source, chosen.unit
     markup = reader.FEATURES.index("markup")
     floor = reading.scores[best] - GROW_MARGIN
+    block = [c.unit for c in reading.candidates if c.source.id == source.id and c.unit.block == unit.block]
+    short = len(_lines(source, min(u.start_line for u in block), max(u.end_line for u in block))) <= SHORT_BLOCK
 
     def grows(i: int) -> bool:
         c = reading.candidates[i]
-        if c.source.id != source.id or c.unit.section != unit.section or c.unit.kind not in (SENTENCE, ROW, CODE):
+        if c.source.id != source.id or c.unit.section != unit.section or c.unit.kind not in (SENTENCE, CODE):
             return False
-        return reading.features[i, markup] < MARKUP and (c.unit.block == unit.block or reading.scores[i] >= floor)
+        return reading.features[i, markup] < MARKUP and (reading.scores[i] >= floor or c.unit.block == unit.block and short)
 
     atoms = sorted((i for i in range(len(reading.candidates)) if grows(i)), key=lambda i: reading.candidates[i].unit.start_line)
     lo, hi = unit.start_line, unit.end_line
@@ -191,10 +240,6 @@ def _grown(reading: Reading, best: int) -> Unit:
             break
     if (lo, hi) == (unit.start_line, unit.end_line):
         return unit
-    for i in atoms:  # a table's rows are read under its header
-        row = reading.candidates[i].unit
-        if row.kind == ROW and lo <= row.start_line <= hi:
-            lo = min(lo, row.start_line - row.text.count("\n"))
     return Unit(_lines(source, lo, hi), unit.scoring, lo, hi, unit.section, unit.kind, unit.block, unit.position)
 
 
@@ -222,21 +267,8 @@ def _second_part(reading: Reading, best: int, asked: tuple[str, ...], first: Quo
     return second if reading.scores[second] >= reading.scores[best] - SECOND_MARGIN else None
 
 
-_TOTAL = re.compile(r"^\|?\s*\**\s*(?:итого|всего|сумма|total|sum|overall)\b", re.IGNORECASE)
-
-
-def _with_total(row: Unit, source: Source) -> Unit:
-    """A row of a table that has a total row ("Итого", "Total"), quoted as the table from its header down to that
-    total (one item's cost is not what the whole cost, and a reader sees both), when that fits QUOTE_CHARS; else the
-    row with its header. A quote is always the note's own lines, whole."""
-    if _TOTAL.search(row.text.split("\n")[-1]):
-        return row
-    rows = [u for u in reader.units_of(source) if u.kind == ROW and u.block == row.block and u is not row]
-    total = next((u for u in rows if _TOTAL.search(u.text.split("\n")[-1]) and u.start_line > row.start_line), None)
-    top = row.start_line - row.text.count("\n")  # the header's first line
-    if total is None or len(_lines(source, top, total.end_line)) > QUOTE_CHARS:
-        return row
-    return Unit(_lines(source, top, total.end_line), f"{row.scoring} {total.scoring}", top, total.end_line, row.section, ROW, row.block, row.position)
+_TOTAL = re.compile(r"^\|?\s*\**\s*(?:итого|всего|сумма|total|sum|overall)\b", re.IGNORECASE)  # a table's total row
+_ASKS_TOTAL = re.compile(r"\b(?:in total|total|altogether|overall|in all|итого|всего|в сумме|суммарно|в целом)\b", re.IGNORECASE)
 
 
 def _label(source: Source, unit: Unit) -> str:
