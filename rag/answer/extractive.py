@@ -221,23 +221,27 @@ def _lines(source: Source, start: int, end: int) -> str:
 def _second_part(reading: Reading, best: int, asked: tuple[str, ...], first: Quote) -> int | None:
     """For a question that asks two things (a date and an amount; which pins, and why), the best unit of the same
     note that holds what the second asks for and is not already quoted, if it scores nearly as well. A reason is
-    that second thing whenever the best unit gives none (a pin map's row does not say why those pins)."""
+    that second thing whenever the best unit gives none (a pin map's row does not say why those pins): the note's
+    best unit that gives one, however it scores against the whole question (its words are the first part's)."""
+    margin = SECOND_MARGIN
     if len(asked) >= 2 and asked[1] in (WHEN, QUANTITY):
         wanted = reader.FEATURES.index("when_date" if asked[1] == WHEN else "quantity_number")
-    elif WHY in asked and not reading.features[best, reader.FEATURES.index("why_reason")]:
-        wanted = reader.FEATURES.index("why_reason")
+        fitting_units = {i for i in range(len(reading.candidates)) if reading.features[i, wanted] > 0}
+    elif WHY in asked and not reader.gives_reason(reading.candidates[best].unit):
+        fitting_units = {i for i, c in enumerate(reading.candidates) if reader.gives_reason(c.unit)}
+        margin = float("inf")
     else:
         return None
     path = reading.candidates[best].source.path
     fitting = [
         i
         for i, c in enumerate(reading.candidates)
-        if c.source.path == path and reading.features[i, wanted] > 0 and not (first.line <= c.unit.start_line and c.unit.end_line <= first.end_line)
+        if c.source.path == path and i in fitting_units and not (first.line <= c.unit.start_line and c.unit.end_line <= first.end_line)
     ]
     if not fitting:
         return None
     second = max(fitting, key=lambda i: reading.scores[i])
-    return second if reading.scores[second] >= reading.scores[best] - SECOND_MARGIN else None
+    return second if reading.scores[second] >= reading.scores[best] - margin else None
 
 
 _TOTAL = re.compile(r"^\|?\s*\**\s*(?:итого|всего|сумма|total|sum|overall)\b", re.IGNORECASE)

@@ -76,7 +76,6 @@ FEATURES = (
     "name_code",
     "yesno_negation",
     "yesno_first",
-    "why_reason",  # a why-question against a unit that gives reasons ("because", «поэтому», "Reasons:", under "## Why …")
     "in_period",  # the question names a period: 1 the unit is from then (a date in its lines, else its passage's day), -1 dated otherwise
 )
 # What a reader without sentence vectors cannot know: these are 0 (no_vector 1), and its own weights apply.
@@ -122,6 +121,9 @@ _DEFINES = re.compile(
     r"^[^.?!:]{0,80}?\s[—–-]\s(?:это\b|\w)|\bэто\b",
     re.IGNORECASE,
 )
+# A unit that gives reasons ("because", «поэтому», "Reasons:"), for the reason a why-question asks as its second part
+# (rag/answer/extractive.py). Not a feature of the reader's score: in documentation "because" is everywhere, and as
+# one it chose the wrong explanation (bench/reading_dev's jsinfo-ru aside third, 0.739 → 0.565 contains-key).
 _REASON = re.compile(
     r"\b(?:because|since|so that|due to|caused by|reasons?|why|in order to|to avoid|therefore|thus|hence|otherwise|as a result|"
     r"потому что|так как|поэтому|из-за|причин\w*|почему|зачем|чтобы|иначе|благодаря|ради|т\.\s?к\.)(?!\w)|,\s+so\b",
@@ -332,7 +334,8 @@ def _asked_of(u: Unit, asked: set[str], *, titled: bool) -> dict[str, float]:
     shape = _shape(u)
     first = float(u.position == 0 and u.kind in (SENTENCE, PARAGRAPH, LEAD))
     steps = float(u.kind in (LIST, LEAD) or (u.kind == ITEM and u.in_list))
-    when, quantity, definition, procedure, yesno, name, why = (float(k in asked) for k in question_kinds.ALL)
+    kinds = (question_kinds.WHEN, QUANTITY, question_kinds.DEFINITION, question_kinds.PROCEDURE, question_kinds.YESNO, question_kinds.NAME)
+    when, quantity, definition, procedure, yesno, name = (float(k in asked) for k in kinds)
     return {
         "first_in_section": first,
         "definitional": shape["definitional"],
@@ -349,7 +352,6 @@ def _asked_of(u: Unit, asked: set[str], *, titled: bool) -> dict[str, float]:
         "name_code": name * shape["has_code"],
         "yesno_negation": yesno * shape["negation"],
         "yesno_first": yesno * first,
-        "why_reason": why * max(shape["reason"], float(bool(_REASON.search(u.section)))),
     }
 
 
@@ -395,6 +397,11 @@ def in_period(c: Candidate, period: Period) -> float:
         return 0.0
     inside = any((after is None or d >= after) and (before is None or d <= before) for d in days)
     return 1.0 if inside else -1.0
+
+
+def gives_reason(unit: Unit) -> bool:
+    """The unit gives reasons, or sits under a heading that asks or names them ("## Why only ADC1 pins")."""
+    return bool(_REASON.search(unit.scoring) or _REASON.search(unit.section))
 
 
 @functools.lru_cache(maxsize=16384)
@@ -510,7 +517,6 @@ def _shape(u: Unit) -> dict[str, float]:
         "has_code": float(bool(_CODE.search(raw))),
         "definitional": float(bool(_DEFINES.search(text))),
         "negation": float(bool(_NEGATION.search(text))),
-        "reason": float(bool(_REASON.search(text))),
         "markup": min(1.0, markup / max(1, len(raw.strip()))),
         "links": float(raw.lstrip("-*+ 0123456789.)").startswith(("[[", "![[")) or linked * 2 >= len(raw.strip())),
     }
