@@ -219,6 +219,8 @@ def context_matrix(data: dict, w, mean, scale) -> np.ndarray:
     C[:, reader.CONTEXT_FEATURES.index("best_score")] = score
     period = C[:, reader.CONTEXT_FEATURES.index("period")]
     C[:, reader.CONTEXT_FEATURES.index("best_in_period")] = period * data["X"][best, reader.FEATURES.index("in_period")]
+    across = C[:, reader.CONTEXT_FEATURES.index("across")]
+    C[:, reader.CONTEXT_FEATURES.index("across_words")] = across * data["X"][best, reader.FEATURES.index("kw_across")]
     return C
 
 

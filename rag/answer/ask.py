@@ -245,11 +245,13 @@ def _prompt_room(window: int, settings) -> int:
 
 
 def text_vectors(workspace: Workspace) -> TextVectors:
-    """Sentence vectors as the index has them: its stored vectors, and its language handling when its vectors are
-    this embedder's (not while a new model backfills)."""
+    """Sentence vectors as the index has them: its stored vectors, and its language handling and vocabulary when its
+    vectors are this embedder's (not while a new model backfills)."""
     model = workspace.embedder.name
-    languages = workspace.retriever.vectors if workspace.retriever.embedder is workspace.embedder else None
-    return TextVectors(workspace.embedder, stored=lambda keys: workspace.store.vectors_for_keys(model, keys), languages=languages)
+    mine = workspace.retriever.embedder is workspace.embedder
+    languages = workspace.retriever.vectors if mine else None
+    words = workspace.retriever.lexicon.match_scores if mine else None  # the vault's vocabulary, by this embedder
+    return TextVectors(workspace.embedder, stored=lambda keys: workspace.store.vectors_for_keys(model, keys), languages=languages, words=words)
 
 
 def search_query(question: str, turns: tuple[Turn, ...], *, chat: ChatModel | None) -> str:

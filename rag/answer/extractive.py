@@ -25,8 +25,8 @@ from pathlib import Path
 from rag.answer import question_kinds, reader
 from rag.answer.citations import defang
 from rag.answer.context import FrozenContext, Source
-from rag.answer.question_kinds import QUANTITY, WHEN
-from rag.answer.quotable import CODE, ROW, SENTENCE, Unit
+from rag.answer.question_kinds import QUANTITY, WHEN, WHY
+from rag.answer.quotable import CODE, LEAD, ROW, SENTENCE, Unit
 from rag.answer.reader import Reading
 from rag.answer.specifics import number_contexts
 from rag.notes.dates import dates_in
@@ -94,7 +94,7 @@ def extract(
     quotes = [_quote(reading, best, asked, question)]
     second = _second_part(reading, best, asked, quotes[0])
     if second is not None:
-        quotes.append(_quote(reading, second, asked[1:], question))
+        quotes.append(_quote(reading, second, asked[1:] or asked, question))
     also = _also(reading, best, quotes) if newest_until is None else None  # an older place is not "the last time"
     if also is not None and len(quotes) < MAX_QUOTES:
         quotes.append(_quote(reading, also, asked, question))
@@ -103,14 +103,28 @@ def extract(
 
 def _best(reading: Reading) -> int:
     """The best-scored unit; an index entry or a line of links only if no other unit is nearly as good (it points at
-    the note that answers, and that note is the better quote)."""
-    best = reading.best()
+    the note that answers, and that note is the better quote). A lead-in ("Why:", "Reasons:") is quoted with the
+    block it introduces: alone it says nothing."""
+    best = _with_block(reading, reading.best())
     links = reader.FEATURES.index("links")
     if not reading.features[best, links]:
         return best
     prose = [i for i in range(len(reading.candidates)) if not reading.features[i, links]]
     other = max(prose, key=lambda i: reading.scores[i], default=None)
     return other if other is not None and reading.scores[other] >= reading.scores[best] - NAVIGATION_MARGIN else best
+
+
+def _with_block(reading: Reading, best: int) -> int:
+    """The lead-in with its block (the LEAD unit that starts on its line) for a lead-in sentence; else `best`."""
+    chosen = reading.candidates[best]
+    if chosen.unit.kind != SENTENCE or not chosen.unit.leads_in:
+        return best
+    lead = [
+        i
+        for i, c in enumerate(reading.candidates)
+        if c.source.id == chosen.source.id and c.unit.kind == LEAD and c.unit.start_line == chosen.unit.start_line
+    ]
+    return lead[0] if lead else best
 
 
 def _newest(reading: Reading, best: int, until: date) -> int:
@@ -250,21 +264,29 @@ def _lines(source: Source, start: int, end: int) -> str:
 
 
 def _second_part(reading: Reading, best: int, asked: tuple[str, ...], first: Quote) -> int | None:
-    """For a question that asks two things (a date and an amount), the best unit of the same note that holds what
-    the second asks for and is not already quoted, if it scores nearly as well."""
-    if len(asked) < 2 or asked[1] not in (WHEN, QUANTITY):
+    """For a question that asks two things (a date and an amount; which pins, and why), the best unit of the same
+    note that holds what the second asks for and is not already quoted, if it scores nearly as well. A reason is
+    that second thing whenever the best unit gives none (a pin map's row does not say why those pins): the note's
+    best unit that gives one, however it scores against the whole question (its words are the first part's)."""
+    margin = SECOND_MARGIN
+    if len(asked) >= 2 and asked[1] in (WHEN, QUANTITY):
+        wanted = reader.FEATURES.index("when_date" if asked[1] == WHEN else "quantity_number")
+        fitting_units = {i for i in range(len(reading.candidates)) if reading.features[i, wanted] > 0}
+    elif WHY in asked and not reader.gives_reason(reading.candidates[best].unit):
+        fitting_units = {i for i, c in enumerate(reading.candidates) if reader.gives_reason(c.unit)}
+        margin = float("inf")
+    else:
         return None
     path = reading.candidates[best].source.path
-    wanted = reader.FEATURES.index("when_date" if asked[1] == WHEN else "quantity_number")
     fitting = [
         i
         for i, c in enumerate(reading.candidates)
-        if c.source.path == path and reading.features[i, wanted] > 0 and not (first.line <= c.unit.start_line and c.unit.end_line <= first.end_line)
+        if c.source.path == path and i in fitting_units and not (first.line <= c.unit.start_line and c.unit.end_line <= first.end_line)
     ]
     if not fitting:
         return None
     second = max(fitting, key=lambda i: reading.scores[i])
-    return second if reading.scores[second] >= reading.scores[best] - SECOND_MARGIN else None
+    return second if reading.scores[second] >= reading.scores[best] - margin else None
 
 
 _TOTAL = re.compile(r"^\|?\s*\**\s*(?:итого|всего|сумма|total|sum|overall)\b", re.IGNORECASE)  # a table's total row

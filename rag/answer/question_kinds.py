@@ -1,5 +1,5 @@
 """What a question asks for, in English and Russian: a date, a quantity, a definition, a procedure, a yes or no, a
-name (which parameter, package, exception).
+name (which parameter, package, exception), a reason (why).
 
 An extractive answer quotes what the kind calls for: the sentence with the date, the one with the number, the first
 sentences under the term's heading, the whole list of steps, the deciding sentence. A question may ask for two
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 
-WHEN, QUANTITY, DEFINITION, PROCEDURE, YESNO, NAME = "when", "quantity", "definition", "procedure", "yesno", "name"
-ALL = (WHEN, QUANTITY, DEFINITION, PROCEDURE, YESNO, NAME)
+WHEN, QUANTITY, DEFINITION, PROCEDURE, YESNO, NAME, WHY = "when", "quantity", "definition", "procedure", "yesno", "name", "why"
+ALL = (WHEN, QUANTITY, DEFINITION, PROCEDURE, YESNO, NAME, WHY)
 
 _WHEN = re.compile(
     r"\bwhen\b|\bwhat (?:date|day|time|year|month)\b|\bwhich (?:date|day|year|month)\b|\bhow long ago\b|\bsince when\b|"
@@ -53,12 +53,18 @@ _NAME = re.compile(
     r"\bкак (?:он|она|оно|они|это)? ?называ\w+",
     re.IGNORECASE,
 )
+_WHY = re.compile(
+    r"\bwhy\b|\bwhat for\b|\bfor what reason\b|\bwhat(?:'s| is| was| were| are) the reasons?\b|\bhow come\b|"
+    r"\bпочему\b|\bзачем\b|\bс какой целью\b|\bпо какой причине\b|\bдля чего\b|\bкакова причина\b|\bв ч[её]м причина\b",
+    re.IGNORECASE,
+)
 _PERSONAL = re.compile(r"\b(?:i|my|me|we|our|us|you|your|я|мой|моя|мои|мы|наш\w*|у меня|мне)\b", re.IGNORECASE)
 _QUANTITY_WORDS = re.compile(r"\b(?:price|cost|сто(?:ит|или|ило|ила|имость)|стоил\w*|цен\w*)\b", re.IGNORECASE)
 
 
 def kinds(question: str) -> tuple[str, ...]:
-    """The kinds a question asks for, most specific first; empty for other questions (who, where, why …)."""
+    """The kinds a question asks for, most specific first; empty for other questions (who, where …). A reason is
+    asked last: "Which pins …, and why?" wants the pins first, then why."""
     found = []
     if _PROCEDURE.search(question) and not _QUANTITY.search(question):
         found.append(PROCEDURE)
@@ -72,4 +78,6 @@ def kinds(question: str) -> tuple[str, ...]:
         found.append(NAME)
     if not found and _YESNO.search(question):
         found.append(YESNO)
+    if _WHY.search(question):
+        found.append(WHY)
     return tuple(found)

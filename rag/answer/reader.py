@@ -54,6 +54,7 @@ FEATURES = (
     "kw_in_note",  # … minus the best in its note
     "note_kw_gap",  # the note's best minus the context's best
     "kw_heading",  # … in the unit with its heading path
+    "kw_across",  # a unit in the other language than the question: its words' match to the question's through the vault's vocabulary
     "heading_share",  # share of the question's content words in the heading path
     "title_share",  # … in the note's title and file name
     "names_note",  # share of the names the question asks about that its note holds
@@ -78,7 +79,7 @@ FEATURES = (
     "in_period",  # the question names a period: 1 the unit is from then (a date in its lines, else its passage's day), -1 dated otherwise
 )
 # What a reader without sentence vectors cannot know: these are 0 (no_vector 1), and its own weights apply.
-MEANING_FEATURES = ("cos", "cos_gap", "cos_in_note", "note_cos_gap", "region_cos", "section_cos", "section_cos_gap", "no_vector")
+MEANING_FEATURES = ("cos", "cos_gap", "cos_in_note", "note_cos_gap", "region_cos", "section_cos", "section_cos_gap", "no_vector", "kw_across")
 # Per context, for `answerable`: how well the best candidate and the context as a whole fit the question.
 CONTEXT_FEATURES = (
     "best_score",  # the best candidate's score
@@ -94,12 +95,13 @@ CONTEXT_FEATURES = (
     "across_cos",  # best_cos for a note in the other language (there words cannot help and cosines run lower)
     "across_margin",
     "across_names",  # … and the names the question asks about are in it (Baikal, «Байкал»): across scripts, names decide
+    "across_words",  # … and the best candidate's kw_across: its words are the question's, in the other language
     "note_kw_cover",  # IDF-weighted share of the question's stems in the best candidate's note
     "vault_coverage",  # IDF-weighted share of the question's terms found anywhere in the index (retrieval's)
     "period",  # the search kept to a period the question names (rag/search/when.py): the time words did their part
     "best_in_period",  # … and the best candidate is from then (1), dated otherwise (-1)
 )
-MEANING_CONTEXT_FEATURES = ("best_cos", "cos_margin", "across_cos", "across_margin")
+MEANING_CONTEXT_FEATURES = ("best_cos", "cos_margin", "across_cos", "across_margin", "across_words")
 
 _QUANTITY = re.compile(
     r"\d[\d\s.,]*\s?(?:%|₽|\$|€|руб\w*|rub\w*|г\b|гр\b|кг|g\b|kg|ml|мл|l\b|л\b|°|mm|мм|cm|см|km|км|min\w*|мин\w*|h\b|ч\b|"
@@ -117,6 +119,14 @@ _CODE = re.compile(r"`[^`\n]+`|\b\w+\(\)|\b[a-z]+_[a-z_]+\b|--[a-z][\w-]+")
 _DEFINES = re.compile(
     r"^[^.?!:]{0,80}?\b(?:is|are|means|refers to|stands for|is called|называ\w+|означает|представляет собой|является|являются)\b|"
     r"^[^.?!:]{0,80}?\s[—–-]\s(?:это\b|\w)|\bэто\b",
+    re.IGNORECASE,
+)
+# A unit that gives reasons ("because", «поэтому», "Reasons:"), for the reason a why-question asks as its second part
+# (rag/answer/extractive.py). Not a feature of the reader's score: in documentation "because" is everywhere, and as
+# one it chose the wrong explanation (bench/reading_dev's jsinfo-ru aside third, 0.739 → 0.565 contains-key).
+_REASON = re.compile(
+    r"\b(?:because|since|so that|due to|caused by|reasons?|why|in order to|to avoid|therefore|thus|hence|otherwise|as a result|"
+    r"потому что|так как|поэтому|из-за|причин\w*|почему|зачем|чтобы|иначе|благодаря|ради|т\.\s?к\.)(?!\w)|,\s+so\b",
     re.IGNORECASE,
 )
 _NEGATION = re.compile(
@@ -251,6 +261,7 @@ def describe(question: str, candidates: list[Candidate], vectors: TextVectors | 
     cos, measured = _cosines(question, candidates, vectors)
     kw = np.array(_keyword_scores(question, [c.unit.context or c.unit.scoring for c in candidates]))
     kw_heading = np.array(_keyword_scores(question, [f"{c.source.heading} {c.unit.section} {c.unit.scoring}" for c in candidates]))
+    kw_across = _across_words(question, candidates, vectors)
     notes = _Notes(candidates, cos, kw, words, names)
     section = _section_cosines(question, candidates, vectors)
     section_best: dict[tuple[str, str], float] = {}
@@ -278,6 +289,7 @@ def describe(question: str, candidates: list[Candidate], vectors: TextVectors | 
             "kw_in_note": kw[i] - notes.kw[s.path],
             "note_kw_gap": notes.kw[s.path] - kw.max(),
             "kw_heading": kw_heading[i],
+            "kw_across": kw_across[i],
             "heading_share": _share(words, clean_heading(heading)),
             "title_share": _share(words, clean_heading(s.heading.split(" › ")[0]) + " " + Path(s.path).stem),
             "names_note": notes.names[s.path] if names else 0.0,
@@ -288,7 +300,15 @@ def describe(question: str, candidates: list[Candidate], vectors: TextVectors | 
             "in_period": dated[i],
         }
         rows.append([values[f] for f in FEATURES])
-    extra = {"cos": cos, "measured": measured, "kw": kw, "coverage": notes.coverage, "names": names, "note_names": notes.names}
+    extra = {
+        "cos": cos,
+        "measured": measured,
+        "kw": kw,
+        "kw_across": kw_across,
+        "coverage": notes.coverage,
+        "names": names,
+        "note_names": notes.names,
+    }
     extra["period"], extra["in_period"] = period is not None, dated
     return np.array(rows, np.float64), extra
 
@@ -314,7 +334,8 @@ def _asked_of(u: Unit, asked: set[str], *, titled: bool) -> dict[str, float]:
     shape = _shape(u)
     first = float(u.position == 0 and u.kind in (SENTENCE, PARAGRAPH, LEAD))
     steps = float(u.kind in (LIST, LEAD) or (u.kind == ITEM and u.in_list))
-    when, quantity, definition, procedure, yesno, name = (float(k in asked) for k in question_kinds.ALL)
+    kinds = (question_kinds.WHEN, QUANTITY, question_kinds.DEFINITION, question_kinds.PROCEDURE, question_kinds.YESNO, question_kinds.NAME)
+    when, quantity, definition, procedure, yesno, name = (float(k in asked) for k in kinds)
     return {
         "first_in_section": first,
         "definitional": shape["definitional"],
@@ -349,6 +370,7 @@ def context_features(question: str, candidates: list[Candidate], best: int, best
         "across_cos": across * float(cos.max()),
         "across_margin": across * float(cos.max() - np.median(cos)),
         "across_names": across * (extra["note_names"].get(chosen.path, 0.0) if names else 0.0),
+        "across_words": across * float(extra["kw_across"][best]),
         "note_kw_cover": _note_cover(question, candidates, chosen.path),
         "best_kw": float(extra["kw"].max()),
         "best_coverage": max(extra["coverage"].values()),
@@ -377,6 +399,11 @@ def in_period(c: Candidate, period: Period) -> float:
     return 1.0 if inside else -1.0
 
 
+def gives_reason(unit: Unit) -> bool:
+    """The unit gives reasons, or sits under a heading that asks or names them ("## Why only ADC1 pins")."""
+    return bool(_REASON.search(unit.scoring) or _REASON.search(unit.section))
+
+
 @functools.lru_cache(maxsize=16384)
 def _number_near(text: str, stems: tuple[str, ...]) -> bool:
     """A number of `text` has one of the question's `stems` among the words next to it (or inside one of them)."""
@@ -394,6 +421,19 @@ def _note_cover(question: str, candidates: list[Candidate], path: str) -> float:
     mine = frozenset().union(*(st for st, c in zip(stems, candidates) if c.source.path == path), _stems(candidates[0].source.heading))
     idf = {t: math.log(1 + len(stems) / (1 + sum(t in st for st in stems))) for t in terms}
     return sum(v for t, v in idf.items() if t in mine) / (sum(idf.values()) or 1.0)
+
+
+def _across_words(question: str, candidates: list[Candidate], vectors: TextVectors | None) -> np.ndarray:
+    """For each unit written in the other script than the question, how closely its words (and its section's) match
+    the question's through the vault's vocabulary («полив» and "watering"): where stems cannot meet, the keyword
+    features are blind, and this is what they would have said. 0 for units in the question's script."""
+    out = np.zeros(len(candidates))
+    mine = sentences.script(question)
+    if vectors is None or mine is None:
+        return out
+    other = [i for i, c in enumerate(candidates) if sentences.script(c.unit.scoring) not in (None, mine)]
+    out[other] = vectors.word_matches(question, [f"{candidates[i].unit.section} {candidates[i].unit.scoring}" for i in other])
+    return out
 
 
 def _cosines(question: str, candidates: list[Candidate], vectors: TextVectors | None) -> tuple[np.ndarray, np.ndarray]:

@@ -227,11 +227,21 @@ class Retriever:
         dense, notice = self._dense_or_notice(query, n, rows)
         channels = ("bm25",) if notice else ("bm25", "dense")
         terms = stemming.query_terms(words)
-        frequencies = self.store.document_frequencies(terms)
+        frequencies = self.term_frequencies(terms)
         crossing = functools.partial(self.crossing_ranking, words, n, rows=rows)
         hits = self._hits(self._fuse(words, keyword, dense, frequencies, crossing), bm25=keyword, dense=dense, boost=True)
         fused = self.settings.fusion if dense else None  # meaning served: the scores are fused (z-scores, or RRF)
         return SearchResult(hits[:k], channels, notice, term_coverage(terms, *frequencies), fused=fused, pool=len(dense))
+
+    def term_frequencies(self, terms: list[str]) -> tuple[int, dict[str, int]]:
+        """(number of chunks, {term: chunks containing it}) as the keyword index counts its tokens. A stem the index
+        splits into several tokens (`busy_timeout` is "busy" "timeout", `café` is "cafe") is matched as that phrase,
+        so it counts as often as its rarest token, not as absent: else a question naming a code name would look
+        half outside the vault, and its keyword channel would be left out of the fusion."""
+        tokens = {t: stemming.fts_tokens(t) for t in terms}
+        total, found = self.store.document_frequencies(sorted({p for parts in tokens.values() for p in parts}))
+        counts = {t: min(found.get(p, 0) for p in parts) for t, parts in tokens.items() if parts}
+        return total, {t: n for t, n in counts.items() if n > 0}
 
     def _fuse(self, query: str, keyword, dense, frequencies: tuple[int, dict[str, int]], crossing) -> list[tuple[int, float]]:
         """`crossing`: the keyword channel between scripts, asked (with the word-by-word match of meaning's

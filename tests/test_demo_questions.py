@@ -1,0 +1,84 @@
+"""The demo vault's own example questions (examples/demo-questions.md), asked as a newcomer asks them, over the real
+demo vault with the real default embedder: a question that asks which and why gets the why too, a lead-in ("Why:")
+is quoted with what it introduces, a question naming a code name keeps its keyword channel, and a unit in the other
+language than the question is read word by word through the vault's vocabulary."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from rag.answer import extractive, reader
+from rag.answer.ask import ask, retrieve_context, text_vectors
+from rag.answer.context import FrozenContext, Source
+from rag.answer.question_kinds import WHY, kinds
+from rag.answer.quotable import LEAD
+from rag.config import DEMO_VAULT, load_settings
+from rag.workspace import Workspace
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory, real_embedder):
+    root = tmp_path_factory.mktemp("demo")
+    shutil.copytree(DEMO_VAULT, root / "vault")
+    settings = load_settings(vault=root / "vault", db_path=root / "index.db", env={})
+    with Workspace.open(settings, create=True, embedder=real_embedder) as ws:
+        ws.sync()
+        yield ws
+
+
+def quoted(answer) -> list[tuple[str, int, int]]:
+    return [(answer.context.get(q.source_id).path, q.line, q.end_line) for q in answer.quotes]
+
+
+@pytest.mark.parametrize(
+    "question, why",
+    [
+        ("Why did we pick SQLite?", True),
+        ("Which pins are the sensors on, and why those pins?", True),
+        ("Почему мы не рассматривали эту квартиру?", True),
+        ("Зачем нужен этот флаг?", True),
+        ("What hydration do I use?", False),
+        ("Is the water warm in August?", False),
+    ],
+)
+def test_a_question_that_asks_for_a_reason_is_a_why_question(question, why):
+    assert (WHY in kinds(question)) is why
+
+
+def test_which_and_why_gets_the_pins_and_the_reason_for_them(demo):
+    answer = ask(demo, "Which ESP32 pins are the soil moisture sensors on, and why those pins?")
+    spans = quoted(answer)
+    assert all(p == "Projects/Greenhouse/Notes/Sensor wiring.md" for p, _, _ in spans)
+    assert "GPIO3" in answer.quotes[0].text  # the pin map first
+    assert "ADC2" in answer.text and "Wi-Fi" in answer.text  # then why those pins
+
+
+def test_a_code_name_counts_as_in_the_vault_so_keywords_still_rank(demo):
+    # `busy_timeout` is two tokens to the keyword index: as a phrase it is there, not a word the vault lacks
+    result = demo.retriever.hybrid("What busy_timeout do I set for SQLite?", 10)
+    assert result.coverage == pytest.approx(1.0)
+    assert result.hits[0].chunk.path == "Notes/SQLite WAL.md"
+
+
+def test_a_lead_in_is_quoted_with_the_block_it_introduces(real_embedder):
+    text = "## Decision\n\nUse RabbitMQ with quorum queues.\n\nWhy:\n\n1. We already operate RabbitMQ.\n2. Kafka needs three more nodes.\n"
+    source = Source("S1", "Decision.md", "Decision", 1, 8, "x", text, 1.0)
+    reading = reader.read("Why RabbitMQ?", FrozenContext((source,), (), "```", 0))
+    why = next(i for i, c in enumerate(reading.candidates) if c.unit.scoring == "Why:")
+    chosen = reading.candidates[extractive._with_block(reading, why)].unit
+    assert chosen.kind == LEAD and chosen.start_line == 5 and "three more nodes" in chosen.text
+
+
+def test_a_unit_in_the_other_language_is_matched_word_by_word(demo):
+    # «влажность почвы», «полив» against "soil moisture", "watering": stems cannot meet across scripts, the vocabulary can
+    question = "При какой влажности почвы в теплице включается полив?"
+    _, context = retrieve_context(demo, question)
+    candidates = reader.candidates_of(context)
+    features, _ = reader.describe(question, candidates, text_vectors(demo))
+    across = features[:, reader.FEATURES.index("kw_across")]
+    threshold = next(i for i, c in enumerate(candidates) if "drops below 35%" in c.unit.text and c.unit.kind == "sentence")
+    unrelated = [i for i, c in enumerate(candidates) if c.source.path.endswith("Квашеная капуста.md")]
+    assert across[threshold] > 1.0 and across[threshold] > max(across[unrelated], default=0.0)
+    assert all(across[i] == 0.0 for i, c in enumerate(candidates) if c.source.path.endswith("Квашеная капуста.md"))
