@@ -92,6 +92,9 @@ def collect(name: str, db_dir: Path, cache: Path, others: dict[str, list[dict]])
         "ids": [],
         "texts": [],
         "questions": [],
+        "across": [],
+        "across_names": [],
+        "note_kw_cover": [],
     }
     with Workspace.open(settings, create=True) as ws:
         if path.exists():
@@ -116,6 +119,14 @@ def collect(name: str, db_dir: Path, cache: Path, others: dict[str, list[dict]])
             rows["answerable"].append(answerable)
             extra["vault_coverage"] = coverage
             rows["C"].append(reader.context_features(question, candidates, 0, 0.0, extra))
+            # What the context features take from the best candidate's note, per candidate: `context_matrix` reads
+            # them at the best one (as `reader.read` does), not at the context's first.
+            across = np.array([reader.across(question, c) for c in candidates])
+            rows["across"].append(across)
+            names = np.array([extra["note_names"].get(c.source.path, 0.0) if extra["names"] else 0.0 for c in candidates])
+            rows["across_names"].append(across * names)
+            cover = {path: reader.note_cover(question, candidates, path) for path in {c.source.path for c in candidates}}
+            rows["note_kw_cover"].append(np.array([cover[c.source.path] for c in candidates]))
             rows["X"].append(X)
             rows["q"].append(np.full(len(candidates), qid))
             gold = [answerable and _on_gold(c, item) for c in candidates]
@@ -130,6 +141,9 @@ def collect(name: str, db_dir: Path, cache: Path, others: dict[str, list[dict]])
         "source_gold": np.concatenate(rows["source_gold"]),
         "key": np.concatenate(rows["key"]),
         "chars": np.concatenate(rows["chars"]),
+        "across": np.concatenate(rows["across"]),
+        "across_names": np.concatenate(rows["across_names"]),
+        "note_kw_cover": np.concatenate(rows["note_kw_cover"]),
         "C": np.array(rows["C"]),
         "answerable": np.array(rows["answerable"]),
         "ids": np.array(rows["ids"]),
@@ -219,8 +233,13 @@ def context_matrix(data: dict, w, mean, scale) -> np.ndarray:
     C[:, reader.CONTEXT_FEATURES.index("best_score")] = score
     period = C[:, reader.CONTEXT_FEATURES.index("period")]
     C[:, reader.CONTEXT_FEATURES.index("best_in_period")] = period * data["X"][best, reader.FEATURES.index("in_period")]
-    across = C[:, reader.CONTEXT_FEATURES.index("across")]
+    across = data["across"][best]
+    C[:, reader.CONTEXT_FEATURES.index("across")] = across
+    C[:, reader.CONTEXT_FEATURES.index("across_cos")] = across * C[:, reader.CONTEXT_FEATURES.index("best_cos")]
+    C[:, reader.CONTEXT_FEATURES.index("across_margin")] = across * C[:, reader.CONTEXT_FEATURES.index("cos_margin")]
+    C[:, reader.CONTEXT_FEATURES.index("across_names")] = data["across_names"][best]
     C[:, reader.CONTEXT_FEATURES.index("across_words")] = across * data["X"][best, reader.FEATURES.index("kw_across")]
+    C[:, reader.CONTEXT_FEATURES.index("note_kw_cover")] = data["note_kw_cover"][best]
     return C
 
 

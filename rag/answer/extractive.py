@@ -91,7 +91,8 @@ def extract(
     if newest_until is not None:
         best = _newest(reading, best, newest_until)
     asked = question_kinds.kinds(question)
-    quotes = [_quote(reading, best, asked, question)]
+    # "When did I last …" is one day: the latest row, not its neighbours (an older and a planned row score as well)
+    quotes = [_quote(reading, best, asked, question, alone=newest_until is not None)]
     second = _second_part(reading, best, asked, quotes[0])
     if second is not None:
         quotes.append(_quote(reading, second, asked[1:] or asked, question))
@@ -163,17 +164,17 @@ def _also(reading: Reading, best: int, quotes: list[Quote]) -> int | None:
     return other if reading.scores[other] >= reading.scores[best] - ALSO_MARGIN else None
 
 
-def _quote(reading: Reading, best: int, asked: tuple[str, ...], question: str) -> Quote:
+def _quote(reading: Reading, best: int, asked: tuple[str, ...], question: str, *, alone: bool = False) -> Quote:
     chosen = reading.candidates[best]
     if chosen.unit.kind == ROW:
-        return _row_quote(reading, best, asked, question)
+        return _row_quote(reading, best, asked, question, alone=alone)
     unit = _grown(reading, best)
     return Quote(
         chosen.source.id, defang(unit.text), unit.start_line, unit.end_line, _label(chosen.source, unit), round(float(reading.scores[best]), 4)
     )
 
 
-def _row_quote(reading: Reading, best: int, asked: tuple[str, ...], question: str) -> Quote:
+def _row_quote(reading: Reading, best: int, asked: tuple[str, ...], question: str, *, alone: bool = False) -> Quote:
     """A table row quoted under its table's header: the header line(s), then the answering row with the rows next to
     it that the reader scores nearly as well (ROW_MARGIN), then — for a how-much question whose words name nothing of
     that row ("How much did the trip cost?") or that asks for the total — the table's total row. The rest of the table
@@ -186,9 +187,9 @@ def _row_quote(reading: Reading, best: int, asked: tuple[str, ...], question: st
     floor = reading.scores[best] - ROW_MARGIN
     at = next(k for k, u in enumerate(table) if u.start_line == row.start_line)
     lo, hi = at, at
-    while lo > 0 and score.get(table[lo - 1].start_line, floor - 1) >= floor:
+    while not alone and lo > 0 and score.get(table[lo - 1].start_line, floor - 1) >= floor:
         lo -= 1
-    while hi + 1 < len(table) and score.get(table[hi + 1].start_line, floor - 1) >= floor:
+    while not alone and hi + 1 < len(table) and score.get(table[hi + 1].start_line, floor - 1) >= floor:
         hi += 1
     shown = table[lo : hi + 1]
     total = next((u for u in table[hi + 1 :] if _TOTAL.search(_row_line(u))), None)

@@ -362,28 +362,33 @@ def context_features(question: str, candidates: list[Candidate], best: int, best
     names = extra["names"]
     top = candidates[0].source
     agreed = top.bm25_rank is not None and top.dense_rank is not None and max(top.bm25_rank, top.dense_rank) <= 2
-    across = float(sentences.script(question) != sentences.script(chosen.text))
+    other = across(question, candidates[best])
     values = {
         "best_score": best_score,
         "best_cos": float(cos.max()),
         "cos_margin": float(cos.max() - np.median(cos)),
-        "across_cos": across * float(cos.max()),
-        "across_margin": across * float(cos.max() - np.median(cos)),
-        "across_names": across * (extra["note_names"].get(chosen.path, 0.0) if names else 0.0),
-        "across_words": across * float(extra["kw_across"][best]),
-        "note_kw_cover": _note_cover(question, candidates, chosen.path),
+        "across_cos": other * float(cos.max()),
+        "across_margin": other * float(cos.max() - np.median(cos)),
+        "across_names": other * (extra["note_names"].get(chosen.path, 0.0) if names else 0.0),
+        "across_words": other * float(extra["kw_across"][best]),
+        "note_kw_cover": note_cover(question, candidates, chosen.path),
         "best_kw": float(extra["kw"].max()),
         "best_coverage": max(extra["coverage"].values()),
         "names_found": max(extra["note_names"].values()) if names else 1.0,
         "names_asked": float(bool(names)),
         "names_missing": 1.0 - max(extra["note_names"].values()) if names else 0.0,
         "agreed": float(agreed),
-        "across": across,
+        "across": other,
         "vault_coverage": extra.get("vault_coverage", 1.0),
         "period": float(extra.get("period", False)),
         "best_in_period": extra["in_period"][best] if extra.get("period") else 0.0,
     }
     return np.array([values[f] for f in CONTEXT_FEATURES], np.float64)
+
+
+def across(question: str, c: Candidate) -> float:
+    """1 when the candidate's passage is in another script than the question (a note in the other language)."""
+    return float(sentences.script(question) != sentences.script(c.source.text))
 
 
 def in_period(c: Candidate, period: Period) -> float:
@@ -411,7 +416,7 @@ def _number_near(text: str, stems: tuple[str, ...]) -> bool:
     return any(t in form for t in stems for form in near)
 
 
-def _note_cover(question: str, candidates: list[Candidate], path: str) -> float:
+def note_cover(question: str, candidates: list[Candidate], path: str) -> float:
     """Σ idf of the question's stems found anywhere in note `path`'s passages / Σ idf of all of them (idf over the
     context's units)."""
     terms = stemming.query_terms(question)
@@ -431,7 +436,9 @@ def _across_words(question: str, candidates: list[Candidate], vectors: TextVecto
     mine = sentences.script(question)
     if vectors is None or mine is None:
         return out
-    other = [i for i, c in enumerate(candidates) if sentences.script(c.unit.scoring) not in (None, mine)]
+    # prose only: code is in Latin letters in a Russian note too, and is not "the other language" (matched this way, a
+    # Russian question's answer went to a code block: bench/reading_dev's jsinfo-ru aside third 0.739 → 0.652)
+    other = [i for i, c in enumerate(candidates) if c.unit.kind not in (CODE, CODE_LINE) and sentences.script(c.unit.scoring) not in (None, mine)]
     out[other] = vectors.word_matches(question, [f"{candidates[i].unit.section} {candidates[i].unit.scoring}" for i in other])
     return out
 
