@@ -82,3 +82,10 @@ def test_a_unit_in_the_other_language_is_matched_word_by_word(demo):
     unrelated = [i for i, c in enumerate(candidates) if c.source.path.endswith("Квашеная капуста.md")]
     assert across[threshold] > 1.0 and across[threshold] > max(across[unrelated], default=0.0)
     assert all(across[i] == 0.0 for i, c in enumerate(candidates) if c.source.path.endswith("Квашеная капуста.md"))
+
+
+def test_a_quote_is_whole_lines_the_sentence_sharing_the_answers_line_is_shown_too(demo):
+    # «То есть примерно 48 700 ₽ на человека. Бюджет закладывали 90 000 на двоих —» is one line of the Baikal note
+    answer = ask(demo, "Какой бюджет закладывали на поездку на Байкал?")
+    budget = [q.text for q in answer.quotes if "Бюджет закладывали 90 000" in q.text]
+    assert budget and "48 700 ₽ на человека" in budget[0]

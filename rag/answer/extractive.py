@@ -253,9 +253,11 @@ def _grown(reading: Reading, best: int) -> Unit:
                 break
         else:
             break
-    if (lo, hi) == (unit.start_line, unit.end_line):
-        return unit
-    return Unit(_lines(source, lo, hi), unit.scoring, lo, hi, unit.section, unit.kind, unit.block, unit.position)
+    whole = _lines(source, lo, hi)
+    if (lo, hi) == (unit.start_line, unit.end_line) and len(whole) > QUOTE_CHARS:
+        return unit  # a line longer than a quote (a paragraph written on one line): the sentence alone
+    # whole lines, so a sentence that shares its line is shown too («То есть примерно 48 700 ₽ на человека. Бюджет …»)
+    return Unit(whole, unit.scoring, lo, hi, unit.section, unit.kind, unit.block, unit.position)
 
 
 def _lines(source: Source, start: int, end: int) -> str:
