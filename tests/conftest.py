@@ -10,7 +10,7 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from rag.config import load_settings
+from rag.config import DEMO_VAULT, load_settings
 from rag.workspace import Workspace
 
 from .app_harness import APP, ENV_VARS, idle
@@ -142,3 +142,14 @@ def app(vault, tmp_path, monkeypatch, fake_embedder):
     for at in started:
         idle(at)
     st.cache_resource.clear()
+
+
+@pytest.fixture(scope="session")
+def demo(tmp_path_factory, real_embedder):
+    """A copy of the demo vault indexed once with the real default embedder, for tests that only ask of it."""
+    root = tmp_path_factory.mktemp("demo")
+    shutil.copytree(DEMO_VAULT, root / "vault")
+    settings = load_settings(vault=root / "vault", db_path=root / "index.db", env={})
+    with Workspace.open(settings, create=True, embedder=real_embedder) as ws:
+        ws.sync()
+        yield ws

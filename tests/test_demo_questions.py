@@ -5,8 +5,6 @@ language than the question is read word by word through the vault's vocabulary."
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
 from rag.answer import extractive, reader
@@ -14,18 +12,6 @@ from rag.answer.ask import ask, retrieve_context, text_vectors
 from rag.answer.context import FrozenContext, Source
 from rag.answer.question_kinds import WHY, kinds
 from rag.answer.quotable import LEAD
-from rag.config import DEMO_VAULT, load_settings
-from rag.workspace import Workspace
-
-
-@pytest.fixture(scope="module")
-def demo(tmp_path_factory, real_embedder):
-    root = tmp_path_factory.mktemp("demo")
-    shutil.copytree(DEMO_VAULT, root / "vault")
-    settings = load_settings(vault=root / "vault", db_path=root / "index.db", env={})
-    with Workspace.open(settings, create=True, embedder=real_embedder) as ws:
-        ws.sync()
-        yield ws
 
 
 def quoted(answer) -> list[tuple[str, int, int]]:

@@ -6,13 +6,11 @@ asked in English, with the real default embedder, for what a person sees."""
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 
 import numpy as np
-import pytest
 
-from rag.config import DEMO_VAULT, load_settings
+from rag.config import load_settings
 from rag.index.language_reference import reference_means, reference_texts
 from rag.search import languages
 from rag.search.languages import MIN_SCRIPT_ROWS, QUERY_SHIFT, align_scripts, query_shifts, shift_query
@@ -60,16 +58,6 @@ def test_one_script_or_a_small_minority_leaves_the_vectors_as_they_are():
 def _demo_questions() -> list[tuple[str, str]]:
     rows = [line for line in (DEMO / "demo-questions.md").read_text(encoding="utf-8").splitlines() if re.match(r"\| \d+ \|", line)]
     return [(row.split("|")[2].strip(), re.search(r"`([^`]+\.md)`", row).group(1)) for row in rows]
-
-
-@pytest.fixture(scope="module")
-def demo(tmp_path_factory, real_embedder):
-    root = tmp_path_factory.mktemp("demo")
-    shutil.copytree(DEMO_VAULT, root / "vault")
-    settings = load_settings(vault=root / "vault", db_path=root / "index.db", env={})
-    with Workspace.open(settings, create=True, embedder=real_embedder) as ws:
-        ws.sync()
-        yield ws
 
 
 def test_every_demo_question_finds_its_note_in_either_language(demo):
