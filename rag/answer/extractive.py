@@ -275,8 +275,8 @@ def _second_part(reading: Reading, best: int, asked: tuple[str, ...], first: Quo
     if len(asked) >= 2 and asked[1] in (WHEN, QUANTITY):
         wanted = reader.FEATURES.index("when_date" if asked[1] == WHEN else "quantity_number")
         fitting_units = {i for i in range(len(reading.candidates)) if reading.features[i, wanted] > 0}
-    elif WHY in asked and not reader.gives_reason(reading.candidates[best].unit):
-        fitting_units = {i for i, c in enumerate(reading.candidates) if reader.gives_reason(c.unit)}
+    elif WHY in asked and not _gives_reason(reading.candidates[best].unit):
+        fitting_units = {i for i, c in enumerate(reading.candidates) if _gives_reason(c.unit)}
         margin = float("inf")
     else:
         return None
@@ -290,6 +290,21 @@ def _second_part(reading: Reading, best: int, asked: tuple[str, ...], first: Quo
         return None
     second = max(fitting, key=lambda i: reading.scores[i])
     return second if reading.scores[second] >= reading.scores[best] - margin else None
+
+
+# A unit that gives reasons ("because", «поэтому», "Reasons:"), for the reason a why-question asks as its second part
+# (`_second_part`). Not a feature of the reader's score: in documentation "because" is everywhere, and as
+# one it chose the wrong explanation (bench/reading_dev's jsinfo-ru aside third, 0.739 → 0.565 contains-key).
+_REASON = re.compile(
+    r"\b(?:because|since|so that|due to|caused by|reasons?|why|in order to|to avoid|therefore|thus|hence|otherwise|as a result|"
+    r"потому что|так как|поэтому|из-за|причин\w*|почему|зачем|чтобы|иначе|благодаря|ради|т\.\s?к\.)(?!\w)|,\s+so\b",
+    re.IGNORECASE,
+)
+
+
+def _gives_reason(unit: Unit) -> bool:
+    """The unit gives reasons, or sits under a heading that asks or names them ("## Why only ADC1 pins")."""
+    return bool(_REASON.search(unit.scoring) or _REASON.search(unit.section))
 
 
 _TOTAL = re.compile(r"^\|?\s*\**\s*(?:итого|всего|сумма|total|sum|overall)\b", re.IGNORECASE)  # a table's total row

@@ -121,14 +121,6 @@ _DEFINES = re.compile(
     r"^[^.?!:]{0,80}?\s[—–-]\s(?:это\b|\w)|\bэто\b",
     re.IGNORECASE,
 )
-# A unit that gives reasons ("because", «поэтому», "Reasons:"), for the reason a why-question asks as its second part
-# (rag/answer/extractive.py). Not a feature of the reader's score: in documentation "because" is everywhere, and as
-# one it chose the wrong explanation (bench/reading_dev's jsinfo-ru aside third, 0.739 → 0.565 contains-key).
-_REASON = re.compile(
-    r"\b(?:because|since|so that|due to|caused by|reasons?|why|in order to|to avoid|therefore|thus|hence|otherwise|as a result|"
-    r"потому что|так как|поэтому|из-за|причин\w*|почему|зачем|чтобы|иначе|благодаря|ради|т\.\s?к\.)(?!\w)|,\s+so\b",
-    re.IGNORECASE,
-)
 _NEGATION = re.compile(
     r"\b(?:not|no|never|don['’]t|doesn['’]t|isn['’]t|can['’]t|won['’]t|shouldn['’]t|cannot|не|нет|нельзя|никогда)\b", re.IGNORECASE
 )
@@ -402,11 +394,6 @@ def in_period(c: Candidate, period: Period) -> float:
         return 0.0
     inside = any((after is None or d >= after) and (before is None or d <= before) for d in days)
     return 1.0 if inside else -1.0
-
-
-def gives_reason(unit: Unit) -> bool:
-    """The unit gives reasons, or sits under a heading that asks or names them ("## Why only ADC1 pins")."""
-    return bool(_REASON.search(unit.scoring) or _REASON.search(unit.section))
 
 
 @functools.lru_cache(maxsize=16384)
