@@ -80,11 +80,6 @@ def test_a_russian_claim_is_supported_by_the_russian_sentence_that_states_it(mod
     assert right.status == "supported" and right.evidence and "Кейван Шорт" in right.evidence[0].text
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known miss (issue 52 stays open): the two-sentence window holds «Пантер» and 11, and the pair scorer "
-    "does not yet see that the sentence with 11 names Кейван Шорт as the one who led",
-)
 def test_a_russian_claim_with_a_swapped_subject_is_not_supported(models):
     (wrong,) = verdict("«Пантеры» лидировали в команде по сэкам — 11 [S1].", SUPER_BOWL_RU, models=models)
     assert wrong.status == "unsupported"

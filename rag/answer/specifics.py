@@ -254,8 +254,9 @@ def _names(text: str) -> list[str]:
         if len(w) < 2 or lower in _NOT_NAMES or lower in stemming.STOP_WORDS or lower in _NUMBER_WORDS or _MONTH.fullmatch(w):
             continue
         first = i == 0 or re.search(r"[.!?:]\s*$", prose[words[i - 1].end() : m.start()]) is not None
+        quoted = prose[max(0, m.start() - 1) : m.start()] in ("«", '"', "“", "„")  # «Пантеры» first in a sentence is still a name
         mixed = any(c.isdigit() for c in w) and any(c.isalpha() for c in w)
-        if (w[0].isupper() and (short or not first)) or (w.isupper() and w.isalpha()) or mixed:
+        if (w[0].isupper() and (short or not first or quoted)) or (w.isupper() and w.isalpha()) or mixed:
             out.append(w)
     return out
 
