@@ -57,15 +57,22 @@ def test_a_wrong_number_is_not_supported_and_the_reason_names_the_notes_number(m
     assert claim.status == "unsupported" and "136" in claim.reason and not claim.evidence
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known miss (issue 52 stays open): the number stands beside words the claim shares ('led the team', "
-    "'career'), so the count test passes, and the verdict weighs those shared words over the pair scorer's reading",
-)
 @pytest.mark.parametrize("claim", ["Kawann Short led the team with 11 interceptions [S1].", "Jared Allen had 136 career interceptions [S1]."])
 def test_a_number_that_counts_something_else_is_not_supported(models, claim):
     (checked,) = verdict(claim, SUPER_BOWL, models=models)
     assert checked.status == "unsupported"
+
+
+def test_a_russian_number_that_counts_something_else_is_not_supported(models):
+    (checked,) = verdict("Джаред Аллен набрал 136 перехватов за карьеру [S1].", SUPER_BOWL_RU, models=models)
+    assert checked.status == "unsupported"
+
+
+def test_a_number_whose_noun_the_note_words_differently_but_as_the_same_count_is_supported(models):
+    (checked,) = verdict("Kony Ealy had 5 sacks in 9 starts [S1].", SUPER_BOWL, models=models)
+    assert checked.status == "supported"
+    (unit,) = verdict("The dough reached 27 degrees in the oven [S1].", "In the oven with the light on the dough reached 27 °C.", models=models)
+    assert unit.status == "supported"
 
 
 def test_a_russian_claim_is_supported_by_the_russian_sentence_that_states_it(models):
@@ -73,11 +80,6 @@ def test_a_russian_claim_is_supported_by_the_russian_sentence_that_states_it(mod
     assert right.status == "supported" and right.evidence and "Кейван Шорт" in right.evidence[0].text
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known miss (issue 52 stays open): the two-sentence window holds «Пантер» and 11, and the pair scorer "
-    "does not yet see that the sentence with 11 names Кейван Шорт as the one who led",
-)
 def test_a_russian_claim_with_a_swapped_subject_is_not_supported(models):
     (wrong,) = verdict("«Пантеры» лидировали в команде по сэкам — 11 [S1].", SUPER_BOWL_RU, models=models)
     assert wrong.status == "unsupported"

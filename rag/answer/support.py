@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, field
 
 from rag.answer.context import Source
-from rag.answer.specifics import Profile, Specific, content_words, number_contexts, occurs, profile, specifics
+from rag.answer.specifics import Profile, Specific, content_words, counted_nouns, number_contexts, occurs, profile, specifics
 from rag.search.text_vectors import TextVectors
 from rag.text import sentences
 
@@ -107,6 +107,7 @@ class ClaimView:
     words: tuple[frozenset[str], ...]
     code: bool = False
     numbers: dict[str, frozenset[str]] = field(default_factory=dict)  # each number → the words next to it in the claim
+    counts: dict[str, frozenset[str]] = field(default_factory=dict)  # each number → the noun it counts, where written beside it
     premises: tuple[Specific, ...] = ()  # names taken from the question: the passage must mention them
     said: str = ""  # what it says beyond the question: without a lead-in that restates it ("To run it behind a proxy, …")
 
@@ -152,7 +153,16 @@ def view(text: str, *, code: bool = False, question: str = "") -> ClaimView:
             premises = [s for s in specs if s.soft and not s.keys.isdisjoint(asked)]
             specs = own_specs
     said = beyond_question(text, question)
-    return ClaimView(text, sentences.script(text), tuple(specs), tuple(words), numbers=number_contexts(text, 3), premises=tuple(premises), said=said)
+    return ClaimView(
+        text,
+        sentences.script(text),
+        tuple(specs),
+        tuple(words),
+        numbers=number_contexts(text, 3),
+        counts=counted_nouns(text),
+        premises=tuple(premises),
+        said=said,
+    )
 
 
 _PURPOSE = re.compile(
@@ -297,6 +307,12 @@ def _counts_the_same(specific: Specific, claim: ClaimView, unit: Unit, window: l
     needs = frozenset().union(*(claim.numbers.get(k, frozenset()) for k in keys))
     if not keys or not needs or claim.script != unit.script:
         return True
+    noun = next((claim.counts[k] for k in keys if k in claim.counts), None)
+    if noun is not None and not any(word_in(noun, u.words) for u in window):
+        return False  # "136 career interceptions" is not stated where interceptions are never named
+    if noun is not None and not any(_related(noun, unit.numbers.get(k, frozenset())) for k in keys):
+        if any(_related(noun, around) for u in window for k, around in u.numbers.items() if k not in keys):
+            return False  # the noun it counts stands beside another number there ("interceptions with 24")
     if any(_related(needs, unit.numbers.get(k, frozenset())) for k in keys):
         return True
     return not any(_related(needs, around) for u in window for k, around in u.numbers.items() if k not in keys)
