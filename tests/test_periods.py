@@ -55,6 +55,8 @@ def test_last_time_and_recently_order_by_date_and_the_words_are_kept_apart():
     assert span("когда я последний раз менял масло?") == (None, None, True, "последний раз")
     recent = read_period("what did I write recently about sleep", WEDNESDAY)
     assert recent.newest_first and recent.after == date(2026, 3, 16) and "recently" == recent.words
+    latest = read_period("Какая последняя запись про теплицу?", WEDNESDAY)  # "the latest entry": the note, not the topic
+    assert latest.newest_first and latest.after is None and latest.words == "последняя запись"
     found = read_period("Что я решил вчера вечером про сад?", WEDNESDAY)
     assert found.words == "вчера вечером" and "Что я решил вчера вечером про сад?"[found.start : found.end] == found.words
 

@@ -335,3 +335,38 @@ def test_a_period_is_a_preference_an_event_written_down_days_later_is_found(tmp_
     paths = [h.chunk.path for h in result.hits]
     assert "Daily/2026-05-04.md" in paths  # two days after the range: written down later
     assert "Daily/2026-04-20.md" not in paths  # a climb from another week is not what was asked
+
+
+def _unit_in(text: str, day: str | None = None):
+    """A candidate unit of a passage with `text`, from a note dated `day` (or undated)."""
+    from rag.answer.context import Source
+    from rag.answer.quotable import LIST, Unit
+    from rag.answer.reader import Candidate
+
+    source = Source("S1", "Projects/Garden.md", "Garden", 1, 9, "", text, 1.0, day=day, day_source="frontmatter" if day else None)
+    return Candidate(Unit(text, text, 1, text.count("\n") + 1, "Milestones", LIST, 0, 0), source, 0)
+
+
+def test_a_log_unit_is_from_a_period_by_the_share_of_its_entries_in_it():
+    """A year's milestones, one of them in March, are not "from March" as March's own line is: the reader sees a log
+    list by the share of its entries from the period, so it quotes the entry (or March's note), not the whole list."""
+    from rag.answer.reader import in_period
+
+    march = (date(2026, 3, 1), date(2026, 3, 31))
+    milestones = "- [x] 2025-09-14 — project started\n- [x] 2025-11-30 — sensors on the bench\n- [x] 2026-03-14 — storage decided\n- [ ] 2026-06-01 — first month"
+    assert in_period(_unit_in(milestones), march) == -0.5  # 1 of 4: 2 × ¼ − 1
+    assert in_period(_unit_in("- [x] 2026-03-14 — storage decided"), march) == 1.0
+    assert in_period(_unit_in("- [x] 2025-09-14 — project started"), march) == -1.0
+    assert in_period(_unit_in("Decided to use SQLite.", "2026-03-14"), march) == 1.0  # no entries: the passage's day
+    assert in_period(_unit_in("Decided to use SQLite."), march) == 0.0
+
+
+def test_a_period_question_is_read_without_its_time_words_nor_their_possessive():
+    """ "yesterday's note" read without "yesterday" is "note": a stray "'s" is not a word of the question."""
+    from rag.answer.ask import read_in_period
+    from rag.search.when import TimeScope
+
+    day = date(2026, 5, 3)
+    scope = TimeScope(day, day, words="yesterday")
+    assert read_in_period("What climbing did I plan in yesterday's note?", scope) == ("What climbing did I plan in note?", (day, day))
+    assert read_in_period("What did I plan yesterday?", scope)[0] == "What did I plan ?"

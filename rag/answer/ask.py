@@ -196,9 +196,16 @@ def read_in_period(question: str, scope: TimeScope | None) -> tuple[str, reader.
     that named it (they did their part in choosing the passages), and the period's days; else the question as is."""
     if scope is None or not scope.narrows:
         return question, None
+    period = (scope.after, scope.before)
     words = scope.words
-    rest = " ".join(question.replace(words, " ", 1).split()) if words and words in question else question
-    return rest, (scope.after, scope.before)
+    if not words or words not in question:
+        return question, period
+    at = question.index(words)
+    after = _POSSESSIVE.sub("", question[at + len(words) :], count=1)  # "yesterday's note": "note", not "'s note"
+    return " ".join(f"{question[:at]} {after}".split()), period
+
+
+_POSSESSIVE = re.compile(r"^['’]s\b")
 
 
 def retrieve_context(

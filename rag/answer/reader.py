@@ -30,7 +30,7 @@ from rag.answer.context import FrozenContext, Source
 from rag.answer.question_kinds import QUANTITY
 from rag.answer.quotable import CODE, CODE_LINE, ITEM, LEAD, LIST, PARAGRAPH, ROW, SENTENCE, Unit
 from rag.answer.specifics import content_words, number_contexts, occurs, profile, specifics
-from rag.notes.dates import dates_in
+from rag.notes.dates import dates_in, entry_dates
 from rag.search.text_vectors import TextVectors
 from rag.text import sentences, stemming
 
@@ -76,7 +76,7 @@ FEATURES = (
     "name_code",
     "yesno_negation",
     "yesno_first",
-    "in_period",  # the question names a period: 1 the unit is from then (a date in its lines, else its passage's day), -1 dated otherwise
+    "in_period",  # the question names a period: 1 the unit is from then (a date in its lines, else its passage's day), -1 dated otherwise; a log's share of entries between
 )
 # What a reader without sentence vectors cannot know: these are 0 (no_vector 1), and its own weights apply.
 MEANING_FEATURES = ("cos", "cos_gap", "cos_in_note", "note_cos_gap", "region_cos", "section_cos", "section_cos_gap", "no_vector", "kw_across")
@@ -385,15 +385,23 @@ def across(question: str, c: Candidate) -> float:
 
 def in_period(c: Candidate, period: Period) -> float:
     """1 when the unit is from the period (a full date in its lines, its section's heading, or its passage's day as
-    the note states it, falls in it), -1 when it is dated and none of its days does, 0 when nothing dates it."""
+    the note states it, falls in it), -1 when it is dated and none of its days does, 0 when nothing dates it. A unit
+    whose lines are a log's entries ("- [x] 2026-03-14 — …") is from the period by the share of its entries that
+    are: a year's milestones, one of them in March, are mostly not from March (2 × share − 1)."""
     after, before = period
+
+    def inside(d) -> bool:
+        return (after is None or d >= after) and (before is None or d <= before)
+
+    entries = entry_dates(c.unit.text)
+    if entries:
+        return 2.0 * sum(map(inside, entries)) / len(entries) - 1.0
     days = dates_in(c.unit.text) + dates_in(c.unit.section or "")
     if c.source.dated is not None:
         days.append(c.source.dated)
     if not days:
         return 0.0
-    inside = any((after is None or d >= after) and (before is None or d <= before) for d in days)
-    return 1.0 if inside else -1.0
+    return 1.0 if any(map(inside, days)) else -1.0
 
 
 @functools.lru_cache(maxsize=16384)

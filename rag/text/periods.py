@@ -427,7 +427,7 @@ def _recently(m, today):
 
 @_rule(
     r"\b(?:the\s+last\s+time|most\s+recently|latest|newest)\b|(?<=\bwhen\s)(?:.{0,40}?\b)?(?P<last>last)\b"
-    r"|(?<!\w)(?:в\s+)?последний\s+раз(?!\w)|(?<!\w)последн(?:яя|ие|юю|ий)(?=\s+замет)",
+    r"|(?<!\w)(?:в\s+)?последний\s+раз(?!\w)|(?<!\w)последн(?:яя|ие|юю|ий|их)\s+(?:замет|запис)\w*",
     newest=True,
 )  # fmt: skip
 def _last_time(m, today):
