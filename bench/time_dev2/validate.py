@@ -25,8 +25,18 @@ def read_lines(path):
 
 
 D = dt.date.fromisoformat
-MONTHS_EN = {m: i for i, m in enumerate(["January","February","March","April","May","June","July","August","September","October","November","December"], 1)}
-MONTHS_RU = {m: i for i, m in enumerate(["января","февраля","марта","апреля","мая","июня","июля","августа","сентября","октября","ноября","декабря"], 1)}
+MONTHS_EN = {
+    m: i
+    for i, m in enumerate(
+        ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"], 1
+    )
+}
+MONTHS_RU = {
+    m: i
+    for i, m in enumerate(["января", "февраля", "марта", "апреля", "мая", "июня", "июля", "августа", "сентября", "октября", "ноября", "декабря"], 1)
+}
+
+
 def note_day(path, line):
     """The day of one line: a date that starts the line (a table row `| YYYY-MM-DD |` or a list item
     `- YYYY-MM-DD:`), else the nearest dated heading above (`## YYYY-MM-DD ...`, or `## Monday 3 November` with
@@ -35,25 +45,34 @@ def note_day(path, line):
     lines = read_lines(path)
     text = lines[line - 1]
     m = re.match(r"\s*(?:\||-)\s*(\d{4}-\d\d-\d\d)\b", text)
-    if m: return D(m.group(1))
+    if m:
+        return D(m.group(1))
     fm = {}
     if lines and lines[0] == "---":
         for x in lines[1:]:
-            if x == "---": break
-            if ":" in x: k, v = x.split(":", 1); fm[k.strip()] = v.strip()
+            if x == "---":
+                break
+            if ":" in x:
+                k, v = x.split(":", 1)
+                fm[k.strip()] = v.strip()
     for i in range(line - 1, -1, -1):
         m = re.match(r"#{2,}\s+(\d{4}-\d\d-\d\d)\b", lines[i])
-        if m: return D(m.group(1))
+        if m:
+            return D(m.group(1))
         m = re.match(r"#{2,}\s+\S+\s+(\d{1,2})\s+(\S+)\s*$", lines[i])
         if m and "week" in fm:
             mo = MONTHS_EN.get(m.group(2)) or MONTHS_RU.get(m.group(2))
-            if mo: return dt.date(int(fm["week"][:4]), mo, int(m.group(1)))
-    if "date" in fm: return D(fm["date"])
+            if mo:
+                return dt.date(int(fm["week"][:4]), mo, int(m.group(1)))
+    if "date" in fm:
+        return D(fm["date"])
     b = os.path.basename(path)
     m = re.search(r"(\d{4}-\d\d-\d\d)", b)
-    if m: return D(m.group(1))
+    if m:
+        return D(m.group(1))
     m = re.match(r"(\d\d)\.(\d\d)\.(\d{4})", b)
-    if m: return dt.date(int(m.group(3)), int(m.group(2)), int(m.group(1)))
+    if m:
+        return dt.date(int(m.group(3)), int(m.group(2)), int(m.group(1)))
     return None
 
 
