@@ -5,6 +5,8 @@ language than the question is read word by word through the vault's vocabulary."
 
 from __future__ import annotations
 
+from datetime import date
+
 import pytest
 
 from rag.answer import extractive, reader
@@ -146,3 +148,11 @@ WHY_OVERVIEW = (
 )
 def test_the_demo_examples_are_answered(demo, question, path, lines, key):
     assert answers_from(ask(demo, question), path, lines, key)
+
+
+def test_a_decision_asked_by_its_month_is_the_decision_note_not_a_log_with_that_months_dates(demo):
+    """«Что я решил в феврале?»: the period keeps the search to February; meaning then reads «что я решил», not
+    «в феврале», which made the bake log's February rows look like the answer (issue 54's first example)."""
+    answer = ask(demo, "Что я решил в феврале?", today=date(2026, 5, 12))
+    assert answer.time.narrows and not answer.not_found
+    assert "Ершова" in answer.text and "2026-02-08" not in answer.text, answer.text

@@ -2,11 +2,12 @@
 
 The period the question names (rag/text/periods.py) becomes a date range filter inside both channels (as the note
 filters are: every passage dated then is ranked, not the few of an unfiltered top-N); the words that named it leave
-the keyword query (so "March" does not also match notes that mention March) while meaning still reads the whole
-question; "when did I last …" and "recently" put the relevant passages newest first. A range from which no note or
-passage is does not empty the search: the question was about its content's time ("Panthers' defence in 2015" over an
-encyclopedia), so it runs over all dates with every word, and says so (`TimeScope.applied` False). A range set by a
-filter (the app's date filter, `--after/--before`, an agent's arguments) wins over the question's words.
+the query of both channels once the range narrows the search (so "March" does not also match notes that mention
+March, nor «в феврале» make a log of February dates look like the answer to «что я решил»); "when did I last …" and
+"recently" put the relevant passages newest first. A range from which no note or passage is does not empty the
+search: the question was about its content's time ("Panthers' defence in 2015" over an encyclopedia), so it runs over
+all dates with every word, and says so (`TimeScope.applied` False). A range set by a filter (the app's date filter,
+`--after/--before`, an agent's arguments) wins over the question's words.
 """
 
 from __future__ import annotations
@@ -130,7 +131,7 @@ def _in_range(
         return None
     if len(inside) == store.document_frequencies([])[0] and not filters.active:
         return retriever.hybrid(query, k, candidates=candidates, filters=filters)
-    result = retriever.hybrid(query, max(k, candidates or k), candidates=candidates, filters=widened, keywords=keywords)
+    result = retriever.hybrid(keywords or query, max(k, candidates or k), candidates=candidates, filters=widened, keywords=keywords)
     if not result.hits:
         return None
     first = set(inside)
