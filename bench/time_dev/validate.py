@@ -3,7 +3,8 @@
 
 Standard library only. Exits 1 and lists every problem if a check fails, then prints counts.
 It checks form and internal consistency only; whether a gold span really answers its question
-was checked by reading (see README.md).
+was checked by reading (see README.md). bench/time_dev2/validate.py runs the same checks (`check`)
+with its own ids, minimums and rule for a line's day.
 """
 
 import collections
@@ -19,14 +20,13 @@ FIELDS = {"id", "lang", "question", "today", "time_words", "gold", "answer_conta
 CYR = re.compile("[\u0400-\u04ff]")
 
 
-def read_lines(path):
-    with open(os.path.join(VAULT, path), encoding="utf-8") as f:
+def read_lines(vault, path):
+    with open(os.path.join(vault, path), encoding="utf-8") as f:
         return f.read().split("\n")[:-1]
 
 
-def note_day(path, line):
+def note_day(lines, path, line):
     """Frontmatter `date:`, else a YYYY-MM-DD in the file name, else the nearest `## YYYY-MM-DD` heading above."""
-    lines = read_lines(path)
     if lines and lines[0] == "---":
         for text in lines[1:]:
             if text == "---":
@@ -45,6 +45,12 @@ def note_day(path, line):
 
 
 def main(path):
+    return check(path, vault=VAULT, note_day=note_day, prefix="td", minimums=(100, 35, 15, 5))
+
+
+def check(path, *, vault, note_day, prefix, minimums):
+    """Every check on the questions file `path` over `vault`; `note_day(lines, path, line)` gives a gold line's day;
+    `minimums`: lines, reported_later, unanswerable, distinct todays."""
     errs = []
     rows = []
     with open(path, encoding="utf-8") as f:
@@ -59,7 +65,7 @@ def main(path):
             if set(q) != FIELDS:
                 errs.append(f"{qid}: fields {sorted(set(q) ^ FIELDS)}")
                 continue
-            if not re.fullmatch(r"td-(en|ru)-\d{3}", q["id"]) or q["id"][3:5] != q["lang"]:
+            if not re.fullmatch(prefix + r"-(en|ru)-\d{3}", q["id"]) or q["id"][len(prefix) + 1 : len(prefix) + 3] != q["lang"]:
                 errs.append(f"{qid}: bad id or lang")
             has_cyr = bool(CYR.search(q["question"]))
             if has_cyr != (q["lang"] == "ru"):
@@ -82,16 +88,16 @@ def main(path):
             texts = []
             for g in q["gold"]:
                 p = g["path"]
-                if not os.path.isfile(os.path.join(VAULT, p)):
+                if not os.path.isfile(os.path.join(vault, p)):
                     errs.append(f"{qid}: no file {p}")
                     continue
-                lines = read_lines(p)
+                lines = read_lines(vault, p)
                 s, e = g["start_line"], g["end_line"]
                 if not 1 <= s <= e <= len(lines):
                     errs.append("%s: lines %d-%d outside %s (%d lines)" % (qid, s, e, p, len(lines)))
                     continue
                 texts.append("\n".join(lines[s - 1 : e]))
-                day = note_day(p, s)
+                day = note_day(lines, p, s)
                 if day is not None and not day < today:
                     errs.append(f"{qid}: gold note day {day} is not before today {today}")
             for a in q["answer_contains"]:
@@ -108,8 +114,12 @@ def main(path):
     rl = sum(1 for q in rows if q.get("reported_later") is True)
     un = sum(1 for q in rows if q.get("kind") == "unanswerable")
     todays = {q.get("today") for q in rows}
-    if len(rows) < 100 or rl < 35 or un < 15 or len(todays) < 5:
-        errs.append("minimums: %d lines (100), %d reported_later (35), %d unanswerable (15), %d todays (5)" % (len(rows), rl, un, len(todays)))
+    counts = (len(rows), rl, un, len(todays))
+    if any(n < least for n, least in zip(counts, minimums)):
+        errs.append(
+            "minimums: %d lines (%d), %d reported_later (%d), %d unanswerable (%d), %d todays (%d)"
+            % tuple(x for pair in zip(counts, minimums) for x in pair)
+        )
     for e in errs:
         print("ERROR", e)
 
