@@ -1,6 +1,6 @@
 """What a number counts, as the claim check reads it from the words beside it (rag/answer/specifics.counted_nouns)."""
 
-from rag.answer.specifics import counted_nouns
+from rag.answer.specifics import counted_nouns, specifics
 
 
 def test_the_counted_noun_is_the_last_word_after_an_english_number_and_the_first_after_a_russian_one():
@@ -15,7 +15,5 @@ def test_units_months_function_words_and_punctuation_say_nothing_of_what_a_numbe
 
 
 def test_a_quoted_capitalised_word_first_in_a_sentence_is_a_name():
-    from rag.answer.specifics import specifics
-
     assert "Пантеры" in [s.text for s in specifics("«Пантеры» лидировали в команде по сэкам — 11.") if s.soft]
     assert "Пантеры" not in [s.text for s in specifics("Пантеры лидировали в команде по сэкам — 11.") if s.soft]

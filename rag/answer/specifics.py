@@ -175,39 +175,6 @@ def number_contexts(text: str, reach: int) -> dict[str, frozenset[str]]:
     return _contexts(text, reach)
 
 
-def counted_nouns(text: str) -> dict[str, frozenset[str]]:
-    """Each number of `text` (by its keys) → the forms of the noun it counts, when the words right after it say:
-    "136 career interceptions" → interception (English puts the noun last), «136 перехватов в карьере» → перехват
-    (Russian's counted noun comes first). Nothing for a number followed by a unit ("27 °C", "8 minutes", "20 г"),
-    punctuation or a function word: what it counts is then not written beside it."""
-    out: dict[str, frozenset[str]] = {}
-    for m in _NUMBER.finditer(text):
-        run = _AFTER_NUMBER.match(text, m.end())
-        if not run:
-            continue
-        words = [w.lower().replace("ё", "е") for w in run.group(0).split()][:3]
-        cut = next((i for i, w in enumerate(words) if w in stemming.STOP_WORDS or w in _UNIT_WORDS or _MONTH.fullmatch(w.capitalize())), len(words))
-        if cut == 0:
-            continue
-        head = words[0] if re.match(r"[а-я]", words[0]) else words[cut - 1]
-        forms = content_words(head)
-        if forms:
-            for key in _number_keys(m):
-                out[key] = forms[0]
-    return out
-
-
-# The words right after a number, up to punctuation: letters only (a unit symbol or a second number ends it).
-_AFTER_NUMBER = re.compile(r"(?:[ \u00a0]+[^\W\d_]{2,}(?:-[^\W\d_]+)?)+")
-_UNIT_WORDS = frozenset(
-    """percent per cent degrees degree times x days day hours hour minutes minute seconds second weeks week months month
-    years year kg g mg ml l km m cm mm gb mb kb bytes mbit rubles roubles ruble dollars dollar euros euro pieces pcs
-    процентов процента процент градусов градуса градус раз раза дней дня день часов часа час минут минуты минута секунд
-    недель недели неделю месяцев месяца месяц лет года год кг г мг мл л км м см мм гб мб кб мбит рублей рубля рубль руб
-    долларов доллара доллар евро штук штуки шт тыс млн млрд""".split()
-)
-
-
 _FIELD_SEPARATOR = re.compile(r"; | \| ")  # between cells, as `sentences` writes table rows
 _LABELLED = re.compile(r"[^:;]{1,80}: \S")
 
@@ -234,6 +201,40 @@ def _contexts(text: str, reach: int) -> dict[str, frozenset[str]]:
             for key in keys:
                 out.setdefault(key, set()).update(*near)
     return {k: frozenset(v) for k, v in out.items()}
+
+
+def counted_nouns(text: str) -> dict[str, frozenset[str]]:
+    """Each number of `text` (by its keys) → the forms of the noun it counts, when the words right after it say:
+    "136 career interceptions" → interception (English puts the noun last), «136 перехватов в карьере» → перехват
+    (Russian's counted noun comes first). Nothing for a number followed by a unit ("27 °C", "8 minutes", "20 г"),
+    punctuation or a function word: what it counts is then not written beside it."""
+    out: dict[str, frozenset[str]] = {}
+    for m in _NUMBER.finditer(text):
+        run = _AFTER_NUMBER.match(text, m.end())
+        if not run:
+            continue
+        words = [w.lower().replace("ё", "е") for w in run.group(0).split()][:3]
+        cut = next((i for i, w in enumerate(words) if w in stemming.STOP_WORDS or w in _UNIT_WORDS or _MONTH.fullmatch(w.capitalize())), len(words))
+        if cut == 0:
+            continue
+        head = words[0] if re.match(r"[а-я]", words[0]) else words[cut - 1]
+        forms = content_words(head)
+        if forms:
+            for key in _number_keys(m):
+                out[key] = forms[0]
+    return out
+
+
+# The words right after a number, up to punctuation: words of two letters or more (a unit symbol, a one-letter unit or
+# a second number ends it; "thousand", «тыс.» are part of the number).
+_AFTER_NUMBER = re.compile(r"(?:[ \u00a0]+[^\W\d_]{2,}(?:-[^\W\d_]+)?)+")
+_UNIT_WORDS = frozenset(
+    """percent per degrees degree times days day hours hour minutes minute seconds second weeks week months month years year
+    kg mg ml km cm mm gb mb kb bytes mbit rubles roubles ruble dollars dollar euros euro pieces pcs процентов процента
+    процент градусов градуса градус раз раза дней дня день часов часа час минут минуты минута секунд недель недели неделю
+    месяцев месяца месяц лет года год кг мг мл км см мм гб мб кб мбит рублей рубля рубль руб долларов доллара доллар евро
+    штук штуки шт""".split()
+)
 
 
 def occurs(specific: Specific, where: Profile) -> bool:
