@@ -308,14 +308,22 @@ def _counts_the_same(specific: Specific, claim: ClaimView, unit: Unit, window: l
     if not keys or not needs or claim.script != unit.script:
         return True
     noun = next((claim.counts[k] for k in keys if k in claim.counts), None)
-    if noun is not None and not any(word_in(noun, u.words) for u in window):
-        return False  # "136 career interceptions" is not stated where interceptions are never named
-    if noun is not None and not any(_related(noun, unit.numbers.get(k, frozenset())) for k in keys):
-        if any(_related(noun, around) for u in window for k, around in u.numbers.items() if k not in keys):
+    if noun is not None:
+        if not any(word_in(noun, u.words) for u in window):
+            return False  # "136 career interceptions" is not stated where interceptions are never named
+        if _beside_other(noun, keys, window) and not _beside(noun, keys, unit):
             return False  # the noun it counts stands beside another number there ("interceptions with 24")
-    if any(_related(needs, unit.numbers.get(k, frozenset())) for k in keys):
-        return True
-    return not any(_related(needs, around) for u in window for k, around in u.numbers.items() if k not in keys)
+    return _beside(needs, keys, unit) or not _beside_other(needs, keys, window)
+
+
+def _beside(words: frozenset[str], keys: list[str], unit: Unit) -> bool:
+    """One of `words` stands next to the number (`keys`) in `unit`."""
+    return any(_related(words, unit.numbers.get(k, frozenset())) for k in keys)
+
+
+def _beside_other(words: frozenset[str], keys: list[str], window: list[Unit]) -> bool:
+    """One of `words` stands next to another number than `keys` somewhere in `window`."""
+    return any(_related(words, around) for u in window for k, around in u.numbers.items() if k not in keys)
 
 
 def _related(words: frozenset[str], others: frozenset[str]) -> bool:
