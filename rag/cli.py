@@ -56,6 +56,7 @@ def index(settings, as_json: bool) -> None:
             echo(f"The index was damaged; it was moved to {knowledge.recovered_from()} and is being rebuilt.", err=True)
         with ProgressBars() as bars:
             report = knowledge.index(progress=bars.update)
+        freed = knowledge.compact()
     if as_json:
         keys = (
             "files_added",
@@ -69,7 +70,9 @@ def index(settings, as_json: bool) -> None:
             "seconds",
         )
         data = {k: getattr(report, k) for k in keys}
-        data.update(vectors_missing=report.vectors_missing, skipped=report.to_json()["skipped"], embed_error=report.embed_error)
+        data.update(
+            vectors_missing=report.vectors_missing, skipped=report.to_json()["skipped"], embed_error=report.embed_error, compacted_bytes=freed
+        )
         echo(json.dumps(data, ensure_ascii=False))
     else:
         echo(
@@ -77,6 +80,8 @@ def index(settings, as_json: bool) -> None:
             f"{report.files_unchanged} unchanged; {report.chunks_total} chunks, {report.chunks_embedded} embedded, "
             f"{report.chunks_reused} reused, {report.sentences_embedded} sentences embedded in {report.seconds:.1f}s."
         )
+        if freed:
+            echo(f"Compacted the index: {freed / 1e6:.1f} MB of unused space given back.")
     for path, reason in report.skipped:
         echo(f"skipped {path}: {reason}", err=True)
     if report.embed_error:
@@ -153,6 +158,7 @@ def status(settings, as_json: bool) -> None:
     """Show what is indexed: notes, chunks, vectors present and missing, model, index path and size."""
     with open_knowledge(settings) as knowledge:
         info = knowledge.status()
+        info["index_parts"] = knowledge.index_parts()
     if as_json:
         echo(json.dumps(info, ensure_ascii=False))
         return
@@ -163,12 +169,27 @@ def status(settings, as_json: bool) -> None:
         f"{'Engine:  ' + info['engine_info']['label'] + chr(10) if info.get('engine_info') else ''}"
         f"Notes:   {info['notes']}\nChunks:  {info['chunks']}\nVectors: {info['vectors_present']} present, "
         f"{info['vectors_missing']} missing\nSentences: {info['sentences']}, {info['sentence_vectors_missing']} without a vector\n"
-        f"Synced:  {last}"
+        f"Synced:  {last}\n{_parts_line(info['index_parts'])}"
     )
     if info.get("token_states_missing"):  # the token match reads these through the model until `rag index` keeps them
         echo(f"Token states: {info['token_states_missing']} chunks without (kept at the next sync; until then read at search time)")
     for note in info["skipped"]:
         echo(f"Skipped: {note['path']}: {note['reason']}")
+
+
+PART_NAMES = {  # `rag status`'s words for the index's parts (store_space.IndexSpace.size_by_part)
+    "text": "text and keywords",
+    "vectors": "vectors",
+    "vocabulary": "vocabulary",
+    "token_states": "token states",
+    "sentence_readings": "sentence readings",
+    "free": "free",
+}
+
+
+def _parts_line(parts: dict[str, int]) -> str:
+    """ "Parts:   text and keywords 1.7 MB, vectors 0.5 MB, …" (parts of no size left out)."""
+    return "Parts:   " + ", ".join(f"{PART_NAMES.get(k, k)} {v / 1e6:.1f} MB" for k, v in parts.items() if v)
 
 
 @cli.command(name="ask")

@@ -124,6 +124,14 @@ class Knowledge:
         self._facts.embed_missing(ws, ws.settings.memory_hrr_dim, progress=progress)
         return report
 
+    def compact(self) -> int:
+        """Give back the space the index file no longer uses, when it is worth it (after `index`); bytes freed."""
+        return self.live.workspace().store.compact()
+
+    def index_parts(self) -> dict[str, int]:
+        """The index's bytes on disk by part: text, vectors, vocabulary, token_states, sentence_readings, free."""
+        return self.live.workspace().store.size_by_part()
+
     def reindex(self, *, full: bool = False):
         return self.live.reindex(full=full)
 

@@ -65,6 +65,11 @@ def test_status_reports_notes_chunks_vectors_and_model(run):
     engine = data["engine_info"]
     assert engine["engine"] == "onnx" and engine["precision"] in ("int8", "float32") and engine["cpu"] and engine["cores"] >= 1
     assert f"Engine:  ONNX Runtime, {engine['precision']} on {engine['cpu']}" in run("status").stdout
+    parts = data["index_parts"]  # what the file holds, by part, as SQLite counts its pages
+    assert set(parts) == {"text", "vectors", "vocabulary", "token_states", "sentence_readings", "free"}
+    assert parts["text"] > 0 and parts["vectors"] > 0 and parts["token_states"] > 0
+    assert sum(parts.values()) <= data["index_bytes"]
+    assert "Parts:   text and keywords " in run("status").stdout
 
 
 def test_search_before_index_says_what_to_run_without_a_traceback(run):

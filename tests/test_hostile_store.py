@@ -72,10 +72,10 @@ def _unusable_warnings(caplog) -> list[str]:
 
 
 CORRUPTIONS = {
-    "truncated": "substr(vector, 1, 100)",  # 100 bytes: 25 floats where the model writes 64
-    "odd length": "substr(vector, 1, 101)",  # not even whole floats
+    "truncated": "substr(vector, 1, 40)",  # 40 bytes: a scale and 36 steps where the model writes 64
+    "one byte short": "substr(vector, 1, length(vector) - 1)",
     "zeroed": "zeroblob(length(vector))",
-    "not finite": "X'" + "0000C07F" * 64 + "'",  # NaN, 64 times
+    "not finite": "CAST(X'0000C07F' || substr(vector, 5) AS BLOB)",  # a NaN scale before the right steps
     "random bytes": "randomblob(length(vector))",
     "text": "'hello'",  # a BLOB column holds text as gladly
 }
@@ -94,7 +94,7 @@ def test_an_unusable_chunk_vector_is_left_out_of_search_with_one_warning_and_ind
         report = ws.sync()
     assert report.chunks_embedded == 1  # `rag index` noticed and embedded that one text again
     (blob,) = _sql(built, "SELECT vector FROM embeddings WHERE vector_key = ? AND model = ?", (key, fake_embedder.name))[0]
-    assert blobs.vector_of(blob) is not None and len(blob) == 4 * fake_embedder.dim
+    assert blobs.codes_of([blob])[1][0] and len(blob) == blobs.code_width(fake_embedder.dim)
     assert _top_chunk_key(built, fake_embedder)[0] == rowid
 
 
@@ -113,13 +113,15 @@ def test_an_unusable_sentence_vector_is_left_out_and_recomputed(vault, tmp_path,
 def test_a_vocabulary_vector_of_another_width_is_left_out_and_recomputed(built, fake_embedder, caplog):
     model = vocabulary.words_model(fake_embedder.name)
     word = _sql(built, "SELECT vector_key FROM embeddings WHERE model = ? ORDER BY vector_key LIMIT 1", (model,))[0][0]
-    _sql(built, "UPDATE embeddings SET vector = substr(vector, 1, 128) WHERE vector_key = ? AND model = ?", (word, model))
+    _sql(built, "UPDATE embeddings SET vector = substr(vector, 1, 40) WHERE vector_key = ? AND model = ?", (word, model))
     with caplog.at_level(logging.WARNING), Workspace.open(built, embedder=fake_embedder) as ws:
         words, matrix = vocabulary.word_vectors(ws.store, fake_embedder.name)
         assert word not in words and matrix.shape == (len(words), fake_embedder.dim)
         assert len(_unusable_warnings(caplog)) == 1
         ws.sync()
-    assert _sql(built, "SELECT length(vector) FROM embeddings WHERE vector_key = ? AND model = ?", (word, model)) == [(4 * fake_embedder.dim,)]
+    assert _sql(built, "SELECT length(vector) FROM embeddings WHERE vector_key = ? AND model = ?", (word, model)) == [
+        (blobs.code_width(fake_embedder.dim),)
+    ]
 
 
 def test_unreadable_token_states_are_left_out_once_and_read_again_by_index(built, fake_embedder, caplog):
@@ -286,7 +288,7 @@ def test_a_full_disk_while_reading_notes_ends_index_in_one_line_and_the_index_st
 
 
 def test_a_full_disk_while_embedding_ends_index_in_one_line(vault, tmp_path, cli_embedder, full_disk):
-    _many_notes(vault)
+    _many_notes(vault, 200)  # vectors are small (int8 codes): enough of them not to fit in the pages the text left free
     args = ["--vault", str(vault), "--db", str(tmp_path / "full.db")]
     with Workspace.open(load_settings(vault=vault, db_path=tmp_path / "full.db"), create=True, embedder=cli_embedder) as ws:
         ws.sync(embed=False)  # the text, as the command reads it: what is left to write is vectors

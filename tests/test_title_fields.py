@@ -9,7 +9,7 @@ import sqlite3
 import pytest
 
 from rag.config import load_settings
-from rag.index import schema
+from rag.index import blobs, schema
 from rag.index.store import Store
 from rag.notes.vault import parse_frontmatter
 from rag.search.by_note import search_notes
@@ -157,8 +157,11 @@ def test_odd_frontmatter_values_do_not_stop_a_sync(named, new_vault):
 
 def downgrade_to_schema_4(path) -> None:
     """What an index written before schema 5 looks like: the FTS table with the body stems only, no description (and
-    none of the later migrations' tables)."""
+    none of the later migrations' tables), vectors as float32 (before schema 11's codes)."""
     db = sqlite3.connect(path, isolation_level=None)
+    rows = db.execute("SELECT vector_key, model, vector FROM embeddings").fetchall()
+    matrix, _ = blobs.codes_of([v for _, _, v in rows])
+    db.executemany("UPDATE embeddings SET vector = ? WHERE vector_key = ? AND model = ?", [(x.tobytes(), k, m) for (k, m, _), x in zip(rows, matrix)])
     db.executescript(
         """
         DROP TABLE IF EXISTS token_states;
@@ -216,5 +219,7 @@ def test_an_old_index_gets_the_fields_and_keeps_its_vectors(named, fake_embedder
         assert keyword_notes(ws, "checklist moving apartments")[0] == "Notes/Moving.md"
         assert ws.store.file_info("Notes/Moving.md").description == "Checklist for moving apartments"
     db = sqlite3.connect(db_path)
-    assert db.execute("SELECT vector_key, model, vector FROM embeddings ORDER BY 1, 2").fetchall() == vectors
+    kept = db.execute("SELECT vector_key, model, vector FROM embeddings ORDER BY 1, 2").fetchall()
+    assert [r[:2] for r in kept] == [r[:2] for r in vectors]  # every vector kept, as a code of the same values
+    assert abs(blobs.codes_of([r[2] for r in kept])[0] - blobs.matrix_of([r[2] for r in vectors])[0]).max() < 2e-3
     assert db.execute("SELECT COUNT(*) FROM chunks_fts").fetchone() == db.execute("SELECT COUNT(*) FROM chunks").fetchone()

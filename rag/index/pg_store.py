@@ -29,7 +29,20 @@ from rag.index.common import CommonReads
 from rag.index.pg_keywords import PgKeywordIndex, weighted_counts
 from rag.index.pg_memory import PgMemoryStats
 from rag.index.pg_vectors import PgVectorTables
-from rag.index.records import CHUNK_COLUMNS, FILE_COLUMNS, FileInfo, FileState, NoteFields, StoredChunk, chunk_row, chunk_sounds, file_info, file_row
+from rag.index.records import (
+    CHUNK_COLUMNS,
+    FILE_COLUMNS,
+    WORD_MODELS,
+    FileInfo,
+    FileState,
+    NoteFields,
+    StoredChunk,
+    chunk_row,
+    chunk_sounds,
+    file_info,
+    file_row,
+)
+from rag.index.store_space import ALIGNED_MODEL, byte_shares
 from rag.text.stemming import fts_tokens
 
 log = logging.getLogger(__name__)
@@ -79,6 +92,32 @@ class PgStore(CommonReads, PgKeywordIndex, PgVectorTables, PgMemoryStats):
     def size_bytes(self) -> int:
         rows = self._read("SELECT COALESCE(SUM(pg_total_relation_size(to_regclass(t))), 0) FROM unnest(%s::text[]) t", (list(pg_schema.OUR_TABLES),))
         return int(rows[0][0])
+
+    def size_by_part(self) -> dict[str, int]:
+        """As `store_space.IndexSpace.size_by_part`: each table with its indexes and TOAST, the two shared ones split
+        by their rows' bytes; "free" is the server's business (autovacuum)."""
+        size = dict(
+            self._read("SELECT t, COALESCE(pg_total_relation_size(to_regclass(t)), 0) FROM unnest(%s::text[]) t", (list(pg_schema.OUR_TABLES),))
+        )
+        words, _ = byte_shares(
+            self._read("SELECT model LIKE %s, SUM(pg_column_size(vector) + LENGTH(vector_key)) FROM embeddings GROUP BY 1", (WORD_MODELS + "%",))
+        )
+        readings, _ = byte_shares(
+            self._read("SELECT model = %s, SUM(LENGTH(states) + LENGTH(vector_key)) FROM token_states GROUP BY 1", (ALIGNED_MODEL,))
+        )
+        embedded, kept = size.pop("embeddings", 0), size.pop("token_states", 0)
+        return {
+            "text": sum(size.values()),
+            "vectors": round(embedded * (1 - words)),
+            "vocabulary": round(embedded * words),
+            "token_states": round(kept * (1 - readings)),
+            "sentence_readings": round(kept * readings),
+            "free": 0,
+        }
+
+    def compact(self) -> int:
+        """Nothing: the server reclaims space itself (autovacuum)."""
+        return 0
 
     @contextlib.contextmanager
     def embedding_claim(self, model: str, keys: list[str]):

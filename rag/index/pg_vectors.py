@@ -53,7 +53,7 @@ class PgVectorTables:
 
     def vectors_for_keys(self, model: str, keys: list[str]) -> dict[str, np.ndarray]:
         rows = self._read("SELECT vector_key, vector FROM embeddings WHERE model = %s AND vector_key = ANY(%s)", (model, list(keys)), binary=True)
-        return usable_vectors(model, [(k, _array(v).tobytes()) for k, v in rows])
+        return usable_vectors(model, [(k, _array(v).tobytes()) for k, v in rows], read=blobs.matrix_of)
 
     def count_missing_vectors(self, model: str) -> int:
         return self._read(
@@ -141,7 +141,7 @@ class PgVectorTables:
     def keyed_vectors(self, model: str) -> tuple[list[str], np.ndarray]:
         """(keys, matrix) of every `model` vector, ordered by key (no HNSW index: the vocabulary is read whole)."""
         rows = self._read("SELECT vector_key, vector FROM embeddings WHERE model = %s ORDER BY vector_key", (model,), binary=True)
-        return keyed_matrix(model, [(k, _array(v).tobytes()) for k, v in rows])
+        return keyed_matrix(model, [(k, _array(v).tobytes()) for k, v in rows], read=blobs.matrix_of)
 
     def drop_vectors(self, model: str, keys: list[str]) -> None:
         with self.transaction() as db:
@@ -243,7 +243,7 @@ class PgVectorTables:
 
 def _unpack_arrays(rows: list[tuple], model: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """As `store_vectors._unpack`, from pgvector's numpy arrays instead of blobs."""
-    return _unpack([(r[0], _array(r[1]).tobytes(), r[2]) for r in rows], model)
+    return _unpack([(r[0], _array(r[1]).tobytes(), r[2]) for r in rows], model, read=blobs.matrix_of)
 
 
 def _array(value) -> np.ndarray:

@@ -7,11 +7,35 @@ import sqlite3
 from pathlib import Path
 
 from rag.errors import IndexCorrupt, IndexForeign
+from rag.index import blobs
 
 APPLICATION_ID = 0x52414756  # "RAGV"
 INDEX_FOREIGN = (  # the app says it in its own words (rag/web/messages.py)
     "{path} is an SQLite file of another program, not an index of Ask your vault. Point --db (or RAG_DB) at another file; this one is left untouched."
 )
+CONVERT_PART = 5000  # vectors converted at a time by migration 11
+
+
+def _vectors_as_codes(conn: sqlite3.Connection) -> None:
+    """Every stored float32 vector rewritten as its code, in place, so an index made before keeps its vectors and
+    nothing is embedded again. A vector that is not a usable one (`blobs.matrix_of`) is deleted: the next sync
+    embeds its text again, as `rag index` does for one found later. The file keeps its size until `rag index`
+    compacts it (`Store.compact`)."""
+    after: tuple[str, str] = ("", "")
+    while rows := conn.execute(
+        "SELECT vector_key, model, dim, vector FROM embeddings WHERE (vector_key, model) > (?, ?) ORDER BY vector_key, model LIMIT ?",
+        (*after, CONVERT_PART),
+    ).fetchall():
+        for dim in {r[2] for r in rows}:
+            same = [r for r in rows if r[2] == dim]
+            matrix, kept = blobs.matrix_of([r[3] for r in same], 4 * dim)
+            good = [r for r, ok in zip(same, kept) if ok]
+            codes = blobs.encode(matrix)
+            conn.executemany("UPDATE embeddings SET vector = ? WHERE vector_key = ? AND model = ?", [(c, r[0], r[1]) for r, c in zip(good, codes)])
+            conn.executemany("DELETE FROM embeddings WHERE vector_key = ? AND model = ?", [(r[0], r[1]) for r, ok in zip(same, kept) if not ok])
+        after = (rows[-1][0], rows[-1][1])
+
+
 MIGRATIONS = [
     """
     CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -99,6 +123,8 @@ MIGRATIONS = [
     CREATE TABLE token_states (vector_key TEXT NOT NULL, model TEXT NOT NULL, states BLOB NOT NULL);
     CREATE UNIQUE INDEX token_states_key ON token_states(vector_key, model);
     """,
+    # 11: vectors kept as int8 codes (`blobs.encode`), a quarter of float32's bytes: see `_vectors_as_codes`.
+    _vectors_as_codes,
 ]
 
 # The ranking of `chunks_fts`: bm25() with a weight per column (stems, title, aliases, description). FTS5 adds a
@@ -139,7 +165,8 @@ def migrate(conn: sqlite3.Connection) -> None:
         if conn.execute("PRAGMA user_version").fetchone()[0] > number:  # another process ran it while we waited
             conn.execute("COMMIT")
             continue
-        _run_script(conn, MIGRATIONS[number])
+        step = MIGRATIONS[number]
+        step(conn) if callable(step) else _run_script(conn, step)
         if number == 0:
             conn.execute("INSERT INTO meta(key, value) VALUES ('generation', '0')")
             conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")

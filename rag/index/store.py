@@ -1,7 +1,8 @@
 """The index: one SQLite file (WAL) with files, chunks, an FTS5 table of stems, sentences, vectors and meta.
 
 Split as the PostgreSQL store is: this core (files, chunks, sentences, meta, transactions), `store_keywords` (FTS5's
-ranking), `store_vectors` (the vector tables) and `store_memory` (agent memory's counts), mixed in; with `schema`
+ranking), `store_vectors` (the vector tables), `store_memory` (agent memory's counts) and `store_space` (the file's size by
+part, compacting), mixed in; with `schema`
 (its tables and migrations), the only modules that touch sqlite3. Their records are `records`. The index is disposable: everything in it can be rebuilt from the vault.
 """
 
@@ -20,6 +21,7 @@ from rag.index.common import CommonReads
 from rag.index.records import CHUNK_COLUMNS, FILE_COLUMNS, FileInfo, FileState, NoteFields, StoredChunk, chunk_row, chunk_sounds, file_info, file_row
 from rag.index.store_keywords import KeywordIndex
 from rag.index.store_memory import MemoryStats
+from rag.index.store_space import IndexSpace
 from rag.index.store_vectors import VectorTables
 
 try:
@@ -48,7 +50,7 @@ def _use_wal(conn: sqlite3.Connection) -> None:
             time.sleep(0.05)
 
 
-class Store(CommonReads, KeywordIndex, VectorTables, MemoryStats):
+class Store(CommonReads, KeywordIndex, VectorTables, MemoryStats, IndexSpace):
     """Owns one SQLite connection. Safe to share between threads (one lock serialises use of the connection)."""
 
     has_ann_index = False  # meaning search always scans the vectors in memory

@@ -1,5 +1,6 @@
 """The vector half of the index: which chunk and sentence texts still need a vector for a model, storing vectors
-(keyed by content and model, so edits and renames reuse them), and loading them as matrices for search.
+(keyed by content and model, so edits and renames reuse them; each as an int8 code, `blobs.encode`), and loading them
+as matrices for search.
 
 Mixed into `store.Store`, which owns the connection and transactions. Knows model names, not models.
 """
@@ -65,9 +66,9 @@ class VectorTables:
         return {r[0] for r in self._read_in("SELECT vector_key FROM embeddings WHERE model = ? AND vector_key IN ({marks})", keys, model)}
 
     def vectors_for_keys(self, model: str, keys: list[str]) -> dict[str, np.ndarray]:
-        """The stored `model` vectors of the given keys (those that have a usable one: `blobs.vector_of`)."""
+        """The stored `model` vectors of the given keys (those that have a usable one: `blobs.codes_of`)."""
         rows = self._read_in("SELECT vector_key, vector FROM embeddings WHERE model = ? AND vector_key IN ({marks})", keys, model)
-        return usable_vectors(model, rows)
+        return usable_vectors(model, rows, read=blobs.codes_of)
 
     def count_missing_vectors(self, model: str) -> int:
         """Distinct chunk keys minus those with a `model` vector: two scans, no per-chunk probe (see above)."""
@@ -82,7 +83,7 @@ class VectorTables:
         with self.transaction() as db:
             db.executemany(
                 "INSERT OR REPLACE INTO embeddings(vector_key, model, dim, vector) VALUES (?,?,?,?)",
-                [(k, model, matrix.shape[1], matrix[i].tobytes()) for i, k in enumerate(keys)],
+                [(k, model, matrix.shape[1], code) for k, code in zip(keys, blobs.encode(matrix))],
             )
 
     def drop_orphan_vectors(self) -> int:
@@ -147,21 +148,21 @@ class VectorTables:
     def keyed_vectors(self, model: str) -> tuple[list[str], np.ndarray]:
         """(keys, matrix float32) of every usable `model` vector, ordered by key."""
         rows = self._read("SELECT vector_key, vector FROM embeddings WHERE model = ? ORDER BY vector_key", (model,))
-        return keyed_matrix(model, rows)
+        return keyed_matrix(model, rows, read=blobs.codes_of)
 
     def drop_vectors(self, model: str, keys: list[str]) -> None:
         with self.transaction() as db:
             db.executemany("DELETE FROM embeddings WHERE model = ? AND vector_key = ?", [(model, k) for k in keys])
 
     def drop_unusable_vectors(self, model: str, dim: int) -> int:
-        """Delete the `model` vectors search cannot use (not `dim` finite float32 values of unit length; `dim` 0:
+        """Delete the `model` vectors search cannot use (not a code of `dim` components of unit length; `dim` 0:
         the width most of them have), so the next backfill embeds their texts again; how many. Read in parts."""
-        width = 4 * dim or self._common_width(model)
+        width = blobs.code_width(dim) if dim else self._common_width(model)
         dropped, after = 0, ""
         while rows := self._read(
             "SELECT vector_key, vector FROM embeddings WHERE model = ? AND vector_key > ? ORDER BY vector_key LIMIT ?", (model, after, REPAIR_PART)
         ):
-            _, kept = blobs.matrix_of([r[1] for r in rows], width)
+            _, kept = blobs.codes_of([r[1] for r in rows], width)
             bad = [(model, k, v) for (k, v), ok in zip(rows, kept) if not ok]
             if bad:  # only the row as read: another process may have stored a good vector meanwhile
                 with self.transaction() as db:
@@ -185,7 +186,7 @@ class VectorTables:
             f"SELECT c.rowid, e.vector, c.script FROM chunks c JOIN embeddings e ON e.vector_key = c.vector_key AND e.model = ? {only} ORDER BY c.rowid",
             (model, json.dumps(list(rows))) if rows is not None else (model,),
         )
-        return _unpack(found, model)
+        return _unpack(found, model, read=blobs.codes_of)
 
     def sentence_vectors(self, model: str, *, rows: list[int] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(chunk rowid of each row int64, matrix float32, script codes int8) for every sentence with a `model`
@@ -196,14 +197,19 @@ class VectorTables:
             " ORDER BY s.chunk, s.rowid",
             (model, json.dumps(list(rows))) if rows is not None else (model,),
         )
-        return _unpack(found, model)
+        return _unpack(found, model, read=blobs.codes_of)
 
 
-def _unpack(rows: list[tuple], model: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+# How a backend's stored vectors are read back: (blobs) → (matrix of the usable ones, which those are) — SQLite's codes
+# (`blobs.codes_of`) or PostgreSQL's float32 (`blobs.matrix_of`).
+ReadVectors = Callable[[list], tuple[np.ndarray, np.ndarray]]
+
+
+def _unpack(rows: list[tuple], model: str, *, read: ReadVectors) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(ids, vectors, script codes) from rows of (id, vector blob, script), of the usable vectors only."""
     if not rows:
         return np.zeros(0, np.int64), np.zeros((0, 0), np.float32), np.zeros(0, np.int8)
-    matrix, kept = blobs.matrix_of([r[1] for r in rows])
+    matrix, kept = read([r[1] for r in rows])
     if not kept.all():
         blobs.warn_unusable(model, int(len(rows) - kept.sum()))
         rows = [r for r, ok in zip(rows, kept) if ok]
@@ -212,17 +218,20 @@ def _unpack(rows: list[tuple], model: str) -> tuple[np.ndarray, np.ndarray, np.n
     return ids, matrix, scripts
 
 
-def usable_vectors(model: str, rows: list[tuple]) -> dict[str, np.ndarray]:
+def usable_vectors(model: str, rows: list[tuple], *, read: ReadVectors) -> dict[str, np.ndarray]:
     """{key: vector} of rows (key, blob) whose blob is a usable vector (its width is checked by the caller)."""
-    found = {k: blobs.vector_of(v) for k, v in rows}
+    found = {}
+    for k, v in rows:
+        matrix, kept = read([v], len(v)) if blobs.is_blob(v) else (None, [False])
+        found[k] = matrix[0] if kept[0] else None
     blobs.warn_unusable(model, sum(v is None for v in found.values()))
     return {k: v for k, v in found.items() if v is not None}
 
 
-def keyed_matrix(model: str, rows: list[tuple]) -> tuple[list[str], np.ndarray]:
+def keyed_matrix(model: str, rows: list[tuple], *, read: ReadVectors) -> tuple[list[str], np.ndarray]:
     """(keys, matrix) of rows (key, blob), of the usable vectors of the common width."""
     if not rows:
         return [], np.zeros((0, 0), np.float32)
-    matrix, kept = blobs.matrix_of([r[1] for r in rows])
+    matrix, kept = read([r[1] for r in rows])
     blobs.warn_unusable(model, int(len(rows) - kept.sum()))
     return [r[0] for r, ok in zip(rows, kept) if ok], matrix
