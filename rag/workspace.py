@@ -12,6 +12,7 @@ from pathlib import Path
 
 from rag.config import Settings, default_index_path, legacy_index_path
 from rag.embed.embedders import Embedder, make_embedder
+from rag.embed.cpu import one_blas_thread
 from rag.errors import IndexCorrupt, RagError
 from rag.index.storage import IndexStore, open_store
 from rag.index.store import Store
@@ -59,6 +60,7 @@ class Workspace:
         """Open the index for this vault. With `create`, a missing index is made and a damaged one is moved aside.
         `previous_embedder` (the model the index was built with, if it differs) keeps serving during a model change."""
         check_vault(settings.vault)
+        one_blas_thread()  # numpy's small products would wait for a second core (rag/embed/cpu.py)
         if not settings.db_url:
             _move_legacy_index(settings)
         recovered = None

@@ -183,3 +183,14 @@ def test_the_c_engine_starts_openmp_with_passive_waiting_unless_the_person_chose
     )
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60, check=True)
     assert out.stdout.strip() == expected
+
+
+def test_a_workspace_holds_numpys_blas_to_one_thread(vault, tmp_path, fake_embedder):
+    from threadpoolctl import threadpool_info
+
+    from rag.workspace import Workspace
+
+    settings = load_settings(vault=vault, db_path=tmp_path / "i.db", env={})
+    with Workspace.open(settings, create=True, embedder=fake_embedder):
+        blas = [pool for pool in threadpool_info() if pool["user_api"] == "blas"]
+    assert blas and all(pool["num_threads"] == 1 for pool in blas)  # its small products never wait for a busy core
