@@ -11,8 +11,8 @@ import shutil
 from pathlib import Path
 
 from rag.config import Settings, default_index_path, legacy_index_path
-from rag.embed.embedders import Embedder, make_embedder
 from rag.embed.cpu import one_blas_thread
+from rag.embed.embedders import Embedder, make_embedder
 from rag.errors import IndexCorrupt, RagError
 from rag.index.storage import IndexStore, open_store
 from rag.index.store import Store
