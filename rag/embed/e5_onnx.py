@@ -23,11 +23,17 @@ position and type embeddings added, and the graph starts at the embedding LayerN
 from __future__ import annotations
 
 import ctypes
+import hashlib
+import logging
+from pathlib import Path
 
 import numpy as np
 
+from rag.embed import model_cache
 from rag.embed.cpu import this_cpu
 from rag.embed.e5_file import E5File, E5Tokenizer, dequantize
+
+log = logging.getLogger(__name__)
 
 BATCH_TOKENS = 2048  # padded tokens per forward pass: fastest between 1,024 and 4,096 on an AMD EPYC (AVX2)
 # On a CPU with fast int8 (measured on a Xeon with AMX, 2 MB of L2 per core) smaller batches were faster in both
@@ -69,12 +75,9 @@ class OnnxE5:
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         options.log_severity_level = 3  # ORT's warnings about graph rewrites are not the user's business
 
-        def session(graph):
-            return ort.InferenceSession(graph.SerializeToString(), options, providers=["CPUExecutionProvider"])
-
         self.int8 = int8
         self.batch_tokens = FAST_INT8_BATCH_TOKENS if this_cpu().int8_fast else BATCH_TOKENS
-        self._session = session(_graph(model, int8=int8, probe=probe))
+        self._session = _session(ort, options, model, int8=int8, probe=probe)
         _return_freed_memory()
 
     def feed_forward_peaks(self, texts: list[str]) -> np.ndarray:
@@ -188,6 +191,42 @@ class OnnxE5:
         shape = np.array([len(contents), longest, c.hidden], np.int64)
         feeds = {"embedded": embedded.astype(np.float32), "mask": mask.astype(np.int32), "shape": shape}
         return self._session.run(outputs, feeds), mask
+
+
+def _session(ort, options, model, *, int8: bool, probe: bool):
+    """An ONNX Runtime session of `_graph`: built once per model, engine kind and version of this code, then read
+    from the model cache (rag/embed/model_cache.py) by every later process. A probe graph (a bench's) is not kept."""
+
+    def build() -> bytes:
+        return _graph(model, int8=int8, probe=probe).SerializeToString()
+
+    def start(graph: bytes):
+        return ort.InferenceSession(graph, options, providers=["CPUExecutionProvider"])
+
+    if probe:
+        return start(build())
+    key = cache_key(model, int8=int8)
+    try:
+        return start(model_cache.load_or_build(key, build))
+    except Exception as exc:  # ORT's own classes (Fail, InvalidGraph, …) derive from Exception only
+        log.warning("The cached model could not be loaded (%s); building it again.", exc)
+        model_cache.discard(key)
+        graph = build()
+        session = start(graph)
+        model_cache.write(model_cache.path_for(key), graph)
+        return session
+
+
+def cache_key(model, *, int8: bool) -> dict:
+    """What a built graph depends on: the weights (`fingerprint`), this file's code, the precision and the CPU's
+    int8 kind (7-bit weights without VNNI)."""
+    return {
+        "format": 1,
+        "code": hashlib.sha256(Path(__file__).read_bytes()).hexdigest(),
+        "model": model.fingerprint,
+        "int8": int8,
+        "int8_fast": this_cpu().int8_fast,
+    }
 
 
 def _return_freed_memory() -> None:

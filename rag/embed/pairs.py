@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import hashlib
 import threading
 from pathlib import Path
 
@@ -48,6 +49,11 @@ class _Adapted:
         self._adapters = adapters
         self.config = dataclasses.replace(model.config, layers=layers)
         self.pieces = model.pieces
+        adapted = hashlib.sha256(Path(__file__).read_bytes())  # the adapters' values and how they are added
+        for name in sorted(adapters):
+            adapted.update(f"{name}:{adapters[name].dtype}:{adapters[name].shape}".encode())
+            adapted.update(np.ascontiguousarray(adapters[name]).tobytes())
+        self.fingerprint = {**model.fingerprint, "adapters": adapted.hexdigest(), "layers": layers}
 
     def q4(self, name: str, rows: int) -> np.ndarray:
         weight = self._model.q4(name, rows)
