@@ -54,6 +54,22 @@ def test_a_damaged_file_is_never_trusted_but_built_again_and_replaced(cache, dam
     assert model_cache.read(path) == b"the real model " * 100  # replaced whole
 
 
+def test_a_file_unused_for_a_month_is_removed_when_another_is_written_and_a_used_one_is_kept(cache):
+    import os
+    import time
+
+    build, _ = _builder(b"model")
+    old, used = {**KEY, "model": "old release"}, {**KEY, "model": "still used"}
+    model_cache.load_or_build(old, build)
+    model_cache.load_or_build(used, build)
+    month_ago = time.time() - (model_cache.STALE_DAYS + 1) * 86400
+    for key in (old, used):
+        os.utime(model_cache.path_for(key), (month_ago, month_ago))
+    model_cache.load_or_build(used, build)  # read: marked used
+    model_cache.load_or_build({**KEY, "model": "new"}, build)
+    assert not model_cache.path_for(old).exists() and model_cache.path_for(used).exists()
+
+
 def test_keys_differ_by_engine_kind_and_weights(cache):
     paths = {model_cache.path_for({**KEY, "int8": int8, "model": model}) for int8 in (False, True) for model in ("a", "b")}
     assert len(paths) == 4

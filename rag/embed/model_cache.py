@@ -8,7 +8,8 @@ reading and checking the 85 MB it serialises to takes ~0.1 s. The file lives in 
 
 The file is never trusted: it holds a SHA-256 of its payload, checked on every read; a file that is missing,
 short, damaged or from another format is built again and replaced (written to a temporary name, then renamed, so a
-reader never sees half a file). A cache folder that cannot be written costs only the build.
+reader never sees half a file). A cache folder that cannot be written costs only the build. Each read marks its
+file used; a file unused for STALE_DAYS (an older release's, another engine's) is removed when a new one is written.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import json
 import logging
 import os
 import tempfile
+import time
 from pathlib import Path
 from typing import Callable
 
@@ -25,6 +27,7 @@ log = logging.getLogger(__name__)
 
 MAGIC = b"RAGONNX1"  # file format: MAGIC, SHA-256 of the payload (32 bytes), payload (a serialised ONNX model)
 DIGEST_BYTES = 32
+STALE_DAYS = 30
 
 
 def cache_dir() -> Path:
@@ -69,6 +72,10 @@ def read(path: Path) -> bytes | None:
     if hashlib.sha256(payload).digest() != data[len(MAGIC) : head]:
         log.info("Model cache %s is damaged; building it again.", path)
         return None
+    try:
+        os.utime(path)  # used: kept by `_prune`
+    except OSError:
+        pass
     return bytes(payload)
 
 
@@ -85,8 +92,20 @@ def write(path: Path, model: bytes) -> None:
         except BaseException:
             Path(temporary).unlink(missing_ok=True)
             raise
+        _prune(path.parent, keep=path)
     except OSError as exc:
         log.info("Model cache not written (%s): the next process builds the model again.", exc)
+
+
+def _prune(folder: Path, *, keep: Path) -> None:
+    """Removes the cache files (and a crashed writer's temporary files) not used for STALE_DAYS."""
+    oldest = time.time() - STALE_DAYS * 86400
+    for old in [*folder.glob("e5-*.onnx.cache"), *folder.glob("e5-*.tmp")]:
+        try:
+            if old != keep and old.stat().st_mtime < oldest:
+                old.unlink()
+        except OSError:  # another process removed or replaced it first
+            pass
 
 
 def discard(key: dict) -> None:
