@@ -1,6 +1,6 @@
-"""The vocabulary kept small: a row per stem, in 128 values for the default model (rag/index/word_projection.py); a
-vocabulary written by the earlier code (a row per word, full vectors, under `words:<model>`) keeps serving until the
-next sync converts it, without embedding a word."""
+"""The vocabulary kept small: a row per stem (in fewer values where a projection file is there:
+rag/index/word_projection.py); a vocabulary written by the earlier code (a row per word under `words:<model>`) keeps
+serving until the next sync converts it, without embedding a word."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import json
 import numpy as np
 
 from rag.config import load_settings
-from rag.index import repair, vocabulary
+from rag.index import repair, vocabulary, word_projection
 from rag.index.records import WORD_MODELS
 from rag.text import stemming
 from rag.workspace import Workspace
@@ -68,11 +68,11 @@ def test_a_vocabulary_of_a_row_per_word_serves_then_the_next_sync_converts_it_wi
         assert len(fake_embedder.embedded) == embedded  # and it stays current
 
 
-def test_with_the_real_model_a_row_per_stem_of_128_values_still_finds_the_paragraph(tmp_path, real_embedder, monkeypatch):
+def test_with_the_real_model_a_row_per_stem_still_finds_the_paragraph(tmp_path, real_embedder, monkeypatch):
     with Workspace.open(_settings(tmp_path), create=True, embedder=real_embedder) as ws:
         ws.sync()
         keys, matrix = vocabulary.word_vectors(ws.store, real_embedder)
-        assert matrix.shape == (len(keys), 128) and "intercept" in keys and "scored" not in keys
+        assert matrix.shape == (len(keys), vocabulary.width(real_embedder)) and "intercept" in keys and "scored" not in keys
         assert repair.drop_unreadable(ws.store, real_embedder) == 0  # `rag index` keeps them: their width is right
         assert _first_path(ws, QUESTION) == "Football/Defense.md"
 
@@ -81,9 +81,32 @@ def test_with_the_real_model_a_row_per_stem_of_128_values_still_finds_the_paragr
         asked = []
         monkeypatch.setattr(real_embedder, "embed_queries", lambda texts: asked.append(texts) or np.zeros((len(texts), 384), np.float32))
         ws.sync()
-        assert asked == []  # converted: each stem's word's vector projected
+        assert asked == []  # converted: each stem takes its word's vector
         monkeypatch.undo()
         converted, projected = vocabulary.word_vectors(ws.store, real_embedder)
         # the same words' vectors (the engine and batch of the embedding move their last digits: cosine ~0.99)
         assert converted == keys and np.einsum("ij,ij->i", projected, matrix).min() > 0.95
         assert _first_path(ws, QUESTION) == "Football/Defense.md"
+
+
+def test_a_projection_file_keeps_the_vocabulary_in_fewer_values_and_the_next_sync_re_keys_it(tmp_path, fake_embedder, monkeypatch):
+    dim = fake_embedder.dim
+    projection = tmp_path / "projection.npz"
+    directions = np.linalg.qr(np.random.default_rng(0).standard_normal((dim, 8)))[0].astype(np.float16)
+    np.savez(projection, mean=np.zeros(dim, np.float32), directions=directions, model=np.array(fake_embedder.name))
+    with Workspace.open(_settings(tmp_path), create=True, embedder=fake_embedder) as ws:
+        ws.sync()
+        assert vocabulary.word_vectors(ws.store, fake_embedder)[1].shape[1] == dim
+        monkeypatch.setattr(word_projection, "PROJECTION", projection)
+        word_projection._fitted.cache_clear()
+        try:
+            assert vocabulary.width(fake_embedder) == 8
+            ws.sync()  # another form: the vocabulary is kept again in the new width
+            keys, matrix = vocabulary.word_vectors(ws.store, fake_embedder)
+            assert matrix.shape == (len(keys), 8) and np.allclose(np.linalg.norm(matrix, axis=1), 1) and "intercept" in keys
+            every = [r for r, _ in ws.retriever.keyword_ranking("panthers season", 10)]
+            assert ws.retriever.lexicon_ranking(QUESTION, every) != []  # the question's words projected alike
+            assert repair.drop_unreadable(ws.store, fake_embedder) == 0
+        finally:
+            monkeypatch.undo()
+            word_projection._fitted.cache_clear()

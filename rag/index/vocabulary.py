@@ -1,12 +1,12 @@
 """The vault's vocabulary, one row per stem: the stem's form written in most texts, embedded alone once per model and
 kept in the embeddings table under the model name `words:<form>:<model>` (`words_model`; `records.WORD_MODELS`), in
-the width of rag/index/word_projection.py, so a question's words can be matched to the nearest words of the vault's
-other language (rag/search/lexicon.py). Knows nothing about search.
+the width of rag/index/word_projection.py (the model's own where no projection is shipped), so a question's words can
+be matched to the nearest words of the vault's other language (rag/search/lexicon.py). Knows nothing about search.
 
-A row per stem instead of per word, 128 values instead of 384: 6,270 rows → 4,649 for XQuAD-en's vocabulary, 9.6 MB
-of float32 → 2.4 MB (docs/benchmarks.md has the rankings). A vocabulary of an earlier form (a row per word, full
-width, under `words:<model>`) is still read until the next sync converts it, without embedding: each stem takes its
-form's vector, projected.
+A row per stem instead of per word: XQuAD-en's 6,270 rows → 4,649 (9.6 → 7.1 MB of float32), XQuAD-ru's 10,269 →
+5,877, FastAPI-en's 3,027 → 1,987; hybrid nDCG@10 in docs/benchmarks.md. A vocabulary of the earlier form (a row per
+word under `words:<model>`) is still read until the next sync converts it, without embedding: each stem takes the
+vector of its form written in most texts.
 
 The vocabulary follows the chunks: new stems of newly embedded chunks are embedded; the whole vault is re-read on a
 large change (or once, for an index made before the vocabulary or in another form), and stems gone from it lose their
@@ -81,11 +81,6 @@ def vault_forms(texts: Iterable[str]) -> dict[str, list[str]]:
         forms.setdefault(stemming.stem(word), []).append(word)
     ranked = sorted(forms.items(), key=lambda item: -sum(counts[w] for w in item[1]))  # stable: ties keep word order
     return dict(ranked[:MAX_WORDS])
-
-
-def vault_words(texts: Iterable[str]) -> list[str]:
-    """The words the vocabulary embeds for these texts: each stem's form written in most texts (`vault_forms`)."""
-    return [forms[0] for forms in vault_forms(texts).values()]
 
 
 def full_vectors(embedder: Embedder, words: list[str]) -> np.ndarray:
