@@ -181,7 +181,7 @@ def test_two_processes_embedding_one_index_never_embed_a_text_twice(settings, va
     assert min(counts) > 0, counts  # and both did part of the work
     assert sorted(references) == [0, sum(map(len, reference_texts().values()))]  # and the language reference once
     with Workspace.open(settings, embedder=fake_embedder) as ws:  # and each vocabulary word once
-        assert sum(words) == len(vocabulary.word_vectors(ws.store, fake_embedder.name)[0]) > 0
+        assert sum(words) == len(vocabulary.word_vectors(ws.store, fake_embedder)[0]) > 0
     with Workspace.open(settings, embedder=fake_embedder) as ws:
         assert ws.store.count_missing_vectors(fake_embedder.name) == 0
 

@@ -60,7 +60,7 @@ def test_first_sync_embeds_chunks_then_sentences(with_sentences, fake_embedder):
     with Workspace.open(with_sentences, create=True, embedder=fake_embedder) as ws:
         report = ws.sync()
         counts = ws.store.counts(fake_embedder.name)
-        words = len(vocabulary.word_vectors(ws.store, fake_embedder.name)[0])
+        words = len(vocabulary.word_vectors(ws.store, fake_embedder)[0])
     assert report.chunks_embedded == report.chunks_total and report.sentences_embedded > 0
     reference = sum(map(len, reference_texts().values()))  # the language reference, then the vocabulary, come last
     assert len(fake_embedder.embedded) == report.chunks_embedded + report.sentences_embedded + reference + words

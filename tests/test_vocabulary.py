@@ -35,8 +35,8 @@ def test_sync_embeds_the_vocabulary_and_follows_the_vault(tmp_path, backend, ind
     settings = load_settings(vault=vault, db_path=index_location, env={}, sentence_vectors=False)
     with Workspace.open(settings, create=True, embedder=fake_embedder) as ws:
         ws.sync()
-        words, matrix = vocabulary.word_vectors(ws.store, fake_embedder.name)
-        assert {"template", "sourdough", "закваска"} <= set(words) and matrix.shape == (len(words), fake_embedder.dim)
+        words, matrix = vocabulary.word_vectors(ws.store, fake_embedder)
+        assert {"templat", "sourdough", "закваск"} <= set(words) and matrix.shape == (len(words), fake_embedder.dim)  # a row per stem
         assert "the" not in words  # stop words are not the vocabulary
         embedded = len(fake_embedder.embedded)
         ws.sync()  # nothing changed: nothing embedded, not even the words
@@ -46,17 +46,17 @@ def test_sync_embeds_the_vocabulary_and_follows_the_vault(tmp_path, backend, ind
         (vault / "Notes/Rye.md").write_text("# Rye\n\nRye flour ferments slowly.\n", encoding="utf-8")
         ws.sync()  # a small change adds the new words only
         assert sorted(fake_embedder.embedded[embedded + 1 :]) == ["ferments", "flour", "rye", "slowly"]  # after the chunk itself
-        words, _ = vocabulary.word_vectors(ws.store, fake_embedder.name)
-        assert {"ferments", "sourdough"} <= set(words)
+        words, _ = vocabulary.word_vectors(ws.store, fake_embedder)
+        assert {"ferment", "sourdough"} <= set(words)
 
         monkeypatch.setattr(vocabulary, "RECOUNT_ABOVE", 0)  # a large change re-reads the vault
         (vault / "Notes/Rye.md").write_text("# Rye\n\nRye flour ferments slowly overnight.\n", encoding="utf-8")
         ws.sync()
-        words, _ = vocabulary.word_vectors(ws.store, fake_embedder.name)
-        assert "sourdough" not in words and {"overnight", "ferments", "template"} <= set(words)
+        words, _ = vocabulary.word_vectors(ws.store, fake_embedder)
+        assert "sourdough" not in words and {"overnight", "ferment", "templat"} <= set(words)
         assert "template" not in fake_embedder.embedded[embedded:]  # a known word is not embedded again
         ws.store.drop_orphan_vectors()  # the words are no chunk's vectors, yet not orphans
-        assert "ferments" in vocabulary.word_vectors(ws.store, fake_embedder.name)[0]
+        assert "ferment" in vocabulary.word_vectors(ws.store, fake_embedder)[0]
         assert consistency(index_location)["orphan_vectors"] == 0
 
 

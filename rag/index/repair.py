@@ -25,9 +25,9 @@ def drop_unreadable(store: IndexStore, embedder: Embedder) -> int:
     from rag.search.token_match import readable
 
     dropped = store.drop_unusable_vectors(embedder.name, embedder.dim)
-    words = store.drop_unusable_vectors(vocabulary.words_model(embedder.name), embedder.dim)
+    words = store.drop_unusable_vectors(vocabulary.words_model(embedder), vocabulary.width(embedder))
     if words:
-        vocabulary.recount(store, embedder.name)
+        vocabulary.recount(store, embedder)
     dropped += words + store.drop_unreadable_token_states(readable)
     if dropped:
         log.warning("%d unreadable vectors or token states were dropped from the index; they are computed again now.", dropped)

@@ -382,7 +382,7 @@ def backfill(store: IndexStore, embedder: Embedder, *, batch_size: int, progress
 
     total = cost(keys) + cost(unread) + language_reference.reference_pending(store, embedder) * REFERENCE_COST_CHARS
     total += int(ALIGNED_COST_SHARE * cost(unaligned))
-    words = vocabulary.pending(store, embedder.name, changed=chunk_keys)
+    words = vocabulary.pending(store, embedder, changed=chunk_keys)
     total += len(words or ()) * WORD_COST_CHARS
     done = chunks_done = worked = words_done = stated = read = 0
     progress("embed", 0, total)

@@ -1,7 +1,7 @@
 """Words matched by meaning: a passage written in the other language than the question is scored by how closely its
 words match the question's, word by word, through the vault's vocabulary embedded word by word
-(rag/index/vocabulary.py) — «шаблон» finds "template", «очков» finds "points" — which the stems of either language
-cannot match and the passage's one vector blurs (the right article, the wrong paragraph of it).
+(rag/index/vocabulary.py: a vector per stem) — «шаблон» finds "template", «очков» finds "points" — which the stems of
+either language cannot match and the passage's one vector blurs (the right article, the wrong paragraph of it).
 
 Each content word of the question takes its best match among the passage's vocabulary words, as a z-score against
 that word's similarities to the vocabulary of the matched word's script (e5's cosines crowd near 0.8, and run
@@ -27,7 +27,6 @@ from rag.embed.embedders import Embedder
 from rag.errors import EmbedderError
 from rag.index import vocabulary
 from rag.index.storage import IndexStore
-from rag.text import stemming
 from rag.text.sentences import script
 
 log = logging.getLogger(__name__)
@@ -37,10 +36,9 @@ CACHED_QUESTIONS = 256  # UIs re-run the same search (Streamlit reruns on every 
 
 @dataclass(frozen=True)
 class _Vocabulary:
-    """The vault's words with their vectors, each word's row, and which rows are of each script."""
+    """The vault's words (stems) with their vectors, each one's row, and which rows are of each script."""
 
-    words: list[str]
-    matrix: np.ndarray
+    stored: vocabulary.Stored
     row: dict[str, int]
     sides: list[np.ndarray]  # the rows of each script
 
@@ -73,7 +71,8 @@ class Lexicon:
             return []
         scored = []
         for rowid, text in passages.items():
-            rows = sorted({known.row[w] for w in vocabulary.content_words(text) if w in known.row})
+            keys = (known.stored.key(w) for w in vocabulary.content_words(text))
+            rows = sorted({known.row[k] for k in keys if k in known.row})
             if rows:
                 best = measured.similarity[:, rows].max(axis=1)
                 scored.append((rowid, float(best @ measured.weights)))
@@ -88,18 +87,18 @@ class Lexicon:
         words = vocabulary.content_words(question)
         if words:
             try:
-                vectors = vocabulary.embed_words(self._embedder, words)
+                vectors = known.stored.embed(self._embedder, words)
             except EmbedderError as exc:
                 log.warning("Question words not matched by meaning: %s", exc)
                 return None  # not cached: the embedder may be back for the next search
-            if vectors.shape[1] == known.matrix.shape[1]:  # a stored vocabulary of another width cannot be compared
-                cosines = vectors @ known.matrix.T
+            if vectors.shape[1] == known.stored.matrix.shape[1]:  # a stored vocabulary of another width cannot be compared
+                cosines = vectors @ known.stored.matrix.T
                 # Each script's words are their own population: a word's cosines to its own language run higher.
                 similarity = np.empty_like(cosines)
                 for rows in known.sides:
                     part = cosines[:, rows]
                     similarity[:, rows] = (part - part.mean(axis=1, keepdims=True)) / np.maximum(part.std(axis=1, keepdims=True), 1e-6)
-                nearest = [stemming.stem(known.words[i]) for i in np.argmax(similarity, axis=1)]
+                nearest = [known.stored.stem(known.stored.keys[i]) for i in np.argmax(similarity, axis=1)]
                 total, frequencies = self._store.document_frequencies(sorted(set(nearest)))
                 idf = np.array([max(math.log((total + 1) / (frequencies.get(s, 0) + 0.5)), 0.0) for s in nearest], dtype=np.float32)
                 measured = _Question(similarity.astype(np.float32), idf / max(float(idf.sum()), 1e-6))
@@ -113,10 +112,11 @@ class Lexicon:
         stamp = vocabulary.stamp(self._store, self._embedder.name)
         with self._lock:
             if stamp != self._stamp:
-                words, matrix = vocabulary.word_vectors(self._store, self._embedder.name)
-                scripts = np.array([script(w) for w in words], dtype=object)
+                stored = vocabulary.stored(self._store, self._embedder)
+                scripts = np.array([script(w) for w in stored.keys], dtype=object)
                 sides = [np.flatnonzero(scripts == name) for name in ("latin", "cyrillic")]
-                self._words = _Vocabulary(words, matrix, {w: i for i, w in enumerate(words)}, [s for s in sides if len(s)]) if words else None
+                row = {w: i for i, w in enumerate(stored.keys)}
+                self._words = _Vocabulary(stored, row, [s for s in sides if len(s)]) if stored.keys else None
                 self._questions.clear()
                 self._stamp = stamp
             return self._words
