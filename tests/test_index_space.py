@@ -6,6 +6,7 @@ from __future__ import annotations
 import sqlite3
 
 import numpy as np
+import pytest
 
 from rag.config import load_settings
 from rag.index import blobs
@@ -87,3 +88,12 @@ def test_index_gives_back_the_space_a_large_deletion_left_and_only_then(vault, t
         assert freed > 0 and ws.store.size_bytes() <= before - freed // 2
         assert ws.store.size_by_part()["free"] == 0 and ws.store.compact() == 0
         assert ws.retriever.hybrid("garden", 3).hits  # the notes left are searched as before
+
+
+@pytest.mark.both_backends
+def test_the_index_says_its_size_by_part_on_both_backends(workspace):
+    workspace.sync()
+    parts = workspace.store.size_by_part()
+    assert set(parts) == {"text", "vectors", "vocabulary", "token_states", "sentence_readings", "free"}
+    assert parts["text"] > 0 and parts["vectors"] > 0 and parts["vocabulary"] > 0
+    assert workspace.store.compact() == 0  # nothing to give back: a fresh index (and PostgreSQL's is autovacuum's)

@@ -145,8 +145,9 @@ def test_a_chunk_scores_by_its_own_cosine_and_its_best_sentence(tmp_path):
     rowid = {r[0]: r[1] for r in store._read("SELECT path, rowid FROM chunks")}
     assert set(scored) == {rowid["a.md"], rowid["b.md"]}
     a = (float(vectors["ka"] @ query) + float(vectors["ka2"] @ query)) / 2
-    assert scored[rowid["a.md"]] == pytest.approx(a, abs=1e-6)
-    assert scored[rowid["b.md"]] == pytest.approx(float(vectors["kb"] @ query), abs=1e-6)  # no sentences: its own cosine
+    # the index keeps vectors as int8 codes (rag/index/blobs.py): cosines within their rounding
+    assert scored[rowid["a.md"]] == pytest.approx(a, abs=3e-3)
+    assert scored[rowid["b.md"]] == pytest.approx(float(vectors["kb"] @ query), abs=3e-3)  # no sentences: its own cosine
     assert scored[rowid["a.md"]] > scored[rowid["b.md"]]  # a's best sentence lifts it above b
     plain = dict(VectorIndex(store, "m", sentence_weight=0.0).search(query, 10))
     assert plain[rowid["a.md"]] < plain[rowid["b.md"]]
