@@ -1,13 +1,13 @@
 """Fit the code of e5's token states (rag/embed/token_code.py) on ordinary notes, none of an evaluation set.
 
-    python bench/token_code.py [--vaults $RAG_DEV_VAULTS] [--pieces 600] [--out rag/embed/token_code.npz]
+    python bench/token_code.py [--vaults $RAG_DEV_VAULTS] [--pieces 600] [--states sample.npy] [--out rag/embed/token_code.npz]
 
 Reads the development vaults (javascript.info and Diplodoc in English and Russian, the imported chats: bench/
 dev_vaults.py) and the demo vault, cut into pieces of a few paragraphs (600-1,500 characters, about a chunk), a
 seeded sample of `--pieces` of them through the model (`token_states`, as indexing keeps them: 600 pieces are ~88k
-word tokens, ~9 min on two busy cores), then per layer and per run of components k-means with 256 centroids (seeded,
-k-means++-free: random tokens as the start, 15 rounds on 40k tokens). Writes float16 centroids and the fit's number
-(`version`, kept in each blob's header: bump it whenever the centroids change, or older blobs would be misread).
+word tokens, ~9 min on two busy cores; `--states` keeps them for the next run), then per layer each component's mean,
+its mean distance from it, and the KEPT components of most variance (a second). Writes them and the fit's number
+(`version`, kept in each blob's header: bump it whenever the fit changes, or older blobs would be misread).
 """
 
 from __future__ import annotations
@@ -22,10 +22,8 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 VAULTS = ("diplodoc-en", "diplodoc-ru", "jsinfo-en", "jsinfo-ru", "chats")
-PARTS = 16  # runs of 24 components per layer: one byte each, 32 B a token for two layers
-ROUNDS = 15
-FIT_TOKENS = 40_000
-VERSION = 1
+KEPT = 256  # components per layer kept, one bit each: 32 B a layer, 64 B a token for two layers
+VERSION = 2  # 1 was a product code (16 runs of 24 components, k-means), measured short and never the default
 
 
 def pieces(folders: list[Path], count: int) -> list[str]:
@@ -44,29 +42,13 @@ def pieces(folders: list[Path], count: int) -> list[str]:
     return found[:count]
 
 
-def kmeans(points: np.ndarray, k: int, rounds: int, rng: np.random.Generator) -> np.ndarray:
-    centroids = points[rng.choice(len(points), k, replace=False)].copy()
-    for _ in range(rounds):
-        nearest = ((centroids * centroids).sum(1)[None] - 2 * points @ centroids.T).argmin(1)
-        counts = np.bincount(nearest, minlength=k)
-        sums = np.zeros_like(centroids)
-        np.add.at(sums, nearest, points)
-        empty = counts == 0  # a centroid nothing chose starts again at a random token
-        centroids = np.where(empty[:, None], points[rng.integers(len(points), size=k)], sums / np.maximum(counts, 1)[:, None])
-    return centroids
-
-
-def fit(states: np.ndarray) -> np.ndarray:
-    """[layers, tokens, dim] → centroids [layers, PARTS, 256, dim / PARTS]."""
-    rng = np.random.default_rng(1)
-    layers, tokens, dim = states.shape
-    run = dim // PARTS
-    books = np.empty((layers, PARTS, 256, run), np.float32)
-    for layer in range(layers):
-        sample = states[layer, rng.choice(tokens, min(FIT_TOKENS, tokens), replace=False)]
-        for part in range(PARTS):
-            books[layer, part] = kmeans(sample[:, part * run : (part + 1) * run], 256, ROUNDS, rng)
-    return books
+def fit(states: np.ndarray) -> dict[str, np.ndarray]:
+    """[layers, tokens, dim] → per layer the components' means [layers, dim], mean distances from them [layers, dim]
+    and the KEPT components of most variance [layers, KEPT] (ascending)."""
+    mean = states.mean(axis=1)
+    deviation = states - mean[:, None]
+    kept = np.sort(np.argsort(-(deviation**2).mean(axis=1), axis=1)[:, :KEPT], axis=1)
+    return {"mean": mean, "spread": np.abs(deviation).mean(axis=1), "kept": kept.astype(np.uint16)}
 
 
 def main() -> None:
@@ -88,10 +70,9 @@ def main() -> None:
         print(f"{len(texts)} pieces, {states.shape[1]} tokens read in {time.perf_counter() - started:.0f} s")
         if args.states:
             np.save(args.states, states.astype(np.float16))
-    started = time.perf_counter()
-    books = fit(states)
-    np.savez_compressed(args.out, centroids=books.astype(np.float16), version=np.int32(VERSION))
-    print(f"{args.out}: {books.shape} centroids fitted in {time.perf_counter() - started:.0f} s")
+    fitted = fit(states)
+    np.savez_compressed(args.out, mean=fitted["mean"], spread=fitted["spread"], kept=fitted["kept"], version=np.int32(VERSION))
+    print(f"{args.out}: {states.shape[1]} tokens, {KEPT} of {states.shape[2]} components kept a layer")
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
-"""e5's token states in their fitted code (rag/embed/token_code.py, rag/search/token_match.py `pack`): 32 B a token
-for both layers, the match they give close to the model's own, an older index's 4-bit states still read and coded
+"""e5's token states in their fitted code (rag/embed/token_code.py, rag/search/token_match.py `pack`): 64 B a token
+for both layers (a bit for each of 256 components a layer), the match they give close to the model's own, an older index's 4-bit states still read and coded
 anew by `rag index` without the model, and passages read now cached in the same code."""
 
 from __future__ import annotations
@@ -27,21 +27,36 @@ def _four_bits(states: np.ndarray) -> bytes:
     return token_match._header(*states.shape, token_match.BITS) + token_match._four_bits(states)
 
 
-def test_e5_states_take_32_bytes_a_token_and_match_as_the_model_reads_them(real_embedder):
+def test_e5_states_take_64_bytes_a_token_and_match_as_the_model_reads_them(real_embedder):
     asked = real_embedder.token_states(["Кто исполнил гимн на стадионе?"], query=True)[0]
     states = real_embedder.token_states(PASSAGES)
     for state in states:
         blob = pack(state)
-        assert len(blob) == 16 + state.shape[1] * 2 * 16  # the header, then one byte per 24 components a layer
+        assert len(blob) == 16 + state.shape[1] * 2 * 32  # the header, then a bit for each of 256 components a layer
         back = unpack(blob)
         assert back.shape == state.shape and back.dtype == np.float32
         cosines = np.sum(back * state, axis=2) / np.linalg.norm(back, axis=2)
         assert cosines.mean() > 0.6, cosines.mean()
     exact = [window_match(asked, s) for s in states]
     coded = [window_match(asked, unpack(pack(s))) for s in states]
-    # the same order of passages (the centroids are shorter than the rows: every score shrinks alike, and the re-read
-    # moves candidates by their deviation from the others', not by the score itself)
+    # the same order of passages (decoded rows are not unit length: every score changes alike, and the re-read moves
+    # candidates by their deviation from the others', not by the score itself)
     assert np.argsort(coded).tolist() == np.argsort(exact).tolist()
+
+
+def test_a_kept_component_decodes_to_its_mean_plus_or_minus_its_spread_the_others_to_their_mean():
+    mean, spread, kept, _ = token_code._fitted()
+    assert kept.shape == (2, 256) and token_code.parts() == 32
+    states = np.repeat(mean[:, None], 3, axis=1)
+    states[:, 0, kept[:, 0]] += 0.5  # above the mean
+    states[:, 1] -= 0.01  # every component below it
+    back = token_code.decode(token_code.encode(states))
+    lanes = np.arange(2)[:, None]
+    dropped = np.setdiff1d(np.arange(384), kept[0])
+    assert np.allclose(back[0, :, dropped], mean[0, dropped][:, None])  # not kept: the mean, whatever the token
+    assert np.allclose(back[:, 1][lanes, kept], mean[lanes, kept] - spread[lanes, kept])
+    assert np.allclose(back[:, 2][lanes, kept], mean[lanes, kept] + spread[lanes, kept])  # on the mean: above
+    assert np.allclose(back[:, 0][lanes, kept[:, :1]], (mean + spread)[lanes, kept[:, :1]])
 
 
 def test_states_the_code_is_not_for_stay_in_4_bits():
@@ -82,7 +97,7 @@ def test_an_older_index_4_bit_states_are_read_then_coded_anew_by_index_without_t
         assert fake.states_read == []  # no model read
         stored = ws.store.chunk_token_states("e5", rows)
         assert sorted(stored.values()) == sorted(pack(unpack(blob)) for blob in old.values())  # decoded, then coded
-        assert all(len(blob) == 16 + 9 * 2 * 16 for blob in stored.values())
+        assert all(len(blob) == 16 + 9 * 2 * 32 for blob in stored.values())
         (aligned,) = ws.store.chunk_token_states("aligned", rows).values()
         assert aligned[12:16] == np.uint32(token_match.BITS).tobytes()  # not e5's shape: kept in 4 bits
         ws.sync()

@@ -151,7 +151,7 @@ def test_with_the_real_model_stored_states_are_the_model_reading_the_chunk_and_r
             kept, fresh = unpack(stored[row]), real_embedder.token_states([texts[row]])[0]
             assert kept.shape == fresh.shape
             cosines = np.sum(kept * fresh, axis=2) / np.linalg.norm(kept, axis=2)
-            # the fitted code (rag/embed/token_code.py: a centroid per 24 components) keeps a row's direction roughly;
+            # the fitted code (rag/embed/token_code.py: a bit for each of 256 components) keeps a row's direction roughly;
             # its cost to the ranking is measured there
             assert cosines.mean() > 0.6, cosines.mean()
         read = []

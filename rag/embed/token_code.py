@@ -1,17 +1,23 @@
-"""The fitted code of e5's token states (rag/embed/e5_onnx.py `TOKEN_LAYERS`, rag/search/token_match.py `pack`):
-product quantisation, each layer's 384 components cut into PARTS runs of 24 and each run kept as the number (one
-byte) of its nearest of 256 centroids fitted for that run. A token's two layers take 2 × PARTS bytes, 32 B, against
-392 B in 4 bits a component. The question's states stay float32 and are compared with the centroids the passage's
-tokens name ("asymmetric" distance), so only the passage side is coded.
+"""The fitted code of e5's token states (rag/embed/e5_onnx.py `TOKEN_LAYERS`, rag/search/token_match.py `pack`): of
+each layer's 384 components the KEPT 256 that vary most over ordinary notes are kept as one bit each, which side of
+that component's mean the token lies on; decoded, a kept component is its mean ± its mean distance from it, the others
+their mean. A token's two layers take 2 × 32 B = 64 B, against 392 B in 4 bits a component. The question's states stay
+float32 (only the passage side is coded), and the retriever's TOKEN_WEIGHT is 1.75 with this code (1.5 with 4 bits).
 
-The centroids (`token_code.npz`, float16, ~0.4 MB) were fitted by k-means on the token states of ordinary notes, none
-of an evaluation set: the development vaults (javascript.info and Diplodoc in English and Russian, the imported
-chats) and the demo vault, `python bench/token_code.py` rebuilds them. Measured on XQuAD's cross-language sets
-(hybrid nDCG@10, the stored 4-bit states coded again, the question's states exact): ru2en 0.9656 → 0.9635, en2ru
-0.9644 → 0.9528: short of "within 0.003" on en2ru. Also measured there (en2ru / ru2en): the decoded rows made unit
-length 0.9543 / 0.9592; layer 8 alone 0.9405 / 0.9531, layer 10 alone 0.9491 / -; centred principal directions
-fitted on the same notes at 1 bit (Lloyd-Max levels, a spread per direction), all 384: 0.9615 / 0.9605 (96 B a
-token), 192: 0.9602 / 0.9600 (48 B); at 2 bits, 96: 0.9515 / 0.9575, 128: 0.9560 / -.
+The means, the distances and which components are kept (`token_code.npz`, ~5 KB) come from the token states of
+ordinary notes, none of an evaluation set: the development vaults (javascript.info and Diplodoc in English and
+Russian, the imported chats) and the demo vault; `python bench/token_code.py` rebuilds them. Measured on XQuAD's
+cross-language sets, hybrid nDCG@10 en2ru / ru2en, the stored 4-bit states coded again, the question's exact, the
+search's fused ranking recorded once and replayed (the weight chosen on en2ru among 1.0-2.0, then checked on ru2en):
+4 bits (today, 392 B) 0.9644 / 0.9656; this code (64 B) at weight 1.5 0.9599 / 0.9652, at 1.75 0.9624 / 0.9642; no
+token re-read at all 0.9505 / 0.9563. The same bit on all 384 components (96 B) 0.9607 / 0.9638 at 1.5, 0.9620 /
+0.9637 at 1.75; on 192 (48 B) 0.9611 / 0.9612 at 1.75; on 128 (32 B) 0.9536 / 0.9537.
+Tried and dropped, at 1.5 (none within 0.003 on en2ru, re-weighting 1.0-2.0 did not bring them there): product
+codes, k-means centroids of runs of components, one byte a run (the rarer a token, the worse its centroid, and rare
+tokens are what a question matches): 16 runs of 24 (32 B) 0.9528 / 0.9635, 24 of 16 (48 B) 0.9500 / 0.9624, 32 of
+12 (64 B) 0.9542 / 0.9626, 16 + 16 on the residuals (64 B) 0.9548 / 0.9577, 32 on principal directions (64 B)
+0.9570 / 0.9613; principal directions at 1 bit, 256 (64 B) 0.9574-0.9603 / 0.9602-0.9612 by the fit's sample, all
+384 (96 B) 0.9599 / 0.9623; bits spread over the directions by their variance (64 B) 0.9566 / 0.9596.
 Knows the model's shape of states, not the store or the match.
 """
 
@@ -23,54 +29,49 @@ from pathlib import Path
 import numpy as np
 
 CODE_FILE = Path(__file__).with_name("token_code.npz")
-CENTROIDS = 256  # per run: one byte a code
-ENCODE_PART = 512  # tokens coded at once (bounds the distance table: 2 layers × 512 × 16 × 256 float32, 16 MB)
 
 
 @functools.cache
-def _fitted() -> tuple[np.ndarray, int]:
+def _fitted() -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     with np.load(CODE_FILE) as fitted:
-        return fitted["centroids"].astype(np.float32), int(fitted["version"])
-
-
-def centroids() -> np.ndarray:
-    """[layers, parts, CENTROIDS, run] float32, as fitted (read once, on first use)."""
-    return _fitted()[0]
+        return (
+            fitted["mean"].astype(np.float32),
+            fitted["spread"].astype(np.float32),
+            fitted["kept"].astype(np.intp),
+            int(fitted["version"]),
+        )
 
 
 def version() -> int:
     """The fit's number, kept in each blob's header: a blob coded by another fit is not decoded with this one."""
-    return _fitted()[1]
+    return _fitted()[3]
 
 
 def parts() -> int:
-    """Bytes a token takes per layer."""
-    return centroids().shape[1]
+    """Bytes a token takes per layer (one bit a kept component)."""
+    return _fitted()[2].shape[1] // 8
 
 
 def fits(layers: int, dim: int) -> bool:
     """Whether states of this shape are the ones the code was fitted for (e5's two layers of 384)."""
-    books = centroids()
-    return layers == books.shape[0] and dim == books.shape[1] * books.shape[3]
+    return (layers, dim) == _fitted()[0].shape
 
 
 def encode(states: np.ndarray) -> np.ndarray:
-    """[layers, tokens, dim] float32 → [layers, tokens, parts] uint8: each run's nearest centroid (squared distance)."""
-    books = centroids()
-    layers, parts, _, run = books.shape
-    tokens = states.shape[1]
-    codes = np.empty((layers, tokens, parts), np.uint8)
-    lengths = np.einsum("lpkr,lpkr->lpk", books, books)[:, None]  # [layers, 1, parts, centroids]
-    for start in range(0, tokens, ENCODE_PART):
-        runs = states[:, start : start + ENCODE_PART].reshape(layers, -1, parts, run)
-        distance = lengths - 2 * np.einsum("ltpr,lpkr->ltpk", runs, books)  # |x|² is the same for every centroid
-        codes[:, start : start + ENCODE_PART] = distance.argmin(axis=3)
-    return codes
+    """[layers, tokens, dim] float32 → [layers, tokens, parts] uint8: the kept components' sides of their means."""
+    mean, _, kept, _ = _fitted()
+    layers = np.arange(len(kept))[:, None]
+    above = states[layers, :, kept].transpose(0, 2, 1) >= mean[layers, kept][:, None]  # [layers, tokens, kept]
+    return np.packbits(above, axis=2)
 
 
 def decode(codes: np.ndarray) -> np.ndarray:
-    """[layers, tokens, parts] uint8 → [layers, tokens, dim] float32: the centroids the codes name, side by side."""
-    books = centroids()
-    layers, parts, _, run = books.shape
-    picked = books[np.arange(layers)[:, None, None], np.arange(parts)[None, None, :], codes]  # [layers, tokens, parts, run]
-    return picked.reshape(layers, codes.shape[1], parts * run)
+    """[layers, tokens, parts] uint8 → [layers, tokens, dim] float32: each kept component its mean ± its spread,
+    the others their mean."""
+    mean, spread, kept, _ = _fitted()
+    layers, tokens, _ = codes.shape
+    signs = np.unpackbits(codes, axis=2).astype(np.float32) * 2 - 1  # [layers, tokens, kept]
+    out = np.repeat(mean[:, None], tokens, axis=1)
+    lanes = np.arange(layers)[:, None]
+    out[lanes, :, kept] += (signs * spread[lanes, kept][:, None]).transpose(0, 2, 1)
+    return out

@@ -23,7 +23,7 @@ def drop_unreadable(store: IndexStore, embedder: Embedder) -> int:
     states 0.23 s): a second or two for a large vault, against minutes of embedding. Background indexing (the app,
     the MCP server) does not: a damaged row stays left out of search there until `rag index` runs. Token states an
     older version kept in 4 bits are coded anew as `pack` writes them now, without the model (rag/embed/token_code.py:
-    ~12× smaller); search reads either meanwhile."""
+    ~6× smaller); search reads either meanwhile."""
     from rag.search.token_match import readable, recoded
 
     dropped = store.drop_unusable_vectors(embedder.name, embedder.dim)
