@@ -59,15 +59,15 @@ class TokenFake(FakeEmbedder):
 
 def test_packed_states_keep_every_row_to_within_4_bit_rounding():
     rng = np.random.default_rng(7)
-    states = rng.normal(size=(2, 37, 384)).astype(np.float32)
+    states = rng.normal(size=(1, 37, 512)).astype(np.float32)  # not e5's two layers (those: tests/test_token_code.py)
     states /= np.linalg.norm(states, axis=2, keepdims=True)
     blob = pack(states)
     back = unpack(blob)
     assert back.shape == states.shape and back.dtype == np.float32
-    assert len(blob) == 16 + 2 * 37 * (4 + 384 // 2)  # sizes and bits, a scale and two components a byte per row
+    assert len(blob) == 16 + 37 * (4 + 512 // 2)  # sizes and bits, a scale and two components a byte per row
     cosines = np.sum(back * states, axis=2) / np.linalg.norm(back, axis=2)
     assert cosines.min() > 0.97  # 4 bits a component keep a row's direction (the match is a cosine)
-    assert unpack(pack(np.zeros((2, 0, 384), np.float32))).shape == (2, 0, 384)  # a chunk without a word token
+    assert unpack(pack(np.zeros((1, 0, 512), np.float32))).shape == (1, 0, 512)  # a chunk without a word token
 
 
 def test_unreadable_stored_states_leave_that_passage_out_of_the_match_and_nothing_else(caplog, monkeypatch):
@@ -151,9 +151,9 @@ def test_with_the_real_model_stored_states_are_the_model_reading_the_chunk_and_r
             kept, fresh = unpack(stored[row]), real_embedder.token_states([texts[row]])[0]
             assert kept.shape == fresh.shape
             cosines = np.sum(kept * fresh, axis=2) / np.linalg.norm(kept, axis=2)
-            # 4 bits a component, and int8's scales are per batch (the same text in another batch moves slightly): a row
-            # keeps its direction to within a few degrees, which the XQuAD measure shows costs the ranking nothing
-            assert cosines.mean() > 0.95 and cosines.min() > 0.88, (cosines.mean(), cosines.min())
+            # the fitted code (rag/embed/token_code.py: a bit for each of 256 components) keeps a row's direction roughly;
+            # its cost to the ranking is measured there
+            assert cosines.mean() > 0.6, cosines.mean()
         read = []
         original = real_embedder.token_states
         monkeypatch.setattr(real_embedder, "token_states", lambda texts, **kw: read.extend(texts) or original(texts, **kw))

@@ -111,17 +111,20 @@ class PgVectorTables:
                 [(k, model, b) for k, b in rows],
             )
 
-    def drop_unreadable_token_states(self, readable: Callable[[object], bool]) -> int:
+    def drop_unreadable_token_states(self, readable: Callable[[object], bool], *, recode: Callable[[bytes], bytes] | None = None) -> int:
         """As `store_vectors.VectorTables.drop_unreadable_token_states`."""
         dropped, after = 0, ("", "")
         while rows := self._read(
             "SELECT vector_key, model, states FROM token_states WHERE (vector_key, model) > (%s, %s) ORDER BY vector_key, model LIMIT %s",
             (*after, TOKEN_REPAIR_PART),
         ):
-            bad = [(k, m, states) for k, m, states in rows if not readable(bytes(states))]
-            if bad:
+            rows = [(k, m, bytes(states)) for k, m, states in rows]
+            bad = [(k, m, states) for k, m, states in rows if not readable(states)]
+            new = [(fresh, k, m, states) for k, m, states in rows if recode and readable(states) and (fresh := recode(states)) != states]
+            if bad or new:
                 with self.transaction(searchable=False) as db:
                     db.cursor().executemany("DELETE FROM token_states WHERE vector_key = %s AND model = %s AND states = %s", bad)
+                    db.cursor().executemany("UPDATE token_states SET states = %s WHERE vector_key = %s AND model = %s AND states = %s", new)
             dropped, after = dropped + len(bad), (rows[-1][0], rows[-1][1])
         return dropped
 

@@ -21,14 +21,16 @@ def drop_unreadable(store: IndexStore, embedder: Embedder) -> int:
     backfill embeds or reads their texts again; how many. Every `rag index` reads them all for it, ~1.3× the time of
     reading them from the file (measured on 2 busy cores: 100k vectors of 384 values 0.85 s, 1,000 chunks' token
     states 0.23 s): a second or two for a large vault, against minutes of embedding. Background indexing (the app,
-    the MCP server) does not: a damaged row stays left out of search there until `rag index` runs."""
-    from rag.search.token_match import readable
+    the MCP server) does not: a damaged row stays left out of search there until `rag index` runs. Token states an
+    older version kept in 4 bits are coded anew as `pack` writes them now, without the model (rag/embed/token_code.py:
+    ~6× smaller); search reads either meanwhile."""
+    from rag.search.token_match import readable, recoded
 
     dropped = store.drop_unusable_vectors(embedder.name, embedder.dim)
     words = store.drop_unusable_vectors(vocabulary.words_model(embedder), vocabulary.width(embedder))
     if words:
         vocabulary.recount(store, embedder)
-    dropped += words + store.drop_unreadable_token_states(readable)
+    dropped += words + store.drop_unreadable_token_states(readable, recode=recoded)
     if dropped:
         log.warning("%d unreadable vectors or token states were dropped from the index; they are computed again now.", dropped)
     return dropped

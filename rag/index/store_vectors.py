@@ -120,15 +120,18 @@ class VectorTables:
                 "INSERT OR REPLACE INTO token_states(vector_key, model, states) VALUES (?,?,?)", [(k, model, b) for k, b in states.items()]
             )
 
-    def drop_unreadable_token_states(self, readable: Callable[[object], bool]) -> int:
+    def drop_unreadable_token_states(self, readable: Callable[[object], bool], *, recode: Callable[[bytes], bytes] | None = None) -> int:
         """Delete the token states (of any model) that `readable` refuses, so the next backfill reads their chunks
-        again; how many. Read in parts (a chunk's states are ~100 KB)."""
+        again; how many. Read in parts (a chunk's states are ~100 KB). `recode`: the readable ones it returns other
+        bytes for are replaced by those (an older format coded anew)."""
         dropped, after = 0, 0
         while rows := self._read("SELECT rowid, states FROM token_states WHERE rowid > ? ORDER BY rowid LIMIT ?", (after, TOKEN_REPAIR_PART)):
             bad = [(rowid, states) for rowid, states in rows if not readable(states)]
-            if bad:  # only the row as read, as in `drop_unusable_vectors`
+            new = [(fresh, rowid, states) for rowid, states in rows if recode and readable(states) and (fresh := recode(states)) != states]
+            if bad or new:  # only the row as read, as in `drop_unusable_vectors`
                 with self.transaction(searchable=False) as db:
                     db.executemany("DELETE FROM token_states WHERE rowid = ? AND states IS ?", bad)
+                    db.executemany("UPDATE token_states SET states = ? WHERE rowid = ? AND states IS ?", new)
             dropped, after = dropped + len(bad), rows[-1][0]
         return dropped
 

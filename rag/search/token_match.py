@@ -28,6 +28,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from rag.embed import token_code
 from rag.errors import EmbedderError
 from rag.index.blobs import is_blob, warn_unusable
 from rag.text import stemming
@@ -41,7 +42,7 @@ log = logging.getLogger(__name__)
 # through the product: EN→RU 0.953 / 0.967 (0.966 without the re-read), RU→EN 0.906 / 0.918 (0.901 without).
 WINDOW = 48
 STRIDE = 16
-CACHE_BYTES = 64 * 2**20  # passages' token states kept (float16): ~300 passages of 150 tokens
+CACHE_BYTES = 16 * 2**20  # passages' token states read now, kept as `pack` codes them: ~3,000 passages of 150 tokens
 CACHED_QUESTIONS = 64
 
 
@@ -73,33 +74,53 @@ def moved(ranked: list[tuple[int, float]], matched: dict[int, float], *, depth: 
     return sorted(((r, s + weight * spread * (matched[r] - mean) / std if r in matched else s) for r, s in ranked), key=lambda x: -x[1])
 
 
-BITS = 4  # per component of a stored token state (`pack`)
-HEADER = 16  # bytes before the scales: layers, tokens, dim and bits as uint32
+BITS = 4  # per component of states the fitted code is not for (`pack`)
+HEADER = 16  # bytes before the rest: layers, tokens, dim and the format (bits, or CODED + the fitted code's number)
+CODED = 256  # a format above this is e5's fitted code (rag/embed/token_code.py) of that number
 
 
 def pack(states: np.ndarray) -> bytes:
     """Token states [layers, tokens, dim] (rows unit length, dim even) as the index keeps them: a header (layers,
-    tokens, dim, bits), each row's scale (float32), then the rows in 4 bits a component (−7…7, the row's largest
-    component at ±7; two to a byte): ~0.4 KB per word token for the two layers. Measured on XQuAD's cross-language
-    sets, hybrid nDCG@10 ru2en / en2ru: int8 rows 0.9618 / 0.9552, 4-bit 0.9619 / 0.9554 (the same); layer 8 alone
-    0.9619 / 0.9532, and 128 principal directions fitted on the language reference 0.9578 (ru2en), so both layers
-    stay whole."""
+    tokens, dim, format), then e5's two layers in their fitted code (rag/embed/token_code.py: 64 B a word token, 1 bit for each of 256
+    components a layer),
+    or other states (the aligned model's sentence vectors, another model's) each row's scale (float32) and the rows
+    in 4 bits a component (−7…7, the row's largest component at ±7; two to a byte), ~0.4 KB a token of e5's.
+    Measured on XQuAD's cross-language sets, hybrid nDCG@10 ru2en / en2ru: int8 rows 0.9618 / 0.9552, 4-bit 0.9619
+    / 0.9554 (the same); layer 8 alone 0.9619 / 0.9532, and 128 principal directions fitted on the language
+    reference 0.9578 (ru2en); the fitted code in docs/benchmarks.md."""
     states = np.asarray(states, np.float32)
+    layers, tokens, dim = states.shape
+    if token_code.fits(layers, dim):
+        return _header(layers, tokens, dim, CODED + token_code.version()) + token_code.encode(states).tobytes()
+    return _header(layers, tokens, dim, BITS) + _four_bits(states)
+
+
+def _four_bits(states: np.ndarray) -> bytes:
     scales = np.maximum(np.abs(states).max(axis=2), 1e-12) / 7
     levels = (np.clip(np.rint(states / scales[..., None]), -7, 7) + 8).astype(np.uint8)  # 1 … 15
     nibbles = (levels[..., 0::2] << 4) | levels[..., 1::2]
-    return np.array([*states.shape, BITS], np.uint32).tobytes() + scales.astype(np.float32).tobytes() + nibbles.tobytes()
+    return scales.astype(np.float32).tobytes() + nibbles.tobytes()
 
 
 def unpack(blob: bytes) -> np.ndarray:
-    """`pack`'s bytes back as float32 [layers, tokens, dim]. Raises ValueError when they are not `pack`'s whole."""
-    layers, tokens, dim = _shape(blob)
+    """`pack`'s bytes (either format) back as float32 [layers, tokens, dim]. Raises ValueError when they are not
+    `pack`'s whole."""
+    layers, tokens, dim, form = _shape(blob)
+    if form != BITS:
+        return token_code.decode(np.frombuffer(blob, np.uint8, offset=HEADER).reshape(layers, tokens, -1))
     scales = np.frombuffer(blob, np.float32, layers * tokens, HEADER).reshape(layers, tokens, 1)
     nibbles = np.frombuffer(blob, np.uint8, layers * tokens * dim // 2, HEADER + 4 * layers * tokens).reshape(layers, tokens, dim // 2)
     levels = np.empty((layers, tokens, dim), np.int8)
     levels[..., 0::2] = nibbles >> 4
     levels[..., 1::2] = nibbles & 15
     return (levels - 8).astype(np.float32) * scales
+
+
+def recoded(blob: bytes) -> bytes:
+    """Readable states as `pack` writes them now: an older index's e5 states in 4 bits are coded again (~6× smaller;
+    decoded, then coded, without the model), anything else is returned as it is. Raises ValueError as `unpack`."""
+    layers, _, dim, form = _shape(blob)
+    return pack(unpack(blob)) if form == BITS and token_code.fits(layers, dim) else blob
 
 
 def readable(blob: object) -> bool:
@@ -111,19 +132,26 @@ def readable(blob: object) -> bool:
     return True
 
 
-def _shape(blob: object) -> tuple[int, int, int]:
-    """(layers, tokens, dim) of packed states, checked against their length and finite scales: the index file is not
-    trusted (a truncated blob, another version's format, a hand edit). Raises ValueError."""
+def _header(layers: int, tokens: int, dim: int, form: int) -> bytes:
+    return np.array([layers, tokens, dim, form], np.uint32).tobytes()
+
+
+def _shape(blob: object) -> tuple[int, int, int, int]:
+    """(layers, tokens, dim, format) of packed states, checked against their length and finite scales: the index file
+    is not trusted (a truncated blob, another version's format, a hand edit). Raises ValueError."""
     if not is_blob(blob) or len(blob) < HEADER:
         raise ValueError("not packed token states")
-    layers, tokens, dim, bits = (int(n) for n in np.frombuffer(blob, np.uint32, 4))
-    if bits != BITS:
-        raise ValueError(f"token states packed in {bits} bits, not {BITS}")
-    if dim % 2 or len(blob) != HEADER + 4 * layers * tokens + layers * tokens * dim // 2:
-        raise ValueError(f"{len(blob)} bytes, not the {layers}×{tokens}×{dim} states their header says")
-    if not np.isfinite(np.frombuffer(blob, np.float32, layers * tokens, HEADER)).all():
-        raise ValueError("scales that are not finite")
-    return layers, tokens, dim
+    layers, tokens, dim, form = (int(n) for n in np.frombuffer(blob, np.uint32, 4))
+    if form == BITS:
+        if dim % 2 or len(blob) != HEADER + 4 * layers * tokens + layers * tokens * dim // 2:
+            raise ValueError(f"{len(blob)} bytes, not the {layers}×{tokens}×{dim} states their header says")
+        if not np.isfinite(np.frombuffer(blob, np.float32, layers * tokens, HEADER)).all():
+            raise ValueError("scales that are not finite")
+    elif form != CODED + token_code.version() or not token_code.fits(layers, dim):
+        raise ValueError(f"token states in format {form}, not {BITS} or {CODED + token_code.version()} of {layers}×{dim}")
+    elif len(blob) != HEADER + layers * tokens * token_code.parts():
+        raise ValueError(f"{len(blob)} bytes, not the {layers}×{tokens} coded states their header says")
+    return layers, tokens, dim, form
 
 
 def stored_states(stored: dict[int, bytes], *, layers: int, dim: int, model: str) -> dict[int, np.ndarray]:
@@ -156,7 +184,7 @@ class TokenMatch:
     def __init__(self, embedder) -> None:
         self._reader = embedder if isinstance(embedder, TokenReader) else None
         self._lock = threading.Lock()
-        self._passages: OrderedDict[bytes, np.ndarray] = OrderedDict()
+        self._passages: OrderedDict[bytes, bytes] = OrderedDict()  # text's hash → `pack`'s bytes
         self._bytes = 0
         self._questions: OrderedDict[str, np.ndarray] = OrderedDict()
 
@@ -182,7 +210,7 @@ class TokenMatch:
             return {}
         # unreadable ones (truncated, another version's) are left out: those passages keep their fused rank
         states.update(stored_states(stored, layers=asked.shape[0], dim=asked.shape[2], model=getattr(self._reader, "name", "the embedder")))
-        return {rowid: window_match(asked, passage.astype(np.float32)) for rowid, passage in states.items() if passage.shape[1]}
+        return {rowid: window_match(asked, passage) for rowid, passage in states.items() if passage.shape[1]}
 
     def _question(self, question: str) -> np.ndarray:
         with self._lock:
@@ -197,6 +225,7 @@ class TokenMatch:
         return states
 
     def _passage_states(self, texts: list[str]) -> list[np.ndarray]:
+        """Passages read now, kept as `pack` codes them: they score as they would from the index, and take its room."""
         keys = [hashlib.sha256(t.encode("utf-8")).digest() for t in texts]
         with self._lock:
             found = {k: self._passages[k] for k in keys if k in self._passages}
@@ -206,13 +235,13 @@ class TokenMatch:
         if missing:
             text_of = dict(zip(keys, texts))
             computed = self._reader.token_states([text_of[k] for k in missing])
-            fresh = {k: s.astype(np.float16) for k, s in zip(missing, computed)}
+            fresh = {k: pack(s) for k, s in zip(missing, computed)}
             found.update(fresh)
             with self._lock:
-                for k, s in fresh.items():
+                for k, blob in fresh.items():
                     if k not in self._passages:
-                        self._passages[k] = s
-                        self._bytes += s.nbytes
+                        self._passages[k] = blob
+                        self._bytes += len(blob)
                 while self._bytes > CACHE_BYTES and self._passages:
-                    self._bytes -= self._passages.popitem(last=False)[1].nbytes
-        return [found[k] for k in keys]
+                    self._bytes -= len(self._passages.popitem(last=False)[1])
+        return [unpack(found[k]) for k in keys]
