@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 
+import numpy as np
 import pytest
 
 from rag.answer.context import FrozenContext, Source
@@ -227,3 +228,14 @@ def test_every_reason_the_check_gives_has_its_words_in_both_languages():
     for key in made:
         english, russian = CATALOGUE[f"claim.reason.{key}"]
         assert set(re.findall(r"{(\w+)}", english)) == set(re.findall(r"{(\w+)}", russian)), key
+
+
+def test_a_passage_vector_comes_from_the_index_asked_not_from_another_index_asked_before(fake_embedder):
+    # Each index keeps its own int8 rounding of a vector: an answer over one vault must not read another's.
+    text = "The bread rises overnight."
+    first, second = np.eye(fake_embedder.dim, dtype=np.float32)[:2]
+    one = TextVectors(fake_embedder, stored=lambda keys: {k: first for k in keys}, scope="/one/index.db")
+    two = TextVectors(fake_embedder, stored=lambda keys: {k: second for k in keys}, scope="/two/index.db")
+    assert one.passages([text])[0] @ first == pytest.approx(1.0)
+    assert two.passages([text])[0] @ second == pytest.approx(1.0)
+    assert two.known([text])[0][0] @ second == pytest.approx(1.0)

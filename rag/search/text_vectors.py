@@ -40,10 +40,20 @@ class TextVectors:
     """Passage and query vectors of one embedder, with the index's stored vectors and language handling if given."""
 
     def __init__(
-        self, embedder: Embedder, *, stored: StoredVectors | None = None, languages: Languages | None = None, words: WordMatch | None = None
+        self,
+        embedder: Embedder,
+        *,
+        stored: StoredVectors | None = None,
+        scope: str = "",
+        languages: Languages | None = None,
+        words: WordMatch | None = None,
     ) -> None:
         self.embedder = embedder
         self.stored = stored
+        # Whose stored vectors these are (the index's location): passages' vectors are cached per index, as each index
+        # keeps its own int8 rounding of them (rag/index/blobs.py) and an answer must not depend on which index a
+        # process asked first.
+        self.scope = scope
         self.languages = languages
         self.words = words
 
@@ -54,13 +64,13 @@ class TextVectors:
 
     def passages(self, texts: list[str]) -> np.ndarray:
         """Unit vectors of `texts` as passages, aligned across scripts like the index's sentences."""
-        vectors = _CACHE.vectors(self.embedder, texts, self.stored)
+        vectors = _CACHE.vectors(self.embedder, texts, self.stored, scope=self.scope)
         return self.languages.align_sentences(texts, vectors) if self.languages is not None else vectors
 
     def known(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
         """Vectors of those of `texts` the index (or the cache) already holds, aligned like `passages`, and which
         those are; nothing is embedded (an answer must not wait for the model)."""
-        vectors, found = _CACHE.known(self.embedder, texts, self.stored)
+        vectors, found = _CACHE.known(self.embedder, texts, self.stored, scope=self.scope)
         if self.languages is not None and found.any():
             vectors[found] = self.languages.align_sentences([t for t, f in zip(texts, found) if f], vectors[found])
         return vectors, found
@@ -80,7 +90,8 @@ class TextVectors:
 
 
 class _Cache:
-    """Vectors by (model, kind, text), least recently used dropped first."""
+    """Vectors by (model, kind, text) — a passage's kind is "passage:" and the index it came from —, least recently
+    used dropped first."""
 
     def __init__(self, capacity: int = 8192) -> None:
         self.capacity = capacity
@@ -95,39 +106,41 @@ class _Cache:
             self._items.move_to_end(key)
             return self._items[key]
 
-    def vectors(self, embedder: Embedder, texts: list[str], stored: StoredVectors | None = None) -> np.ndarray:
+    def vectors(self, embedder: Embedder, texts: list[str], stored: StoredVectors | None = None, *, scope: str = "") -> np.ndarray:
+        kind = "passage:" + scope
         if not texts:
             return np.zeros((0, embedder.dim), np.float32)
         with self._lock:  # held while embedding: the local model runs one batch at a time anyway
-            missing = list(dict.fromkeys(t for t in texts if (embedder.name, "passage", t) not in self._items))
+            missing = list(dict.fromkeys(t for t in texts if (embedder.name, kind, t) not in self._items))
             if missing and stored is not None:
                 keys = {t: vector_key(t) for t in missing}
                 found = _fitting(stored(list(keys.values())), embedder)
-                self._items.update(((embedder.name, "passage", t), found[k]) for t, k in keys.items() if k in found)
+                self._items.update(((embedder.name, kind, t), found[k]) for t, k in keys.items() if k in found)
                 missing = [t for t, k in keys.items() if k not in found]
             if missing:
-                self._items.update(((embedder.name, "passage", t), v) for t, v in zip(missing, embedder.embed_passages(missing)))
-            rows = [self._items[(embedder.name, "passage", t)] for t in texts]
+                self._items.update(((embedder.name, kind, t), v) for t, v in zip(missing, embedder.embed_passages(missing)))
+            rows = [self._items[(embedder.name, kind, t)] for t in texts]
             for t in texts:
-                self._items.move_to_end((embedder.name, "passage", t))
+                self._items.move_to_end((embedder.name, kind, t))
             while len(self._items) > self.capacity:
                 self._items.popitem(last=False)
         return np.vstack(rows)
 
-    def known(self, embedder: Embedder, texts: list[str], stored: StoredVectors | None) -> tuple[np.ndarray, np.ndarray]:
+    def known(self, embedder: Embedder, texts: list[str], stored: StoredVectors | None, *, scope: str = "") -> tuple[np.ndarray, np.ndarray]:
+        kind = "passage:" + scope
         out = np.zeros((len(texts), embedder.dim), np.float32)
         found = np.zeros(len(texts), bool)
         with self._lock:
-            missing = list(dict.fromkeys(t for t in texts if (embedder.name, "passage", t) not in self._items))
+            missing = list(dict.fromkeys(t for t in texts if (embedder.name, kind, t) not in self._items))
             if missing and stored is not None:
                 keys = {t: vector_key(t) for t in missing}
                 hits = _fitting(stored(list(keys.values())), embedder)
-                self._items.update(((embedder.name, "passage", t), hits[k]) for t, k in keys.items() if k in hits)
+                self._items.update(((embedder.name, kind, t), hits[k]) for t, k in keys.items() if k in hits)
             for i, t in enumerate(texts):
-                vector = self._items.get((embedder.name, "passage", t))
+                vector = self._items.get((embedder.name, kind, t))
                 if vector is not None:
                     out[i], found[i] = vector, True
-                    self._items.move_to_end((embedder.name, "passage", t))
+                    self._items.move_to_end((embedder.name, kind, t))
             while len(self._items) > self.capacity:
                 self._items.popitem(last=False)
         return out, found
