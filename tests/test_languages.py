@@ -68,7 +68,10 @@ def test_every_demo_question_finds_its_note_in_either_language(demo):
         ranks[question] = notes.index(path) + 1 if path in notes else None
     assert len(ranks) == 12
     assert all(r is not None and r <= 5 for r in ranks.values()), ranks  # within the notes an answer is built from
-    assert sum(r == 1 for r in ranks.values()) >= 9, ranks
+    # 9 until the token states were kept in 1 bit (rag/embed/token_code.py, 6× smaller): «Какой у меня уровень в
+    # скалолазании?» (its note in English) went from first to second, as with every 1-bit code tried (256 or 384
+    # components, any re-read weight); a measured trade, in docs/benchmarks.md and the issue on index size.
+    assert sum(r == 1 for r in ranks.values()) >= 8, ranks
 
 
 def test_a_cross_language_question_gets_an_extractive_answer_from_the_other_language(demo):
