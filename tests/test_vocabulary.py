@@ -115,3 +115,22 @@ def test_with_the_real_model_a_russian_question_finds_the_english_paragraph_that
         chunks = ws.store.chunks_by_rowid(every)
         assert chunks[ws.retriever.lexicon_ranking(question, every)[0][0]].path == "Football/Defense.md"
         assert ws.retriever.hybrid(question, 3).hits[0].chunk.path == "Football/Defense.md"
+
+
+def test_a_passages_words_are_read_once_and_again_when_its_text_or_the_vocabulary_changes(tmp_path, fake_embedder, monkeypatch):
+    settings = load_settings(vault=_vault(tmp_path), db_path=tmp_path / "index.db", env={}, sentence_vectors=False)
+    with Workspace.open(settings, create=True, embedder=fake_embedder) as ws:
+        ws.sync()
+        read = []
+        content_words = vocabulary.content_words
+        monkeypatch.setattr(vocabulary, "content_words", lambda text: read.append(text) or content_words(text))
+        passages = {1: "Sourdough bread rises overnight.", 2: "A template sets out the sections."}
+        first = ws.retriever.lexicon.match_scores("Что задаёт шаблон?", passages)
+        assert ws.retriever.lexicon.match_scores("Когда поднимается хлеб?", passages) and len(read) == 4  # 2 questions, 2 passages
+        assert ws.retriever.lexicon.match_scores("Что задаёт шаблон?", passages) == first
+        ws.retriever.lexicon.match_scores("Что задаёт шаблон?", {**passages, 2: "A template lists the headings."})
+        assert read[-1] == "A template lists the headings."  # a changed text is read again
+        (settings.vault / "Notes" / "Knots.md").write_text("# Knots\n\nA bowline makes a fixed loop.\n", encoding="utf-8")
+        ws.sync()  # a new word: another vocabulary
+        ws.retriever.lexicon.match_scores("Что задаёт шаблон?", passages)
+        assert read.count(passages[1]) == 2
