@@ -258,8 +258,13 @@ def text_vectors(workspace: Workspace) -> TextVectors:
     mine = workspace.retriever.embedder is workspace.embedder
     languages = workspace.retriever.vectors if mine else None
     words = workspace.retriever.lexicon.match_scores if mine else None  # the vault's vocabulary, by this embedder
-    stored = lambda keys: workspace.store.vectors_for_keys(model, keys)  # noqa: E731
-    return TextVectors(workspace.embedder, stored=stored, scope=workspace.store.location, languages=languages, words=words)
+    return TextVectors(
+        workspace.embedder,
+        stored=lambda keys: workspace.store.vectors_for_keys(model, keys),
+        scope=workspace.store.location,
+        languages=languages,
+        words=words,
+    )
 
 
 def search_query(question: str, turns: tuple[Turn, ...], *, chat: ChatModel | None) -> str:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections import Counter
+from collections.abc import Callable
 
 import numpy as np
 
@@ -47,9 +48,10 @@ def usable_rows(matrix: np.ndarray) -> np.ndarray:
     return np.abs(squares - 1.0) <= 2 * UNIT_TOLERANCE  # |n² − 1| ≈ 2·|n − 1| near 1
 
 
-def common_width(blobs: list) -> int:
-    """The byte length most of these blobs have: the width their model writes (0 when none is a blob)."""
-    lengths = Counter(len(b) for b in blobs if is_blob(b) and len(b) and len(b) % 4 == 0)
+def common_width(blobs: list, *, fits: Callable[[int], bool] = lambda n: n > 0 and n % 4 == 0) -> int:
+    """The byte length most of these blobs have among those that `fits` (default: whole float32 values): the width
+    their model writes (0 when none is a blob)."""
+    lengths = Counter(len(b) for b in blobs if is_blob(b) and fits(len(b)))
     return max(lengths.items(), key=lambda item: (item[1], item[0]))[0] if lengths else 0
 
 
@@ -85,7 +87,7 @@ def codes_of(blobs: list, width: int | None = None) -> tuple[np.ndarray, np.ndar
     """As `matrix_of`, for codes (`encode`): (float32 matrix of the usable ones, each scaled back to unit length; which
     blobs those are). Usable: `width` bytes (default: the common length), a finite scale, a norm within
     `CODE_TOLERANCE` of 1."""
-    width = _common_length(blobs) if width is None else width
+    width = common_width(blobs, fits=lambda n: n > SCALE_BYTES) if width is None else width
     fits = np.fromiter((is_blob(b) and len(b) == width for b in blobs), dtype=bool, count=len(blobs))
     if width <= SCALE_BYTES or not fits.any():
         return np.zeros((0, max(width - SCALE_BYTES, 0)), np.float32), np.zeros(len(blobs), bool)
@@ -99,19 +101,6 @@ def codes_of(blobs: list, width: int | None = None) -> tuple[np.ndarray, np.ndar
     kept = fits.copy()
     kept[np.flatnonzero(fits)] = good
     return np.ascontiguousarray(matrix), kept
-
-
-def _common_length(blobs: list) -> int:
-    lengths = Counter(len(b) for b in blobs if is_blob(b) and len(b) > SCALE_BYTES)
-    return max(lengths.items(), key=lambda item: (item[1], item[0]))[0] if lengths else 0
-
-
-def vector_of(blob: object) -> np.ndarray | None:
-    """One stored vector, or None when it is unusable (its width is checked by the caller, who knows the model)."""
-    if not is_blob(blob) or len(blob) == 0 or len(blob) % 4:
-        return None
-    vector = np.frombuffer(bytes(blob), dtype=np.float32)
-    return vector if usable_rows(vector[None])[0] else None
 
 
 def warn_once(topic: str, what: str, message: str, *args) -> None:

@@ -222,13 +222,17 @@ def _unpack(rows: list[tuple], model: str, *, read: ReadVectors) -> tuple[np.nda
 
 
 def usable_vectors(model: str, rows: list[tuple], *, read: ReadVectors) -> dict[str, np.ndarray]:
-    """{key: vector} of rows (key, blob) whose blob is a usable vector (its width is checked by the caller)."""
-    found = {}
+    """{key: vector} of rows (key, blob) whose blob is a usable vector (its width is checked by the caller); read in
+    one pass per blob length."""
+    by_length: dict[int, list[tuple]] = {}
     for k, v in rows:
-        matrix, kept = read([v], len(v)) if blobs.is_blob(v) else (None, [False])
-        found[k] = matrix[0] if kept[0] else None
-    blobs.warn_unusable(model, sum(v is None for v in found.values()))
-    return {k: v for k, v in found.items() if v is not None}
+        by_length.setdefault(len(v) if blobs.is_blob(v) else 0, []).append((k, v))
+    found: dict[str, np.ndarray] = {}
+    for length, part in by_length.items():
+        matrix, kept = read([v for _, v in part], length)
+        found.update(zip([k for (k, _), ok in zip(part, kept) if ok], matrix))
+    blobs.warn_unusable(model, len(rows) - len(found))
+    return found
 
 
 def keyed_matrix(model: str, rows: list[tuple], *, read: ReadVectors) -> tuple[list[str], np.ndarray]:
