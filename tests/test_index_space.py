@@ -10,9 +10,9 @@ import pytest
 
 from rag.config import load_settings
 from rag.index import blobs
-from rag.index.schema import MIGRATIONS
 from rag.index.store import Store
 from rag.workspace import Workspace
+from tests.old_schema import as_schema_11
 
 QUESTIONS = [
     "How long does the sourdough rise?",
@@ -38,6 +38,7 @@ def test_vectors_are_kept_as_int8_codes_and_meaning_search_ranks_as_with_float32
 
 def _as_float32_index_of_schema_10(path) -> dict[tuple[str, str], np.ndarray]:
     """Rewrite an index's vectors the way schema 10 kept them (float32), one of them damaged; the vectors by key."""
+    as_schema_11(path)
     db = sqlite3.connect(path)
     rows = db.execute("SELECT vector_key, model, vector FROM embeddings").fetchall()
     matrix, kept = blobs.codes_of([r[2] for r in rows])
@@ -46,7 +47,7 @@ def _as_float32_index_of_schema_10(path) -> dict[tuple[str, str], np.ndarray]:
     db.executemany("UPDATE embeddings SET vector = ? WHERE vector_key = ? AND model = ?", [(v.tobytes(), k, m) for (k, m), v in vectors.items()])
     damaged = rows[0][:2]
     db.execute("UPDATE embeddings SET vector = zeroblob(length(vector)) WHERE vector_key = ? AND model = ?", damaged)
-    db.execute(f"PRAGMA user_version = {len(MIGRATIONS) - 1}")
+    db.execute("PRAGMA user_version = 10")
     db.commit()
     db.close()
     return {k: v for k, v in vectors.items() if k != damaged}

@@ -9,7 +9,7 @@ import sqlite3
 import numpy as np
 import pytest
 
-from rag.index import vocabulary
+from rag.index import text_rows, vocabulary
 from rag.index.language_reference import reference_texts
 from rag.index.records import FileInfo, FileState
 from rag.index.store import Store
@@ -23,7 +23,7 @@ from .test_sync import consistency
 def rows(db_path) -> list[tuple[str, str, int]]:
     db = sqlite3.connect(db_path)
     try:
-        return db.execute("SELECT c.path, s.text, s.line FROM sentences s JOIN chunks c ON c.rowid = s.chunk ORDER BY c.path, s.line").fetchall()
+        return db.execute(f"SELECT c.path, {text_rows.SENTENCE_TEXT}, s.line FROM {text_rows.SENTENCES} ORDER BY c.path, s.line").fetchall()
     finally:
         db.close()
 

@@ -9,12 +9,13 @@ import sqlite3
 import pytest
 
 from rag.config import load_settings
-from rag.index import blobs, schema
+from rag.index import blobs, schema, text_rows
 from rag.index.store import Store
 from rag.notes.vault import parse_frontmatter
 from rag.search.by_note import search_notes
 from rag.search.filters import Filters
 from rag.workspace import Workspace
+from tests.old_schema import as_schema_11
 
 NOTES = {
     # the notes the queries name; their bodies do not repeat their names
@@ -100,10 +101,10 @@ def test_a_title_is_counted_once_in_its_field_not_again_in_each_passages_heading
     sections = "\n\n".join(f"## Part {i}\n\n" + "Minutes of the meeting, with no names at all. " * 30 for i in range(3))
     (new_vault / "Notes/Budget.md").write_text(f"# Quarterly budget review\n\n{sections}\n", encoding="utf-8")
     named.sync()
-    rows = sqlite3.connect(named.settings.db_path).execute(
-        "SELECT f.stems, f.title FROM chunks_fts f JOIN chunks c ON c.rowid = f.rowid WHERE c.path = 'Notes/Budget.md' ORDER BY c.ordinal"
+    rows = sqlite3.connect(named.settings.db_path).execute(  # the FTS5 rows as inserted (rag/index/text_rows.py)
+        f"SELECT k.packed, {text_rows.INDEX_TEXT} FROM chunk_keywords k JOIN chunks c ON c.rowid = k.chunk WHERE c.path = 'Notes/Budget.md' ORDER BY c.ordinal"
     )
-    later = list(rows)[1:]
+    later = [text_rows.unpack(packed, index_text)[:2] for packed, index_text in rows][1:]
     assert later and all(title == "quarter budget review" and "budget" not in stems and "part" in stems for stems, title in later)
 
 
@@ -158,6 +159,7 @@ def test_odd_frontmatter_values_do_not_stop_a_sync(named, new_vault):
 def downgrade_to_schema_4(path) -> None:
     """What an index written before schema 5 looks like: the FTS table with the body stems only, no description (and
     none of the later migrations' tables), vectors as float32 (before schema 11's codes)."""
+    as_schema_11(path)
     db = sqlite3.connect(path, isolation_level=None)
     rows = db.execute("SELECT vector_key, model, vector FROM embeddings").fetchall()
     matrix, _ = blobs.codes_of([v for _, _, v in rows])

@@ -7,7 +7,7 @@ import sqlite3
 from pathlib import Path
 
 from rag.errors import IndexCorrupt, IndexForeign
-from rag.index import blobs
+from rag.index import blobs, text_rows
 
 APPLICATION_ID = 0x52414756  # "RAGV"
 INDEX_FOREIGN = (  # the app says it in its own words (rag/web/messages.py)
@@ -125,6 +125,8 @@ MIGRATIONS = [
     """,
     # 11: vectors kept as int8 codes (`blobs.encode`), a quarter of float32's bytes: see `_vectors_as_codes`.
     _vectors_as_codes,
+    # 12: a chunk's texts kept once: index_text and sentences as parts of its text, contentless FTS5 tables (`text_rows`).
+    text_rows.without_copies,
 ]
 
 # The ranking of `chunks_fts`: bm25() with a weight per column (stems, title, aliases, description). FTS5 adds a

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from rag.errors import DiskFull, IndexCorrupt, IndexMissing, RagError
-from rag.index import schema
+from rag.index import schema, text_rows
 from rag.index.common import CommonReads
 from rag.index.records import CHUNK_COLUMNS, FILE_COLUMNS, FileInfo, FileState, NoteFields, StoredChunk, chunk_row, chunk_sounds, file_info, file_row
 from rag.index.store_keywords import KeywordIndex
@@ -179,18 +179,17 @@ class Store(CommonReads, KeywordIndex, VectorTables, MemoryStats, IndexSpace):
                 file_row(state, info),
             )
             for ordinal, (chunk, stem_text) in enumerate(zip(chunks, stems)):
+                row = chunk_row(chunk, state.path, ordinal, days[ordinal] if days else None)
+                context, index_text = text_rows.index_text_parts(chunk.text, chunk.index_text)
                 cur = db.execute(
                     "INSERT INTO chunks(id, path, ordinal, heading_path, start_line, end_line, start_char, end_char, text,"
-                    " sha256, tokens, index_text, vector_key, script, day, day_source)"
-                    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                    chunk_row(chunk, state.path, ordinal, days[ordinal] if days else None),
+                    " sha256, tokens, index_text, vector_key, script, day, day_source, context)"
+                    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    (*row[:11], index_text, *row[12:], context),
                 )
-                db.execute(
-                    "INSERT INTO chunks_fts(rowid, stems, title, aliases, description) VALUES (?,?,?,?,?)", (cur.lastrowid, stem_text, *fields)
-                )
-                db.execute("INSERT INTO chunks_sounds(rowid, sounds) VALUES (?,?)", (cur.lastrowid, chunk_sounds(chunk, info)))
+                text_rows.insert_keywords(db, cur.lastrowid, stem_text, fields, chunk_sounds(chunk, info), chunk.index_text)
                 if sentences:
-                    _insert_sentences(db, cur.lastrowid, sentences[ordinal])
+                    _insert_sentences(db, cur.lastrowid, sentences[ordinal], chunk.text)
                 if days and days[ordinal] is not None and days[ordinal].entries:
                     db.executemany("INSERT INTO chunk_days(chunk, day) VALUES (?,?)", [(cur.lastrowid, d.isoformat()) for d in days[ordinal].entries])
 
@@ -207,7 +206,8 @@ class Store(CommonReads, KeywordIndex, VectorTables, MemoryStats, IndexSpace):
             for rowid, chunk_script, sentences in rows:
                 db.execute("UPDATE chunks SET script = ? WHERE rowid = ?", (chunk_script, rowid))
                 db.execute("DELETE FROM sentences WHERE chunk = ?", (rowid,))
-                _insert_sentences(db, rowid, sentences)
+                if sentences:
+                    _insert_sentences(db, rowid, sentences, db.execute("SELECT text FROM chunks WHERE rowid = ?", (rowid,)).fetchone()[0])
 
     def touch_file(self, path: str, mtime: float, size: int, *, sha256: str) -> None:
         """The file was rewritten with the same content (`sha256`): remember its new stat so the next check is a stat
@@ -260,13 +260,14 @@ class Store(CommonReads, KeywordIndex, VectorTables, MemoryStats, IndexSpace):
         }
 
 
-def _insert_sentences(db: sqlite3.Connection, chunk: int, sentences: list) -> None:
-    db.executemany("INSERT INTO sentences(chunk, text, line, vector_key, script) VALUES (?,?,?,?,?)", [(chunk, *row) for row in sentences])
+def _insert_sentences(db: sqlite3.Connection, chunk: int, sentences: list, chunk_text: str) -> None:
+    """Sentence rows `(text, line, vector_key, script)`, each kept as its span of `chunk_text` when found there."""
+    rows = [(chunk, *text_rows.sentence_row(chunk_text, *row)) for row in sentences]
+    db.executemany("INSERT INTO sentences(chunk, text, line, vector_key, script, start_char, end_char) VALUES (?,?,?,?,?,?,?)", rows)
 
 
 def _delete_fts(db: sqlite3.Connection, select: str, params) -> None:
-    db.execute(f"DELETE FROM chunks_fts WHERE rowid IN ({select})", params)
-    db.execute(f"DELETE FROM chunks_sounds WHERE rowid IN ({select})", params)
+    text_rows.delete_keywords(db, select, params)
 
 
 def _rollback(conn: sqlite3.Connection) -> None:

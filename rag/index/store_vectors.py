@@ -14,6 +14,7 @@ import numpy as np
 
 from rag.index import blobs
 from rag.index.records import WORD_MODELS
+from rag.index.text_rows import INDEX_TEXT, SENTENCE_TEXT, SENTENCES
 from rag.text.sentences import SCRIPT_CODES
 
 REPAIR_PART = 2000  # rows read at a time when `drop_unusable_vectors` checks a model's vectors
@@ -46,8 +47,10 @@ class VectorTables:
     def index_texts(self, keys: list[str]) -> list[tuple[str, str]]:
         """(vector_key, text to embed) for the given chunk or sentence keys that still exist, in the order given."""
         marks = ",".join("?" * len(keys))
-        rows = dict(self._read(f"SELECT vector_key, MIN(text) FROM sentences WHERE vector_key IN ({marks}) GROUP BY vector_key", keys))
-        rows.update(self._read(f"SELECT vector_key, MIN(index_text) FROM chunks WHERE vector_key IN ({marks}) GROUP BY vector_key", keys))
+        rows = dict(
+            self._read(f"SELECT s.vector_key, MIN({SENTENCE_TEXT}) FROM {SENTENCES} WHERE s.vector_key IN ({marks}) GROUP BY s.vector_key", keys)
+        )
+        rows.update(self._read(f"SELECT vector_key, MIN({INDEX_TEXT}) FROM chunks c WHERE vector_key IN ({marks}) GROUP BY vector_key", keys))
         return [(k, rows[k]) for k in keys if k in rows]
 
     def text_sizes(self, keys: list[str]) -> dict[str, int]:
@@ -56,9 +59,10 @@ class VectorTables:
         for start in range(0, len(keys), 500):
             part = keys[start : start + 500]
             marks = ",".join("?" * len(part))
-            sizes.update(self._read(f"SELECT vector_key, MIN(length(text)) FROM sentences WHERE vector_key IN ({marks}) GROUP BY vector_key", part))
+            sentences = f"SELECT s.vector_key, MIN(length({SENTENCE_TEXT})) FROM {SENTENCES} WHERE s.vector_key IN ({marks}) GROUP BY s.vector_key"
+            sizes.update(self._read(sentences, part))
             sizes.update(
-                self._read(f"SELECT vector_key, MIN(length(index_text)) FROM chunks WHERE vector_key IN ({marks}) GROUP BY vector_key", part)
+                self._read(f"SELECT vector_key, MIN(length({INDEX_TEXT})) FROM chunks c WHERE vector_key IN ({marks}) GROUP BY vector_key", part)
             )
         return sizes
 
@@ -142,7 +146,7 @@ class VectorTables:
 
     def chunk_index_texts(self, rowids: list[int]) -> dict[int, str]:
         """The text each given chunk was embedded as (its heading context and visible text)."""
-        return dict(self._read_in("SELECT rowid, index_text FROM chunks WHERE rowid IN ({marks})", list(rowids)))
+        return dict(self._read_in(f"SELECT rowid, {INDEX_TEXT} FROM chunks c WHERE rowid IN ({{marks}})", list(rowids)))
 
     def vector_keys(self, model: str) -> list[str]:
         """Every key with a `model` vector."""

@@ -1,0 +1,38 @@
+"""An index as schema 11 wrote it (before `rag/index/text_rows.py`): every text copy kept, FTS5 tables with content."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from rag.index import text_rows
+
+FTS = "tokenize = 'unicode61 remove_diacritics 2'"
+
+
+def as_schema_11(path) -> None:
+    """Rewrite an index written by this version the way schema 11 kept its texts."""
+    db = sqlite3.connect(path, isolation_level=None)
+    packed = db.execute(f"SELECT k.chunk, k.packed, {text_rows.INDEX_TEXT} FROM chunk_keywords k JOIN chunks c ON c.rowid = k.chunk").fetchall()
+    rows = [(r, *text_rows.unpack(p, i)) for r, p, i in packed]
+    db.executescript(
+        f"""
+        UPDATE sentences SET text = substr(c.text, sentences.start_char + 1, sentences.end_char - sentences.start_char) FROM chunks c
+            WHERE c.rowid = sentences.chunk AND sentences.text = '';
+        ALTER TABLE sentences DROP COLUMN start_char;
+        ALTER TABLE sentences DROP COLUMN end_char;
+        UPDATE chunks SET index_text = IFNULL(context, '') || text WHERE index_text = '';
+        ALTER TABLE chunks DROP COLUMN context;
+        DROP TABLE chunks_vocab;
+        DROP TABLE chunks_fts;
+        DROP TABLE chunks_sounds;
+        DROP TABLE chunk_keywords;
+        CREATE VIRTUAL TABLE chunks_fts USING fts5(stems, title, aliases, description, {FTS});
+        CREATE VIRTUAL TABLE chunks_vocab USING fts5vocab(chunks_fts, 'row');
+        CREATE VIRTUAL TABLE chunks_sounds USING fts5(sounds, {FTS});
+        DELETE FROM meta WHERE key = 'compact';
+        PRAGMA user_version = 11;
+        """
+    )
+    db.executemany("INSERT INTO chunks_fts(rowid, stems, title, aliases, description) VALUES (?,?,?,?,?)", [r[:5] for r in rows])
+    db.executemany("INSERT INTO chunks_sounds(rowid, sounds) VALUES (?,?)", [(r[0], r[5]) for r in rows])
+    db.close()
