@@ -90,3 +90,22 @@ def test_a_sentence_span_reads_back_exactly_in_russian_with_emoji_and_combining_
     read = [r[0] for r in db.execute(f"SELECT {text_rows.SENTENCE_TEXT} FROM {text_rows.SENTENCES} ORDER BY s.rowid")]
     assert read == sentences
     assert [r[0] for r in db.execute("SELECT text = '' FROM sentences ORDER BY rowid")] == [1, 1, 0]
+
+
+def test_a_row_whose_keyword_values_were_lost_is_forgotten_from_what_the_index_holds(vault, tmp_path, fake_embedder):
+    with _open(vault, tmp_path / "damaged.db", fake_embedder) as ws:
+        ws.sync()
+        with ws.store.transaction() as db:  # a damaged file: one row's values unreadable, another's missing
+            chunks = [r for (r,) in db.execute("SELECT rowid FROM chunks WHERE path IN ('Notes/Sourdough.md', 'Notes/SQLite.md')")]
+            db.execute("UPDATE chunk_keywords SET packed = x'00ff' WHERE chunk = ?", (chunks[0],))
+            db.execute("DELETE FROM chunk_keywords WHERE chunk = ?", (chunks[-1],))
+        (vault / "Notes" / "Sourdough.md").write_text("# Sourdough\n\nThe loaf rises overnight on the windows sill.\n", encoding="utf-8")
+        (vault / "Notes" / "SQLite.md").unlink()
+        ws.sync()
+        after = _reads(ws)
+    with _open(vault, tmp_path / "fresh.db", fake_embedder) as fresh:
+        fresh.sync()
+        expected = _reads(fresh)
+    assert after["vocabulary"] == expected["vocabulary"]
+    assert [[s for _, s in r] for r in after["bm25"]] == [[s for _, s in r] for r in expected["bm25"]]
+    assert [[s for _, s in r] for r in after["sounds"]] == [[s for _, s in r] for r in expected["sounds"]]
