@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 from rag.config import load_settings
+from rag.index.text_rows import INDEX_TEXT
 from rag.workspace import Workspace
 
 
@@ -36,7 +37,7 @@ def main() -> None:
             started = time.perf_counter()
             second = ws.sync()
             reindex_s = time.perf_counter() - started
-            texts = [r[0] for r in sqlite3.connect(settings.db_path).execute("SELECT index_text FROM chunks")]
+            texts = [r[0] for r in sqlite3.connect(settings.db_path).execute(f"SELECT {INDEX_TEXT} FROM chunks c")]
             started = time.perf_counter()
             ws.embedder.embed_passages(texts)
             embed_s = time.perf_counter() - started

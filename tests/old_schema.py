@@ -21,6 +21,7 @@ def as_schema_11(path) -> None:
         ALTER TABLE sentences DROP COLUMN start_char;
         ALTER TABLE sentences DROP COLUMN end_char;
         UPDATE chunks SET index_text = IFNULL(context, '') || text WHERE index_text = '';
+        UPDATE chunks SET sha256 = vector_key WHERE sha256 = '';
         ALTER TABLE chunks DROP COLUMN context;
         DROP TABLE chunks_vocab;
         DROP TABLE chunks_fts;

@@ -4,6 +4,7 @@ the words they should (the FTS5 tables keep no copy of their own)."""
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 from pathlib import Path
 
@@ -25,6 +26,7 @@ def _reads(ws) -> dict:
         "texts": sorted(store.index_texts(keys)),
         "sizes": store.text_sizes(keys),
         "chunks": store.chunk_index_texts(rowids),
+        "passages": store.chunks_by_rowid(rowids),  # what the reader, the answer and MCP are given
         "bm25": [store.bm25(t, 20) for t in TERMS],
         "sounds": [store.sound_bm25(t, 20) for t in TERMS],
         "vocabulary": store._read("SELECT term, doc, cnt FROM chunks_vocab ORDER BY term"),
@@ -57,6 +59,8 @@ def test_an_index_of_schema_11_reads_the_same_after_migration_12_and_keeps_no_co
         assert ws.store._read("SELECT COUNT(*) FROM chunks_fts WHERE stems IS NOT NULL")[0][0] == 0  # contentless
         assert ws.store.compact() > 0  # the migration asks for it: what it gave back lies inside pages
         assert ws.store.get_meta("compact") is None
+        passages = ws.store.chunks_by_rowid([r for (r,) in ws.store._read("SELECT rowid FROM chunks")]).values()
+        assert all(p.sha256 == hashlib.sha256(p.text.encode()).hexdigest() for p in passages)  # as the answer checks it
 
 
 def test_edits_and_deletions_after_the_migration_rank_as_a_fresh_index(vault, tmp_path, fake_embedder):

@@ -76,7 +76,9 @@ class StoredChunk:
 DAY_MIN, DAY_MAX = "0000-01-01", "9999-12-31"
 
 CHUNK_COLUMNS = (
-    "c.rowid, c.id, c.path, c.heading_path, c.start_line, c.end_line, c.start_char, c.end_char, c.text, c.sha256, f.tier, f.project,"
+    # SQLite keeps a chunk's sha256 '' when it is its vector key (its text is its index text: rag/index/text_rows.py)
+    "c.rowid, c.id, c.path, c.heading_path, c.start_line, c.end_line, c.start_char, c.end_char, c.text,"
+    " COALESCE(NULLIF(c.sha256, ''), c.vector_key), f.tier, f.project,"
     " c.day, c.day_source"
 )
 FILE_COLUMNS = "path, sha256, title, tags, aliases, tier, project, frontmatter_error, description"

@@ -185,7 +185,7 @@ class Store(CommonReads, KeywordIndex, VectorTables, MemoryStats, IndexSpace):
                     "INSERT INTO chunks(id, path, ordinal, heading_path, start_line, end_line, start_char, end_char, text,"
                     " sha256, tokens, index_text, vector_key, script, day, day_source, context)"
                     " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                    (*row[:11], index_text, *row[12:], context),
+                    (*row[:9], text_rows.stored_sha256(chunk.sha256, chunk.vector_key), *row[10:11], index_text, *row[12:], context),
                 )
                 text_rows.insert_keywords(db, cur.lastrowid, stem_text, fields, chunk_sounds(chunk, info), chunk.index_text)
                 if sentences:

@@ -3,7 +3,8 @@
 Before, an index kept the chunk's text four more times: its `index_text` (heading context + the same text), each
 sentence's text, and the FTS5 tables' own copies of what they index (stems; sounds). Measured on the 1,000-note
 bench index: chunks 13.0 MB, sentences 6.5, chunks_fts_content 4.6, chunks_sounds_content 2.7 of 115 MB. Now:
- - `chunks.index_text` is '' when it is `context` + `text` (the heading context kept apart in `context`);
+ - `chunks.index_text` is '' when it is `context` + `text` (the heading context kept apart in `context`), and its
+   `sha256` '' when it is the `vector_key` (the sha256 of a text that is its own index text);
  - a sentence found in its chunk's text is kept as its span there (`start_char`, `end_char`, its `text` ''):
    SQLite's substr() counts characters as Python's str does, so it reads back exactly;
  - the FTS5 tables are contentless (`content=''`: bm25() and MATCH read only the index). FTS5 can only forget a row of
@@ -34,6 +35,11 @@ def index_text_parts(text: str, index_text: str) -> tuple[str | None, str]:
     if "\x00" in index_text or not index_text.endswith(text):  # SQLite's text functions stop at a NUL
         return None, index_text
     return index_text[: len(index_text) - len(text)] or None, ""
+
+
+def stored_sha256(sha256: str, vector_key: str) -> str:
+    """A chunk's sha256 as kept: '' when it is its vector key (the text is the index text: `records.CHUNK_COLUMNS`)."""
+    return "" if sha256 == vector_key else sha256
 
 
 def sentence_row(chunk_text: str, text: str, line: int, key: str, script: str | None) -> tuple:
@@ -106,6 +112,7 @@ def without_copies(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE chunks ADD COLUMN context TEXT")
     rows = conn.execute("SELECT rowid, text, index_text FROM chunks").fetchall()
     conn.executemany("UPDATE chunks SET context = ?, index_text = ? WHERE rowid = ?", [(*index_text_parts(t, i), r) for r, t, i in rows])
+    conn.execute("UPDATE chunks SET sha256 = '' WHERE sha256 = vector_key")
     conn.execute("ALTER TABLE sentences ADD COLUMN start_char INTEGER")
     conn.execute("ALTER TABLE sentences ADD COLUMN end_char INTEGER")
     texts = {r: t for r, t, _ in rows}
