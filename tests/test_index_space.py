@@ -9,8 +9,10 @@ import numpy as np
 import pytest
 
 from rag.config import load_settings
+from rag.embed import aligned
 from rag.index import blobs
-from rag.index.schema import MIGRATIONS
+from rag.index.backfill import backfill
+from rag.index.records import PerChunk
 from rag.index.store import Store
 from rag.workspace import Workspace
 
@@ -46,10 +48,44 @@ def _as_float32_index_of_schema_10(path) -> dict[tuple[str, str], np.ndarray]:
     db.executemany("UPDATE embeddings SET vector = ? WHERE vector_key = ? AND model = ?", [(v.tobytes(), k, m) for (k, m), v in vectors.items()])
     damaged = rows[0][:2]
     db.execute("UPDATE embeddings SET vector = zeroblob(length(vector)) WHERE vector_key = ? AND model = ?", damaged)
-    db.execute(f"PRAGMA user_version = {len(MIGRATIONS) - 1}")
     db.commit()
+    _as_schema_11(db)
+    db.execute("PRAGMA user_version = 10")
     db.close()
     return {k: v for k, v in vectors.items() if k != damaged}
+
+
+def _as_schema_11(db: sqlite3.Connection) -> None:
+    """Undo migration 12: the aligned model's sentence readings back in `token_states`, its blob column `states`."""
+    db.executescript(
+        """
+        INSERT INTO token_states(vector_key, model, data) SELECT vector_key, model, data FROM sentence_readings;
+        DROP TABLE sentence_readings;
+        ALTER TABLE token_states RENAME COLUMN data TO states;
+        PRAGMA user_version = 11;
+        """
+    )
+
+
+def test_sentence_readings_move_to_their_own_table_and_nothing_is_read_again(vault, tmp_path, fake_embedder):
+    settings = load_settings(vault=vault, db_path=tmp_path / "i.db", env={})
+    with Workspace.open(settings, create=True, embedder=fake_embedder) as ws:
+        ws.sync()
+        rows = [int(r) for r in ws.store.vectors(fake_embedder.name)[0]]
+        readings = ws.store.chunk_data(PerChunk.SENTENCE_READINGS, aligned.MODEL, rows)
+        assert len(readings) == len(rows) > 0
+    db = sqlite3.connect(settings.db_path)
+    _as_schema_11(db)
+    assert db.execute("SELECT COUNT(*) FROM token_states WHERE model = ?", (aligned.MODEL,)).fetchone()[0] == len(rows)
+    db.close()
+    with Workspace.open(settings, embedder=fake_embedder) as ws:  # migration 12 runs on open
+        assert ws.store.chunk_data(PerChunk.SENTENCE_READINGS, aligned.MODEL, rows) == readings
+        assert ws.store.chunk_data(PerChunk.TOKEN_STATES, aligned.MODEL, rows) == {}  # none left under its name
+        assert ws.store._read("SELECT COUNT(*) FROM token_states WHERE model = ?", (aligned.MODEL,)) == [(0,)]
+        assert ws.store.missing_chunk_data(PerChunk.SENTENCE_READINGS, aligned.MODEL, embedded_by=fake_embedder.name) == []
+        done = backfill(ws.store, fake_embedder, batch_size=8)
+        assert ws.store.size_by_part()["sentence_readings"] > 0
+    assert (done.chunks, done.sentences, done.token_states, done.aligned, done.error) == (0, 0, 0, 0, None)
 
 
 def test_an_index_made_before_keeps_its_vectors_as_codes_and_embeds_nothing_again(vault, tmp_path, fake_embedder):

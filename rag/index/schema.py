@@ -125,6 +125,15 @@ MIGRATIONS = [
     """,
     # 11: vectors kept as int8 codes (`blobs.encode`), a quarter of float32's bytes: see `_vectors_as_codes`.
     _vectors_as_codes,
+    # 12: the aligned model's sentence readings in their own table (they rode in `token_states` under its name), the
+    # blob column of both named alike (records.PerChunk: one set of store methods for every kind).
+    """
+    ALTER TABLE token_states RENAME COLUMN states TO data;
+    CREATE TABLE sentence_readings (vector_key TEXT NOT NULL, model TEXT NOT NULL, data BLOB NOT NULL);
+    CREATE UNIQUE INDEX sentence_readings_key ON sentence_readings(vector_key, model);
+    INSERT INTO sentence_readings(vector_key, model, data) SELECT vector_key, model, data FROM token_states WHERE model = 'use-multilingual-v3';
+    DELETE FROM token_states WHERE model = 'use-multilingual-v3';
+    """,
 ]
 
 # The ranking of `chunks_fts`: bm25() with a weight per column (stems, title, aliases, description). FTS5 adds a
