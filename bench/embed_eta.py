@@ -15,7 +15,7 @@ from pathlib import Path
 
 from rag.config import load_settings
 from rag.eval.data import EVAL_DATA
-from rag.index.sync import backfill
+from rag.index.backfill import backfill
 from rag.workspace import Workspace
 
 SCIFACT = EVAL_DATA / "qa" / "scifact"

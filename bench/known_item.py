@@ -121,20 +121,20 @@ def timing(folders: dict[str, Path], out: Path, limit: int) -> dict:
         settings = load_settings(vault=out / f"vault-{answering}", db_path=out / f"index-{answering}.db", env={}, token_match=True)
         with Workspace.open(settings) as ws:
             r, depth = ws.retriever, retrieve.TOKEN_DEPTH
-            stored = ws.store.chunk_token_states
+            stored = ws.store.chunk_data
             seconds: dict[str, list[float]] = {"without": [], "stored": [], "read now": []}
             for q in dataset.queries:
                 retrieve.TOKEN_DEPTH = 0
                 r.hybrid(q["text"], 10)  # the question's vector and the vectors' matrix in memory for all three
                 for label in seconds:
                     retrieve.TOKEN_DEPTH = 0 if label == "without" else depth
-                    ws.store.chunk_token_states = stored if label == "stored" else (lambda model, rows: {})
+                    ws.store.chunk_data = stored if label == "stored" else (lambda kind, model, rows: {})
                     r.tokens = TokenMatch(ws.embedder)  # no passage nor question read before
                     started = time.perf_counter()
                     r.hybrid(q["text"], 10)
                     seconds[label].append(time.perf_counter() - started)
             retrieve.TOKEN_DEPTH = depth
-            ws.store.chunk_token_states = stored
+            ws.store.chunk_data = stored
         ms = {label: round(1000 * statistics.median(v), 1) for label, v in seconds.items()}
         ratios = {f"{label} ratio": round(ms[label] / ms["without"], 2) for label in ("stored", "read now")}
         result[name] = {**ms, **ratios, "questions": len(dataset.queries)}

@@ -24,7 +24,8 @@ from typing import Callable
 from rag.config import Settings
 from rag.embed.embedders import Embedder
 from rag.errors import RagError
-from rag.index.sync import SyncReport, backfill, last_sync
+from rag.index.backfill import backfill
+from rag.index.sync import SyncReport, last_sync
 from rag.index.watch import Watcher
 from rag.workspace import Workspace
 

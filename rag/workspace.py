@@ -14,6 +14,7 @@ from rag.config import Settings, default_index_path, legacy_index_path
 from rag.embed.cpu import one_blas_thread
 from rag.embed.embedders import Embedder, make_embedder
 from rag.errors import IndexCorrupt, RagError
+from rag.index.records import PerChunk
 from rag.index.storage import IndexStore, open_store
 from rag.index.store import Store
 from rag.index.sync import Progress, SyncReport, last_sync, skipped_notes, sync
@@ -115,7 +116,9 @@ class Workspace:
             "last_sync": last_sync(self.store),
             **counts,
             # chunks the token match would read through the model at search time (None: it is off or cannot run)
-            "token_states_missing": len(self.store.missing_token_keys(self.embedder.name)) if self._keeps_token_states() else None,
+            "token_states_missing": len(self.store.missing_chunk_data(PerChunk.TOKEN_STATES, self.embedder.name))
+            if self._keeps_token_states()
+            else None,
             "skipped": [{"path": p, "reason": why} for p, (_, _, why) in sorted(skipped_notes(self.store).items())],
         }
 

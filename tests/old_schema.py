@@ -9,8 +9,23 @@ from rag.index import text_rows
 FTS = "tokenize = 'unicode61 remove_diacritics 2'"
 
 
+def as_schema_12(path) -> None:
+    """Undo migration 13: the aligned model's sentence readings back in `token_states`, its blob column `states`."""
+    db = sqlite3.connect(path, isolation_level=None)
+    db.executescript(
+        """
+        INSERT INTO token_states(vector_key, model, data) SELECT vector_key, model, data FROM sentence_readings;
+        DROP TABLE sentence_readings;
+        ALTER TABLE token_states RENAME COLUMN data TO states;
+        PRAGMA user_version = 12;
+        """
+    )
+    db.close()
+
+
 def as_schema_11(path) -> None:
-    """Rewrite an index written by this version the way schema 11 kept its texts."""
+    """Rewrite an index written by this version the way schema 11 kept its texts (and its sentence readings)."""
+    as_schema_12(path)
     db = sqlite3.connect(path, isolation_level=None)
     packed = db.execute(f"SELECT k.chunk, k.packed, {text_rows.INDEX_TEXT} FROM chunk_keywords k JOIN chunks c ON c.rowid = k.chunk").fetchall()
     rows = [(r, *text_rows.unpack(p, i)) for r, p, i in packed]

@@ -12,8 +12,9 @@ import pytest
 from rag.config import load_settings
 from rag.embed import aligned
 from rag.errors import EmbedderError
+from rag.index.records import PerChunk
+from rag.index.token_blobs import pack, unpack
 from rag.search import retrieve
-from rag.search.token_match import pack, unpack
 from rag.workspace import Workspace
 
 MATCH = {
@@ -50,22 +51,22 @@ def test_indexing_keeps_each_chunks_sentence_vectors_and_fills_in_an_index_made_
     with Workspace.open(settings, create=True, embedder=fake_embedder) as ws:
         ws.sync()
         rows = [c.rowid for c in ws.store.chunks_by_rowid(list(range(1, 20))).values()]
-        kept = ws.store.chunk_token_states(aligned.MODEL, rows)
+        kept = ws.store.chunk_data(PerChunk.SENTENCE_READINGS, aligned.MODEL, rows)
         assert set(kept) == set(rows) and len(rows) == 3
         assert all(unpack(blob).shape[0] == 1 and unpack(blob).shape[2] == 512 for blob in kept.values())
-        assert ws.store.missing_token_keys(aligned.MODEL, embedded_by=fake_embedder.name) == []
+        assert ws.store.missing_chunk_data(PerChunk.SENTENCE_READINGS, aligned.MODEL, embedded_by=fake_embedder.name) == []
         # An index made before the sentences were kept: they are read at the next sync, nothing re-embedded.
         with ws.store.transaction() as db:
-            db.execute("DELETE FROM token_states WHERE model = ?", (aligned.MODEL,))
-        assert len(ws.store.missing_token_keys(aligned.MODEL, embedded_by=fake_embedder.name)) == 3
+            db.execute("DELETE FROM sentence_readings WHERE model = ?", (aligned.MODEL,))
+        assert len(ws.store.missing_chunk_data(PerChunk.SENTENCE_READINGS, aligned.MODEL, embedded_by=fake_embedder.name)) == 3
         embedded = len(fake_embedder.embedded)
         ws.sync()
-        assert set(ws.store.chunk_token_states(aligned.MODEL, rows)) == set(rows)
+        assert set(ws.store.chunk_data(PerChunk.SENTENCE_READINGS, aligned.MODEL, rows)) == set(rows)
         assert len(fake_embedder.embedded) == embedded
     off = load_settings(vault=_vault(tmp_path / "off", MATCH), db_path=tmp_path / "off.db", env={"RAG_TOKEN_MATCH": "0"})
     with Workspace.open(off, create=True, embedder=fake_embedder) as ws:
         ws.sync()
-        assert ws.store.chunk_token_states(aligned.MODEL, list(range(1, 20))) == {}  # off: nothing kept
+        assert ws.store.chunk_data(PerChunk.SENTENCE_READINGS, aligned.MODEL, list(range(1, 20))) == {}  # off: nothing kept
 
 
 def test_the_best_candidates_in_the_other_script_move_by_their_closest_sentence(tmp_path, fake_embedder, monkeypatch):
@@ -106,11 +107,11 @@ def test_a_chunk_without_kept_sentences_is_read_now_and_an_unreadable_one_left_o
         rows = {c.path: c.rowid for c in ws.store.chunks_by_rowid(list(range(1, 20))).values()}
         keys = {p: k for p, k in ws.store._read("SELECT path, vector_key FROM chunks")}
         with ws.store.transaction() as db:
-            db.execute("DELETE FROM token_states WHERE model = ? AND vector_key = ?", (aligned.MODEL, keys["Final/Kickoff.md"]))
+            db.execute("DELETE FROM sentence_readings WHERE model = ? AND vector_key = ?", (aligned.MODEL, keys["Final/Kickoff.md"]))
         ranked = dict(ws.retriever.aligned_ranking(QUESTION, list(rows.values())))
         assert set(ranked) == set(rows.values())  # read now, from the text it was indexed as
         assert max(ranked, key=ranked.get) == rows["Final/Kickoff.md"]
-        ws.store.put_token_states(aligned.MODEL, {keys["Final/Coach.md"]: pack(np.ones((1, 2, 512), np.float32))[:20]})
+        ws.store.put_chunk_data(PerChunk.SENTENCE_READINGS, aligned.MODEL, {keys["Final/Coach.md"]: pack(np.ones((1, 2, 512), np.float32))[:20]})
         with caplog.at_level(logging.WARNING):
             ranked = dict(ws.retriever.aligned_ranking(QUESTION, list(rows.values())))
         assert rows["Final/Coach.md"] not in ranked and len(ranked) == 2

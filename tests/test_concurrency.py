@@ -142,7 +142,7 @@ def test_two_processes_embedding_one_index_never_embed_a_text_twice(settings, va
         import sys, time
         from pathlib import Path
         from rag.config import load_settings
-        from rag.index.sync import backfill
+        from rag.index.backfill import backfill
         from rag.workspace import Workspace
         from tests.fakes import FakeEmbedder
 

@@ -21,11 +21,12 @@ from rag.config import load_settings
 from rag.errors import DiskFull
 from rag.index import blobs, vocabulary
 from rag.index.language_reference import reference_means
+from rag.index.records import PerChunk
 from rag.index.repair import drop_unreadable
 from rag.index.store import Store
 from rag.index.sync import last_sync, skipped_notes
+from rag.index.token_blobs import pack, stored_states
 from rag.live import LiveIndex
-from rag.search.token_match import pack, stored_states
 from rag.workspace import Workspace
 
 QUESTION = "sourdough hydration levain"  # the fixture vault's Notes/Sourdough.md
@@ -129,21 +130,21 @@ def test_unreadable_token_states_are_left_out_once_and_read_again_by_index(built
     states /= np.linalg.norm(states, axis=2, keepdims=True)
     keys = [k for (k,) in _sql(built, "SELECT vector_key FROM chunks ORDER BY rowid LIMIT 3")]
     with Workspace.open(built, embedder=fake_embedder) as ws:
-        ws.store.put_token_states("reader", {k: pack(states) for k in keys})
+        ws.store.put_chunk_data(PerChunk.TOKEN_STATES, "reader", {k: pack(states) for k in keys})
     nan_scale = bytearray(pack(states))
     nan_scale[16:20] = np.float32(np.nan).tobytes()
-    _sql(built, "UPDATE token_states SET states = substr(states, 1, 40) WHERE vector_key = ? AND model = 'reader'", (keys[0],))
-    _sql(built, "UPDATE token_states SET states = ? WHERE vector_key = ? AND model = 'reader'", (bytes(nan_scale), keys[1]))
+    _sql(built, "UPDATE token_states SET data = substr(data, 1, 40) WHERE vector_key = ? AND model = 'reader'", (keys[0],))
+    _sql(built, "UPDATE token_states SET data = ? WHERE vector_key = ? AND model = 'reader'", (bytes(nan_scale), keys[1]))
     with caplog.at_level(logging.WARNING), Workspace.open(built, embedder=fake_embedder) as ws:
         rows = dict(_sql(built, "SELECT c.rowid, c.vector_key FROM chunks c WHERE c.vector_key IN (?,?,?)", keys))
-        stored = ws.store.chunk_token_states("reader", list(rows))
+        stored = ws.store.chunk_data(PerChunk.TOKEN_STATES, "reader", list(rows))
         for _ in range(2):
             readable = stored_states(stored, layers=2, dim=8, model="reader")
             assert {rows[r] for r in readable} == {keys[2]}
             assert stored_states(stored, layers=2, dim=16, model="reader") == {}  # another model's width: not compared
         assert len(_unusable_warnings(caplog)) == 1
         assert drop_unreadable(ws.store, fake_embedder) == 2
-        assert set(ws.store.missing_token_keys("reader", embedded_by=fake_embedder.name)) >= {keys[0], keys[1]}
+        assert set(ws.store.missing_chunk_data(PerChunk.TOKEN_STATES, "reader", embedded_by=fake_embedder.name)) >= {keys[0], keys[1]}
 
 
 @pytest.mark.both_backends
@@ -151,10 +152,10 @@ def test_unreadable_token_states_are_dropped_on_either_backend_and_readable_ones
     states = np.ones((2, 3, 4), np.float32) / 2
     with Workspace.open(settings.replace(token_match=False), create=True, embedder=fake_embedder) as ws:
         ws.sync()
-        keys = ws.store.missing_token_keys("reader", embedded_by=fake_embedder.name)[:3]
-        ws.store.put_token_states("reader", {keys[0]: pack(states), keys[1]: pack(states)[:-1], keys[2]: b"\x00" * 16})
+        keys = ws.store.missing_chunk_data(PerChunk.TOKEN_STATES, "reader", embedded_by=fake_embedder.name)[:3]
+        ws.store.put_chunk_data(PerChunk.TOKEN_STATES, "reader", {keys[0]: pack(states), keys[1]: pack(states)[:-1], keys[2]: b"\x00" * 16})
         assert drop_unreadable(ws.store, fake_embedder) == 2
-        assert ws.store.known_token_keys("reader", keys) == {keys[0]}
+        assert ws.store.known_chunk_data(PerChunk.TOKEN_STATES, "reader", keys) == {keys[0]}
 
 
 @pytest.mark.parametrize("stored", ["not json", '{"1": [1, 2], "2": [3]}', '{"1": ["NaN"], "2": [1]}', "[]"])

@@ -9,10 +9,13 @@ import numpy as np
 import pytest
 
 from rag.config import load_settings
+from rag.embed import aligned
 from rag.index import blobs
+from rag.index.backfill import backfill
+from rag.index.records import PerChunk
 from rag.index.store import Store
 from rag.workspace import Workspace
-from tests.old_schema import as_schema_11
+from tests.old_schema import as_schema_11, as_schema_12
 
 QUESTIONS = [
     "How long does the sourdough rise?",
@@ -51,6 +54,26 @@ def _as_float32_index_of_schema_10(path) -> dict[tuple[str, str], np.ndarray]:
     db.commit()
     db.close()
     return {k: v for k, v in vectors.items() if k != damaged}
+
+
+def test_sentence_readings_move_to_their_own_table_and_nothing_is_read_again(vault, tmp_path, fake_embedder):
+    settings = load_settings(vault=vault, db_path=tmp_path / "i.db", env={})
+    with Workspace.open(settings, create=True, embedder=fake_embedder) as ws:
+        ws.sync()
+        rows = [int(r) for r in ws.store.vectors(fake_embedder.name)[0]]
+        readings = ws.store.chunk_data(PerChunk.SENTENCE_READINGS, aligned.MODEL, rows)
+        assert len(readings) == len(rows) > 0
+    as_schema_12(settings.db_path)
+    with sqlite3.connect(settings.db_path) as db:
+        assert db.execute("SELECT COUNT(*) FROM token_states WHERE model = ?", (aligned.MODEL,)).fetchone()[0] == len(rows)
+    with Workspace.open(settings, embedder=fake_embedder) as ws:  # migration 13 runs on open
+        assert ws.store.chunk_data(PerChunk.SENTENCE_READINGS, aligned.MODEL, rows) == readings
+        assert ws.store.chunk_data(PerChunk.TOKEN_STATES, aligned.MODEL, rows) == {}  # none left under its name
+        assert ws.store._read("SELECT COUNT(*) FROM token_states WHERE model = ?", (aligned.MODEL,)) == [(0,)]
+        assert ws.store.missing_chunk_data(PerChunk.SENTENCE_READINGS, aligned.MODEL, embedded_by=fake_embedder.name) == []
+        done = backfill(ws.store, fake_embedder, batch_size=8)
+        assert ws.store.size_by_part()["sentence_readings"] > 0
+    assert (done.chunks, done.sentences, done.token_states, done.aligned, done.error) == (0, 0, 0, 0, None)
 
 
 def test_an_index_made_before_keeps_its_vectors_as_codes_and_embeds_nothing_again(vault, tmp_path, fake_embedder):

@@ -184,7 +184,7 @@ def test_a_skipped_note_is_reported_once_remembered_in_status_and_indexed_when_f
 
 
 def test_embedding_progress_counts_characters_so_long_chunks_weigh_more_than_short_sentences(settings, fake_embedder):
-    from rag.index.sync import TEXT_COST_CHARS, backfill
+    from rag.index.backfill import TEXT_COST_CHARS, backfill
     from rag.workspace import Workspace
 
     with Workspace.open(settings.replace(sentence_vectors=True), create=True, embedder=fake_embedder) as ws:

@@ -167,6 +167,7 @@ def downgrade_to_schema_4(path) -> None:
     db.executescript(
         """
         DROP TABLE IF EXISTS token_states;
+        DROP TABLE IF EXISTS sentence_readings;
         DROP TABLE IF EXISTS chunks_sounds;
         DROP TABLE IF EXISTS memory_stats;
         DROP TABLE IF EXISTS memory_facts;

@@ -9,8 +9,10 @@ import pytest
 
 from rag.config import load_settings
 from rag.embed import token_code
-from rag.search import token_match
-from rag.search.token_match import TokenMatch, pack, readable, unpack, window_match
+from rag.index import token_blobs
+from rag.index.records import PerChunk
+from rag.index.token_blobs import pack, readable, unpack
+from rag.search.token_match import TokenMatch, window_match
 from rag.workspace import Workspace
 from tests.test_token_states import NOTES, QUESTION, TokenFake, _vault
 
@@ -24,7 +26,7 @@ PASSAGES = [
 
 def _four_bits(states: np.ndarray) -> bytes:
     """States as the previous version kept them (4 bits a component, a scale per row), whatever their shape."""
-    return token_match._header(*states.shape, token_match.BITS) + token_match._four_bits(states)
+    return token_blobs._header(*states.shape, token_blobs.BITS) + token_blobs._four_bits(states)
 
 
 def test_e5_states_take_64_bytes_a_token_and_match_as_the_model_reads_them(real_embedder):
@@ -70,7 +72,7 @@ def test_a_coded_blob_of_another_fit_or_cut_short_is_unreadable():
     states = np.random.default_rng(4).normal(size=(2, 6, 384)).astype(np.float32)
     blob = pack(states)
     assert readable(blob)
-    other_fit = blob[:12] + np.uint32(token_match.CODED + token_code.version() + 1).tobytes() + blob[16:]
+    other_fit = blob[:12] + np.uint32(token_blobs.CODED + token_code.version() + 1).tobytes() + blob[16:]
     for bad in (blob[:-1], blob + b"\x00", other_fit, blob[:12] + np.uint32(8).tobytes() + blob[16:]):
         assert not readable(bad)
         with pytest.raises(ValueError):
@@ -84,24 +86,24 @@ def test_an_older_index_4_bit_states_are_read_then_coded_anew_by_index_without_t
     with Workspace.open(settings, create=True, embedder=fake) as ws:
         ws.sync()
         rows = sorted(ws.store.chunk_paths(list(NOTES)))
-        keys = sorted(ws.store.known_token_keys(fake.name, ws.store.vector_keys(fake.name)))  # the chunks'
+        keys = sorted(ws.store.known_chunk_data(PerChunk.TOKEN_STATES, fake.name, ws.store.vector_keys(fake.name)))  # the chunks'
         rng = np.random.default_rng(5)
         e5_like = {k: rng.normal(size=(2, 9, 384)).astype(np.float32) for k in keys}
         old = {k: _four_bits(s) for k, s in e5_like.items()}
-        ws.store.put_token_states("e5", old)  # as the previous version kept a 384-wide model's two layers
-        ws.store.put_token_states("aligned", {keys[0]: _four_bits(np.ones((1, 2, 512), np.float32))})
-        assert sorted(ws.store.chunk_token_states("e5", rows).values()) == sorted(old.values())
-        assert len(token_match.stored_states(ws.store.chunk_token_states("e5", rows), layers=2, dim=384, model="e5")) == 3  # read
+        ws.store.put_chunk_data(PerChunk.TOKEN_STATES, "e5", old)  # as the previous version kept a 384-wide model's two layers
+        ws.store.put_chunk_data(PerChunk.SENTENCE_READINGS, "aligned", {keys[0]: _four_bits(np.ones((1, 2, 512), np.float32))})
+        assert sorted(ws.store.chunk_data(PerChunk.TOKEN_STATES, "e5", rows).values()) == sorted(old.values())
+        assert len(token_blobs.stored_states(ws.store.chunk_data(PerChunk.TOKEN_STATES, "e5", rows), layers=2, dim=384, model="e5")) == 3  # read
         fake.states_read.clear()
         ws.sync()  # `rag index`
         assert fake.states_read == []  # no model read
-        stored = ws.store.chunk_token_states("e5", rows)
+        stored = ws.store.chunk_data(PerChunk.TOKEN_STATES, "e5", rows)
         assert sorted(stored.values()) == sorted(pack(unpack(blob)) for blob in old.values())  # decoded, then coded
         assert all(len(blob) == 16 + 9 * 2 * 32 for blob in stored.values())
-        (aligned,) = ws.store.chunk_token_states("aligned", rows).values()
-        assert aligned[12:16] == np.uint32(token_match.BITS).tobytes()  # not e5's shape: kept in 4 bits
+        (aligned,) = ws.store.chunk_data(PerChunk.SENTENCE_READINGS, "aligned", rows).values()
+        assert aligned[12:16] == np.uint32(token_blobs.BITS).tobytes()  # not e5's shape: kept in 4 bits
         ws.sync()
-        assert ws.store.chunk_token_states("e5", rows) == stored  # once
+        assert ws.store.chunk_data(PerChunk.TOKEN_STATES, "e5", rows) == stored  # once
 
 
 def test_passages_read_now_score_as_they_would_from_the_index():

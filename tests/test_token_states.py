@@ -12,7 +12,9 @@ import pytest
 from rag.config import load_settings
 from rag.devtools.fake_embedder import FakeEmbedder
 from rag.index import blobs
-from rag.search.token_match import TokenMatch, pack, unpack
+from rag.index.records import PerChunk
+from rag.index.token_blobs import pack, unpack
+from rag.search.token_match import TokenMatch
 from rag.workspace import Workspace
 
 NOTES = {
@@ -92,9 +94,9 @@ def test_indexing_keeps_each_chunks_states_from_the_pass_that_embeds_it_and_sear
         rows = sorted(ws.store.chunk_paths(list(NOTES)))
         assert report.chunks_total == len(rows) == 3
         assert sorted(how for how, _ in fake.states_read) == ["with vectors"] * 3  # no second pass
-        stored = ws.store.chunk_token_states(fake.name, rows)
+        stored = ws.store.chunk_data(PerChunk.TOKEN_STATES, fake.name, rows)
         texts = ws.store.chunk_index_texts(rows)
-        assert set(stored) == set(rows) and ws.store.missing_token_keys(fake.name) == []
+        assert set(stored) == set(rows) and ws.store.missing_chunk_data(PerChunk.TOKEN_STATES, fake.name) == []
         for row in rows:
             assert np.allclose(unpack(stored[row]), fake._states(texts[row]), atol=1e-2)
         fake.states_read.clear()
@@ -104,8 +106,8 @@ def test_indexing_keeps_each_chunks_states_from_the_pass_that_embeds_it_and_sear
 
         (vault / "Final/Coach.md").unlink()
         ws.sync()
-        assert len(ws.store.chunk_token_states(fake.name, rows)) == 2  # gone with its chunk
-        assert ws.store.missing_token_keys(fake.name) == []
+        assert len(ws.store.chunk_data(PerChunk.TOKEN_STATES, fake.name, rows)) == 2  # gone with its chunk
+        assert ws.store.missing_chunk_data(PerChunk.TOKEN_STATES, fake.name) == []
 
 
 @pytest.mark.both_backends
@@ -115,8 +117,8 @@ def test_an_index_made_without_token_states_gets_them_at_its_next_sync_with_the_
     with Workspace.open(load_settings(vault=vault, db_path=index_location, env={"RAG_TOKEN_MATCH": "0"}), create=True, embedder=fake) as ws:
         ws.sync()
         rows = sorted(ws.store.chunk_paths(list(NOTES)))
-        assert fake.states_read == [] and ws.store.chunk_token_states(fake.name, rows) == {}
-        assert len(ws.store.missing_token_keys(fake.name)) == 3
+        assert fake.states_read == [] and ws.store.chunk_data(PerChunk.TOKEN_STATES, fake.name, rows) == {}
+        assert len(ws.store.missing_chunk_data(PerChunk.TOKEN_STATES, fake.name)) == 3
         assert ws.status()["token_states_missing"] is None  # the match is off: nothing is missing
         # meanwhile the match reads the chunks as they were embedded
         assert {row for row, _ in ws.retriever.token_ranking(QUESTION, rows)} == set(rows)
@@ -131,7 +133,7 @@ def test_an_index_made_without_token_states_gets_them_at_its_next_sync_with_the_
         report = ws.sync(progress=lambda stage, done, total: progress.append((stage, done, total)))
         assert fake.embedded == [] and report.chunks_embedded == 0  # the vectors stay
         assert sorted(t for how, t in fake.states_read if how == "alone") == sorted(texts.values())
-        assert len(ws.store.chunk_token_states(fake.name, rows)) == 3 and ws.status()["token_states_missing"] == 0
+        assert len(ws.store.chunk_data(PerChunk.TOKEN_STATES, fake.name, rows)) == 3 and ws.status()["token_states_missing"] == 0
         embed = [(done, total) for stage, done, total in progress if stage == "embed"]
         assert embed[-1][0] == embed[-1][1] > 0 and any(0 < done < total for done, total in embed)  # the reading shows
         fake.states_read.clear()
@@ -144,7 +146,7 @@ def test_with_the_real_model_stored_states_are_the_model_reading_the_chunk_and_r
     with Workspace.open(settings, create=True, embedder=real_embedder) as ws:
         ws.sync()
         rows = sorted(ws.store.chunk_paths(list(NOTES)))
-        stored = ws.store.chunk_token_states(real_embedder.name, rows)
+        stored = ws.store.chunk_data(PerChunk.TOKEN_STATES, real_embedder.name, rows)
         texts = ws.store.chunk_index_texts(rows)
         assert set(stored) == set(rows)
         for row in rows:

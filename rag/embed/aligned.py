@@ -10,7 +10,7 @@ on two cores, ~1 s to load.
 
 A passage is read as its sentences (its heading context counts as one): a question is answered by one of them, and
 a long documentation chunk pooled into one vector says little. Indexing keeps each chunk's sentence vectors (4 bits a
-component, `token_match.pack`, ~0.3 KB a sentence) under `MODEL` beside e5's token states; the retriever scores a
+component, `token_blobs.pack`, ~0.3 KB a sentence) under `MODEL` in their own table; the retriever scores a
 candidate by its sentence closest to the question (rag/search/retrieve.py `_reread`).
 """
 

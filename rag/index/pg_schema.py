@@ -17,7 +17,19 @@ from rag.errors import IndexCorrupt, IndexForeign
 
 MARK = "ask-your-vault"  # meta `application`: this database holds our index
 MIGRATION_LOCK = 0x52414756  # advisory lock key while migrating ("RAGV", as SQLite's application_id)
-OUR_TABLES = ("meta", "files", "chunks", "postings", "sentences", "embeddings", "memory_stats", "memory_facts", "sound_postings", "token_states")
+OUR_TABLES = (
+    "meta",
+    "files",
+    "chunks",
+    "postings",
+    "sentences",
+    "embeddings",
+    "memory_stats",
+    "memory_facts",
+    "sound_postings",
+    "token_states",
+    "sentence_readings",
+)
 MIGRATIONS = [
     """
     CREATE EXTENSION IF NOT EXISTS vector;
@@ -88,6 +100,15 @@ MIGRATIONS = [
     CREATE TABLE token_states (
         vector_key TEXT NOT NULL, model TEXT NOT NULL, states BYTEA NOT NULL, PRIMARY KEY (vector_key, model)
     );
+    """,
+    # the aligned model's sentence readings in their own table, as SQLite's migration 12
+    """
+    ALTER TABLE token_states RENAME COLUMN states TO data;
+    CREATE TABLE sentence_readings (
+        vector_key TEXT NOT NULL, model TEXT NOT NULL, data BYTEA NOT NULL, PRIMARY KEY (vector_key, model)
+    );
+    INSERT INTO sentence_readings(vector_key, model, data) SELECT vector_key, model, data FROM token_states WHERE model = 'use-multilingual-v3';
+    DELETE FROM token_states WHERE model = 'use-multilingual-v3';
     """,
 ]
 

@@ -36,13 +36,14 @@ from rag.index.records import (
     FileInfo,
     FileState,
     NoteFields,
+    PerChunk,
     StoredChunk,
     chunk_row,
     chunk_sounds,
     file_info,
     file_row,
 )
-from rag.index.store_space import ALIGNED_MODEL, byte_shares
+from rag.index.store_space import byte_shares
 from rag.text.stemming import fts_tokens
 
 log = logging.getLogger(__name__)
@@ -102,16 +103,13 @@ class PgStore(CommonReads, PgKeywordIndex, PgVectorTables, PgMemoryStats):
         words, _ = byte_shares(
             self._read("SELECT model LIKE %s, SUM(pg_column_size(vector) + LENGTH(vector_key)) FROM embeddings GROUP BY 1", (WORD_MODELS + "%",))
         )
-        readings, _ = byte_shares(
-            self._read("SELECT model = %s, SUM(LENGTH(states) + LENGTH(vector_key)) FROM token_states GROUP BY 1", (ALIGNED_MODEL,))
-        )
-        embedded, kept = size.pop("embeddings", 0), size.pop("token_states", 0)
+        embedded = size.pop("embeddings", 0)
+        kept = {kind.value: size.pop(kind.value, 0) for kind in PerChunk}
         return {
             "text": sum(size.values()),
             "vectors": round(embedded * (1 - words)),
             "vocabulary": round(embedded * words),
-            "token_states": round(kept * (1 - readings)),
-            "sentence_readings": round(kept * readings),
+            **kept,
             "free": 0,
         }
 

@@ -13,7 +13,7 @@ import numpy as np
 from psycopg import sql
 
 from rag.index import blobs, pg_schema
-from rag.index.records import WORD_MODELS
+from rag.index.records import WORD_MODELS, PerChunk
 from rag.index.store_vectors import REPAIR_PART, TOKEN_REPAIR_PART, _unpack, keyed_matrix, usable_vectors
 
 
@@ -86,51 +86,53 @@ class PgVectorTables:
                 " AND NOT EXISTS (SELECT 1 FROM sentences s WHERE s.vector_key = e.vector_key) AND e.model NOT LIKE %s",
                 (WORD_MODELS + "%",),
             )
-            db.execute("DELETE FROM token_states t WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.vector_key = t.vector_key)")
+            for kind in PerChunk:
+                db.execute(f"DELETE FROM {kind.value} t WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.vector_key = t.vector_key)")
             return cur.rowcount
 
-    # --- token states (rag/search/token_match.py), as in store_vectors.VectorTables ---
+    # --- what is kept per chunk text besides its vector (records.PerChunk), as in store_vectors.VectorTables ---
 
-    def missing_token_keys(self, model: str, *, embedded_by: str | None = None) -> list[str]:
+    def missing_chunk_data(self, kind: PerChunk, model: str, *, embedded_by: str | None = None) -> list[str]:
         rows = self._read(
             "SELECT vector_key FROM chunks c WHERE EXISTS (SELECT 1 FROM embeddings e WHERE e.vector_key = c.vector_key AND e.model = %s)"
-            " AND NOT EXISTS (SELECT 1 FROM token_states t WHERE t.vector_key = c.vector_key AND t.model = %s) GROUP BY vector_key ORDER BY MIN(rowid)",
+            f" AND NOT EXISTS (SELECT 1 FROM {kind.value} t WHERE t.vector_key = c.vector_key AND t.model = %s) GROUP BY vector_key ORDER BY MIN(rowid)",
             (embedded_by or model, model),
         )
         return [r[0] for r in rows]
 
-    def known_token_keys(self, model: str, keys: list[str]) -> set[str]:
-        return {r[0] for r in self._read("SELECT vector_key FROM token_states WHERE model = %s AND vector_key = ANY(%s)", (model, list(keys)))}
+    def known_chunk_data(self, kind: PerChunk, model: str, keys: list[str]) -> set[str]:
+        return {r[0] for r in self._read(f"SELECT vector_key FROM {kind.value} WHERE model = %s AND vector_key = ANY(%s)", (model, list(keys)))}
 
-    def put_token_states(self, model: str, states: dict[str, bytes]) -> None:
-        rows = sorted(states.items())  # one order for every writer: concurrent upserts cannot deadlock
+    def put_chunk_data(self, kind: PerChunk, model: str, blobs: dict[str, bytes]) -> None:
+        rows = sorted(blobs.items())  # one order for every writer: concurrent upserts cannot deadlock
         with self.transaction(searchable=False) as db:
             db.cursor().executemany(
-                "INSERT INTO token_states(vector_key, model, states) VALUES (%s, %s, %s)"
-                " ON CONFLICT (vector_key, model) DO UPDATE SET states = excluded.states",
+                f"INSERT INTO {kind.value}(vector_key, model, data) VALUES (%s, %s, %s) ON CONFLICT (vector_key, model) DO UPDATE SET data = excluded.data",
                 [(k, model, b) for k, b in rows],
             )
 
-    def drop_unreadable_token_states(self, readable: Callable[[object], bool], *, recode: Callable[[bytes], bytes] | None = None) -> int:
-        """As `store_vectors.VectorTables.drop_unreadable_token_states`."""
-        dropped, after = 0, ("", "")
-        while rows := self._read(
-            "SELECT vector_key, model, states FROM token_states WHERE (vector_key, model) > (%s, %s) ORDER BY vector_key, model LIMIT %s",
-            (*after, TOKEN_REPAIR_PART),
-        ):
-            rows = [(k, m, bytes(states)) for k, m, states in rows]
-            bad = [(k, m, states) for k, m, states in rows if not readable(states)]
-            new = [(fresh, k, m, states) for k, m, states in rows if recode and readable(states) and (fresh := recode(states)) != states]
-            if bad or new:
-                with self.transaction(searchable=False) as db:
-                    db.cursor().executemany("DELETE FROM token_states WHERE vector_key = %s AND model = %s AND states = %s", bad)
-                    db.cursor().executemany("UPDATE token_states SET states = %s WHERE vector_key = %s AND model = %s AND states = %s", new)
-            dropped, after = dropped + len(bad), (rows[-1][0], rows[-1][1])
+    def drop_unreadable_chunk_data(self, readable: Callable[[object], bool], *, recode: Callable[[bytes], bytes] | None = None) -> int:
+        """As `store_vectors.VectorTables.drop_unreadable_chunk_data`."""
+        dropped = 0
+        for kind in PerChunk:
+            table, after = kind.value, ("", "")
+            while rows := self._read(
+                f"SELECT vector_key, model, data FROM {table} WHERE (vector_key, model) > (%s, %s) ORDER BY vector_key, model LIMIT %s",
+                (*after, TOKEN_REPAIR_PART),
+            ):
+                rows = [(k, m, bytes(data)) for k, m, data in rows]
+                bad = [(k, m, data) for k, m, data in rows if not readable(data)]
+                new = [(fresh, k, m, data) for k, m, data in rows if recode and readable(data) and (fresh := recode(data)) != data]
+                if bad or new:
+                    with self.transaction(searchable=False) as db:
+                        db.cursor().executemany(f"DELETE FROM {table} WHERE vector_key = %s AND model = %s AND data = %s", bad)
+                        db.cursor().executemany(f"UPDATE {table} SET data = %s WHERE vector_key = %s AND model = %s AND data = %s", new)
+                dropped, after = dropped + len(bad), (rows[-1][0], rows[-1][1])
         return dropped
 
-    def chunk_token_states(self, model: str, rowids: list[int]) -> dict[int, bytes]:
+    def chunk_data(self, kind: PerChunk, model: str, rowids: list[int]) -> dict[int, bytes]:
         rows = self._read(
-            "SELECT c.rowid, t.states FROM chunks c JOIN token_states t ON t.vector_key = c.vector_key AND t.model = %s WHERE c.rowid = ANY(%s)",
+            f"SELECT c.rowid, t.data FROM chunks c JOIN {kind.value} t ON t.vector_key = c.vector_key AND t.model = %s WHERE c.rowid = ANY(%s)",
             (model, list(rowids)),
         )
         return {r: bytes(b) for r, b in rows}

@@ -4,6 +4,7 @@ chunks, and their rows as both backends write them. Pure; the SQLite store (`sto
 
 from __future__ import annotations
 
+import enum
 import json
 import time
 from dataclasses import dataclass
@@ -14,6 +15,14 @@ from rag.text.sounds import sound_text
 # The vault's vocabulary embedded word by word (rag/index/vocabulary.py) is kept in `embeddings` under the model name
 # WORD_MODELS + the embedder's name: apart from the chunks' vectors (no HNSW index, no orphan cleanup by chunk keys).
 WORD_MODELS = "words:"
+
+
+class PerChunk(enum.Enum):
+    """What the index keeps per chunk text besides its vector, each in its own table (the value), keyed like vectors
+    by the text's vector key and the model that computed it."""
+
+    TOKEN_STATES = "token_states"  # the embedding model's token states (rag/index/token_blobs.py, search/token_match.py)
+    SENTENCE_READINGS = "sentence_readings"  # the aligned model's vectors of the chunk's sentences (rag/embed/aligned.py)
 
 
 @dataclass(frozen=True)

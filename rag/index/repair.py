@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 
 from rag.embed.embedders import Embedder
-from rag.index import vocabulary
+from rag.index import token_blobs, vocabulary
 from rag.index.storage import IndexStore
 
 log = logging.getLogger(__name__)
@@ -24,13 +24,12 @@ def drop_unreadable(store: IndexStore, embedder: Embedder) -> int:
     the MCP server) does not: a damaged row stays left out of search there until `rag index` runs. Token states an
     older version kept in 4 bits are coded anew as `pack` writes them now, without the model (rag/embed/token_code.py:
     ~6× smaller); search reads either meanwhile."""
-    from rag.search.token_match import readable, recoded
 
     dropped = store.drop_unusable_vectors(embedder.name, embedder.dim)
     words = store.drop_unusable_vectors(vocabulary.words_model(embedder), vocabulary.width(embedder))
     if words:
         vocabulary.recount(store, embedder)
-    dropped += words + store.drop_unreadable_token_states(readable, recode=recoded)
+    dropped += words + store.drop_unreadable_chunk_data(token_blobs.readable, recode=token_blobs.recoded)
     if dropped:
         log.warning("%d unreadable vectors or token states were dropped from the index; they are computed again now.", dropped)
     return dropped

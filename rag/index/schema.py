@@ -127,6 +127,15 @@ MIGRATIONS = [
     _vectors_as_codes,
     # 12: a chunk's texts kept once: index_text and sentences as parts of its text, contentless FTS5 tables (`text_rows`).
     text_rows.without_copies,
+    # 13: the aligned model's sentence readings in their own table (they rode in `token_states` under its name), the
+    # blob column of both named alike (records.PerChunk: one set of store methods for every kind).
+    """
+    ALTER TABLE token_states RENAME COLUMN states TO data;
+    CREATE TABLE sentence_readings (vector_key TEXT NOT NULL, model TEXT NOT NULL, data BLOB NOT NULL);
+    CREATE UNIQUE INDEX sentence_readings_key ON sentence_readings(vector_key, model);
+    INSERT INTO sentence_readings(vector_key, model, data) SELECT vector_key, model, data FROM token_states WHERE model = 'use-multilingual-v3';
+    DELETE FROM token_states WHERE model = 'use-multilingual-v3';
+    """,
 ]
 
 # The ranking of `chunks_fts`: bm25() with a weight per column (stems, title, aliases, description). FTS5 adds a

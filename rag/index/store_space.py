@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import logging
 
-from rag.embed.aligned import MODEL as ALIGNED_MODEL  # its readings ride in `token_states`
 from rag.errors import RagError
-from rag.index.records import WORD_MODELS
+from rag.index.records import WORD_MODELS, PerChunk
 
 log = logging.getLogger(__name__)
 
@@ -36,17 +35,14 @@ class IndexSpace:
         words, vectors = byte_shares(
             self._read(f"SELECT model LIKE '{WORD_MODELS}%', SUM(LENGTH(vector) + LENGTH(vector_key)) FROM embeddings GROUP BY 1")
         )
-        readings, states = byte_shares(
-            self._read(f"SELECT model = '{ALIGNED_MODEL}', SUM(LENGTH(states) + LENGTH(vector_key)) FROM token_states GROUP BY 1")
-        )
-        embedded, kept = tables.pop("embeddings", 0), tables.pop("token_states", 0)
+        embedded = tables.pop("embeddings", 0)
+        kept = {kind.value: tables.pop(kind.value, 0) for kind in PerChunk}
         page_size, free = (self._read(f"PRAGMA {p}")[0][0] for p in ("page_size", "freelist_count"))
         return {
             "text": sum(tables.values()),
             "vectors": round(embedded * vectors),
             "vocabulary": round(embedded * words),
-            "token_states": round(kept * states),
-            "sentence_readings": round(kept * readings),
+            **kept,
             "free": page_size * free,
         }
 

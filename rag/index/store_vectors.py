@@ -13,12 +13,12 @@ from collections.abc import Callable
 import numpy as np
 
 from rag.index import blobs
-from rag.index.records import WORD_MODELS
+from rag.index.records import WORD_MODELS, PerChunk
 from rag.index.text_rows import INDEX_TEXT, SENTENCE_TEXT, SENTENCES
 from rag.text.sentences import SCRIPT_CODES
 
 REPAIR_PART = 2000  # rows read at a time when `drop_unusable_vectors` checks a model's vectors
-TOKEN_REPAIR_PART = 200  # and when `drop_unreadable_token_states` checks token states
+TOKEN_REPAIR_PART = 200  # and when `drop_unreadable_chunk_data` checks per-chunk data
 
 
 class VectorTables:
@@ -99,49 +99,51 @@ class VectorTables:
                 " AND vector_key NOT IN (SELECT vector_key FROM sentences) AND model NOT LIKE ?",
                 (WORD_MODELS + "%",),
             )
-            db.execute("DELETE FROM token_states WHERE vector_key NOT IN (SELECT vector_key FROM chunks)")
+            for kind in PerChunk:
+                db.execute(f"DELETE FROM {kind.value} WHERE vector_key NOT IN (SELECT vector_key FROM chunks)")
             return cur.rowcount
 
-    # --- token states (rag/search/token_match.py): per chunk text, kept from the forward pass that embedded it ---
+    # --- what is kept per chunk text besides its vector (records.PerChunk), one table per kind: token states kept
+    # from the forward pass that embedded it, the aligned model's sentence readings ---
 
-    def missing_token_keys(self, model: str, *, embedded_by: str | None = None) -> list[str]:
-        """Distinct vector keys of chunks with a vector of `embedded_by` (default: `model`) but no `model` token
-        states (embedded before they were kept, or by an engine that cannot give them), in chunk order."""
+    def missing_chunk_data(self, kind: PerChunk, model: str, *, embedded_by: str | None = None) -> list[str]:
+        """Distinct vector keys of chunks with a vector of `embedded_by` (default: `model`) but no `kind` data of
+        `model` (embedded before it was kept, or by an engine that cannot give it), in chunk order."""
         rows = self._read(
             "SELECT vector_key FROM chunks WHERE vector_key IN (SELECT vector_key FROM embeddings WHERE model = ?)"
-            " AND vector_key NOT IN (SELECT vector_key FROM token_states WHERE model = ?) GROUP BY vector_key ORDER BY MIN(rowid)",
+            f" AND vector_key NOT IN (SELECT vector_key FROM {kind.value} WHERE model = ?) GROUP BY vector_key ORDER BY MIN(rowid)",
             (embedded_by or model, model),
         )
         return [r[0] for r in rows]
 
-    def known_token_keys(self, model: str, keys: list[str]) -> set[str]:
-        """The given keys that have `model` token states (another process may have kept them meanwhile)."""
-        return {r[0] for r in self._read_in("SELECT vector_key FROM token_states WHERE model = ? AND vector_key IN ({marks})", keys, model)}
+    def known_chunk_data(self, kind: PerChunk, model: str, keys: list[str]) -> set[str]:
+        """The given keys that have `kind` data of `model` (another process may have kept it meanwhile)."""
+        return {r[0] for r in self._read_in(f"SELECT vector_key FROM {kind.value} WHERE model = ? AND vector_key IN ({{marks}})", keys, model)}
 
-    def put_token_states(self, model: str, states: dict[str, bytes]) -> None:
+    def put_chunk_data(self, kind: PerChunk, model: str, blobs: dict[str, bytes]) -> None:
         with self.transaction(searchable=False) as db:
-            db.executemany(
-                "INSERT OR REPLACE INTO token_states(vector_key, model, states) VALUES (?,?,?)", [(k, model, b) for k, b in states.items()]
-            )
+            db.executemany(f"INSERT OR REPLACE INTO {kind.value}(vector_key, model, data) VALUES (?,?,?)", [(k, model, b) for k, b in blobs.items()])
 
-    def drop_unreadable_token_states(self, readable: Callable[[object], bool], *, recode: Callable[[bytes], bytes] | None = None) -> int:
-        """Delete the token states (of any model) that `readable` refuses, so the next backfill reads their chunks
-        again; how many. Read in parts (a chunk's states are ~100 KB). `recode`: the readable ones it returns other
-        bytes for are replaced by those (an older format coded anew)."""
-        dropped, after = 0, 0
-        while rows := self._read("SELECT rowid, states FROM token_states WHERE rowid > ? ORDER BY rowid LIMIT ?", (after, TOKEN_REPAIR_PART)):
-            bad = [(rowid, states) for rowid, states in rows if not readable(states)]
-            new = [(fresh, rowid, states) for rowid, states in rows if recode and readable(states) and (fresh := recode(states)) != states]
-            if bad or new:  # only the row as read, as in `drop_unusable_vectors`
-                with self.transaction(searchable=False) as db:
-                    db.executemany("DELETE FROM token_states WHERE rowid = ? AND states IS ?", bad)
-                    db.executemany("UPDATE token_states SET states = ? WHERE rowid = ? AND states IS ?", new)
-            dropped, after = dropped + len(bad), rows[-1][0]
+    def drop_unreadable_chunk_data(self, readable: Callable[[object], bool], *, recode: Callable[[bytes], bytes] | None = None) -> int:
+        """Delete the per-chunk data (of every kind and model) that `readable` refuses, so the next backfill reads
+        their chunks again; how many. Read in parts (a chunk's token states are KBs). `recode`: the readable ones it
+        returns other bytes for are replaced by those (an older format coded anew)."""
+        dropped = 0
+        for kind in PerChunk:
+            table, after = kind.value, 0
+            while rows := self._read(f"SELECT rowid, data FROM {table} WHERE rowid > ? ORDER BY rowid LIMIT ?", (after, TOKEN_REPAIR_PART)):
+                bad = [(rowid, data) for rowid, data in rows if not readable(data)]
+                new = [(fresh, rowid, data) for rowid, data in rows if recode and readable(data) and (fresh := recode(data)) != data]
+                if bad or new:  # only the row as read, as in `drop_unusable_vectors`
+                    with self.transaction(searchable=False) as db:
+                        db.executemany(f"DELETE FROM {table} WHERE rowid = ? AND data IS ?", bad)
+                        db.executemany(f"UPDATE {table} SET data = ? WHERE rowid = ? AND data IS ?", new)
+                dropped, after = dropped + len(bad), rows[-1][0]
         return dropped
 
-    def chunk_token_states(self, model: str, rowids: list[int]) -> dict[int, bytes]:
-        """The stored `model` token states of the given chunks (those that have them)."""
-        sql = "SELECT c.rowid, t.states FROM chunks c JOIN token_states t ON t.vector_key = c.vector_key AND t.model = ? WHERE c.rowid IN ({marks})"
+    def chunk_data(self, kind: PerChunk, model: str, rowids: list[int]) -> dict[int, bytes]:
+        """The stored `kind` data of `model` for the given chunks (those that have it)."""
+        sql = f"SELECT c.rowid, t.data FROM chunks c JOIN {kind.value} t ON t.vector_key = c.vector_key AND t.model = ? WHERE c.rowid IN ({{marks}})"
         return dict(self._read_in(sql, list(rowids), model))
 
     def chunk_index_texts(self, rowids: list[int]) -> dict[int, str]:

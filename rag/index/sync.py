@@ -14,15 +14,13 @@ import logging
 import math
 import time
 from dataclasses import asdict, dataclass, field
-from typing import Callable, NamedTuple
-
-import numpy as np
+from typing import Callable
 
 from rag.config import Settings
-from rag.embed import aligned
 from rag.embed.embedders import Embedder
-from rag.errors import DiskFull, EmbedderError, NoteError, RagError
-from rag.index import language_reference, repair, vocabulary
+from rag.errors import DiskFull, NoteError, RagError
+from rag.index import repair
+from rag.index.backfill import Backfilled, backfill
 from rag.index.blobs import warn_once
 from rag.index.chunking import HEADING_PATH_VERSION, SEPARATOR, Chunk, chunk_note, note_title
 from rag.index.records import FileInfo, FileState, NoteFields
@@ -69,16 +67,6 @@ class _Tally:
 
 
 SKIPPED_KEY = "skipped_notes"
-# Embedding progress counts characters (plus a little per text): measured with the local model on XQuAD sentences and
-# paragraphs, a text's time is proportional to its length (0.24 ms a character on 2 cores), with no fixed part to speak of.
-TEXT_COST_CHARS = 10
-REFERENCE_COST_CHARS = 60  # a language-reference sentence
-WORD_COST_CHARS = 20  # a vocabulary word (rag/index/vocabulary.py), embedded alone: ~150 words/s on 2 cores
-# A chunk's sentences read by the aligned model (rag/embed/aligned.py) cost this share of embedding the chunk:
-# ~1,000 sentences/s on 2 cores, against ~10 chunks/s for e5 with its sentences.
-ALIGNED_COST_SHARE = 0.1
-WORD_BATCH_FACTOR = 4  # words are short: batches this many times larger than texts' waste nothing on padding
-REFERENCE_CLAIM = "language reference"  # claimed like a text: one indexer embeds the reference, another skips it
 # What a note's keyword fields hold (see `keyword_fields`); part of the rules, so an index made before them, or by
 # another version, re-derives every note once (its vectors are reused: chunk texts do not change). 2: the sounds
 # of each chunk (schema migration 9).
@@ -103,7 +91,6 @@ def sync(settings: Settings, store: IndexStore, embedder: Embedder, *, progress:
 
 
 # Messages the app recognises and says in its own words (rag/web/messages.py): keep them in step.
-EMBEDDING_STOPPED = "{error} Keyword search works; run `python -m rag index` again to add the missing vectors."
 DISK_FULL = "The disk is full: indexing stopped, and the index is intact ({held}). Free space and run `python -m rag index` again."
 INDEX_HELD = "{notes} notes indexed, {embedded} of {chunks} passages embedded"
 INDEX_HELD_UNKNOWN = "what was written before stays"
@@ -340,149 +327,3 @@ def _keep_sentence_rows_current(settings: Settings, store: IndexStore) -> None:
             ]
         )
     store.set_meta("sentences", wanted)
-
-
-class Backfilled(NamedTuple):
-    chunks: int  # chunk texts embedded
-    sentences: int  # sentence texts embedded
-    error: str | None
-    reference: int = 0  # language reference texts embedded (once per model, see rag/search/languages.py)
-    words: int = 0  # vocabulary words embedded (rag/index/vocabulary.py)
-    token_states: int = 0  # chunk texts whose token states were kept (rag/search/token_match.py)
-    aligned: int = 0  # chunk texts whose sentences the aligned model read (rag/embed/aligned.py)
-
-
-def backfill(store: IndexStore, embedder: Embedder, *, batch_size: int, progress: Progress | None = None, token_states: bool = True) -> Backfilled:
-    """Embed every chunk text, then every sentence, that has no vector for this model, in bounded batches. Chunks
-    come first: they make a note findable by meaning, sentences then sharpen the ranking. Last, once per model,
-    the language reference (rag/search/languages.py, a hundred short sentences), and the vault's vocabulary word by
-    word, following the chunks embedded (rag/index/vocabulary.py).
-    With `token_states` (the `token_match` setting) and an engine that gives them, each chunk's token states are
-    kept from the forward pass that embeds it; chunks embedded earlier are read for them last. With the setting,
-    each embedded chunk's sentences are then read by the aligned model too (rag/embed/aligned.py), for the same
-    re-read of cross-language candidates.
-    `progress("embed", done, total)` runs before each batch and at the end, in units of work (characters plus a
-    per-text cost), not texts: a long chunk costs more than a short sentence, so an ETA holds across both phases.
-    It may raise to stop early."""
-    progress = progress or (lambda stage, done, total: None)
-    reread, token_states = token_states, token_states and getattr(embedder, "reads_tokens", False)
-    chunk_keys = store.missing_vector_keys(embedder.name)
-    sentence_keys = store.missing_sentence_keys(embedder.name)
-    unread = store.missing_token_keys(embedder.name) if token_states else []  # embedded before states were kept
-    # The aligned model's pending chunks: those this run embeds, and those embedded before it read them.
-    unaligned = list(dict.fromkeys(store.missing_token_keys(aligned.MODEL, embedded_by=embedder.name) + chunk_keys)) if reread else []
-    sizes = store.text_sizes(list(dict.fromkeys(chunk_keys + sentence_keys + unread + unaligned)))
-    # Sentences shortest first: a batch of similar lengths wastes little on padding (+22 % sentences/s with the
-    # onnx engine, measured on XQuAD). Chunks stay in note order, so notes become findable one after another.
-    keys = chunk_keys + sorted(sentence_keys, key=lambda k: sizes.get(k, 0))
-    chunk_set = set(chunk_keys)
-
-    def cost(texts: list[str]) -> int:  # work units of embedding or reading these texts
-        return sum(sizes.get(k, 0) + TEXT_COST_CHARS for k in texts)
-
-    total = cost(keys) + cost(unread) + language_reference.reference_pending(store, embedder) * REFERENCE_COST_CHARS
-    total += int(ALIGNED_COST_SHARE * cost(unaligned))
-    words = vocabulary.pending(store, embedder, changed=chunk_keys)
-    total += len(words or ()) * WORD_COST_CHARS
-    done = chunks_done = worked = words_done = stated = read = 0
-    progress("embed", 0, total)
-    batches = [keys[i : i + batch_size] for i in range(0, len(keys), batch_size)]
-    turned = False
-    for n, batch_keys in enumerate(batches):
-        # One batch at a time, claimed from other processes on this index (app, MCP server, CLI): what another one
-        # claimed or embedded meanwhile is skipped, so no text is embedded twice and both make progress.
-        with store.embedding_claim(embedder.name, batch_keys) as part:
-            known = store.known_vector_keys(embedder.name, part)
-            todo = [k for k in part if k not in known]
-            if part and not todo and not turned:
-                # Another process embedded this batch while this one waited for it: it works forwards, so this one
-                # takes the rest from the end, or it would queue behind it for each next batch and do none.
-                batches[n + 1 :] = batches[:n:-1]
-                turned = True
-            batch = store.index_texts(todo) if todo else []
-            if batch:
-                try:
-                    matrix = _embed(store, embedder, batch, chunk_set if token_states else set())
-                except EmbedderError as exc:
-                    log.warning("Embedding stopped: %s", exc)
-                    why = EMBEDDING_STOPPED.format(error=exc)
-                    return Backfilled(chunks_done, done - chunks_done, why)
-                store.put_vectors(embedder.name, [key for key, _ in batch], matrix)
-        chunks = sum(1 for key, _ in batch if key in chunk_set)
-        done, chunks_done = done + len(batch), chunks_done + chunks
-        stated += chunks if token_states else 0
-        worked += cost(batch_keys)
-        progress("embed", worked, total)
-    try:
-        for i in range(0, len(unread), batch_size):
-            stated += _read_token_states(store, embedder, unread[i : i + batch_size])
-            worked += cost(unread[i : i + batch_size])
-            progress("embed", worked, total)
-        for i in range(0, len(unaligned), batch_size):
-            read += _read_aligned(store, unaligned[i : i + batch_size])
-            worked += int(ALIGNED_COST_SHARE * cost(unaligned[i : i + batch_size]))
-            progress("embed", worked, total)
-        with store.embedding_claim(embedder.name, [REFERENCE_CLAIM]) as claimed:
-            reference = language_reference.embed_reference(store, embedder) if claimed else 0
-        if words is not None:
-
-            def word_batch(n: int) -> None:
-                nonlocal worked
-                worked += n * WORD_COST_CHARS
-                progress("embed", worked, total)
-
-            words_done = vocabulary.embed_vocabulary(store, embedder, words, batch_size=batch_size * WORD_BATCH_FACTOR, on_batch=word_batch)
-    except EmbedderError as exc:
-        log.warning("Embedding stopped: %s", exc)
-        return Backfilled(chunks_done, done - chunks_done, f"{exc} Run `python -m rag index` again to finish.")
-    progress("embed", total, total)
-    if chunk_keys and store.count_missing_vectors(embedder.name) == 0:
-        store.set_meta("embed_model", embedder.name)  # complete: this model now serves (see `Workspace.retriever`)
-    return Backfilled(chunks_done, done - chunks_done, None, reference, words_done, stated, read)
-
-
-def _embed(store: IndexStore, embedder: Embedder, batch: list[tuple[str, str]], keep_states_of: set[str]):
-    """The batch's vectors; the token states of its keys in `keep_states_of` are stored from the same forward pass."""
-    chunks = [(k, t) for k, t in batch if k in keep_states_of]
-    if not chunks:
-        return embedder.embed_passages([text for _, text in batch])
-    from rag.search.token_match import pack
-
-    vectors, states = embedder.embed_passages_with_states([text for _, text in chunks])
-    store.put_token_states(embedder.name, {k: pack(s) for (k, _), s in zip(chunks, states)})
-    rest = [t for k, t in batch if k not in keep_states_of]
-    by_key = dict(zip([k for k, _ in chunks], vectors))
-    if rest:
-        by_key.update(zip([k for k, _ in batch if k not in keep_states_of], embedder.embed_passages(rest)))
-    return np.stack([by_key[k] for k, _ in batch])
-
-
-def _read_aligned(store: IndexStore, keys: list[str]) -> int:
-    """The aligned model's sentence vectors of these chunks (those still without), kept under its name. Raises
-    EmbedderError."""
-    from rag.search.token_match import pack
-
-    model = aligned.shared()
-    model.load()  # before the claim: on SQLite it holds every other process's embedding off while it lasts
-    with store.embedding_claim(aligned.MODEL, ["aligned:" + k for k in keys]) as part:
-        todo = [k.removeprefix("aligned:") for k in part]
-        known = store.known_token_keys(aligned.MODEL, todo) if todo else set()  # kept by another process meanwhile
-        batch = store.index_texts([k for k in todo if k not in known]) if todo else []
-        if batch:
-            vectors = model.passages([text for _, text in batch])
-            store.put_token_states(aligned.MODEL, {k: pack(v[None]) for (k, _), v in zip(batch, vectors)})
-    return len(batch)
-
-
-def _read_token_states(store: IndexStore, embedder: Embedder, keys: list[str]) -> int:
-    """Token states for chunks embedded before they were kept: their texts read again by the model (as long as
-    embedding them), once. Raises EmbedderError."""
-    from rag.search.token_match import pack
-
-    with store.embedding_claim(embedder.name, ["tokens:" + k for k in keys]) as part:
-        todo = [k.removeprefix("tokens:") for k in part]
-        batch = store.index_texts(todo) if todo else []
-        if batch:
-            states = embedder.token_states([text for _, text in batch])
-            store.put_token_states(embedder.name, {k: pack(s) for (k, _), s in zip(batch, states)})
-    return len(batch)

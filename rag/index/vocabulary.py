@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -157,26 +157,23 @@ def _convert(store: IndexStore, embedder: Embedder, forms: dict[str, list[str]],
     store.set_meta(_meta_key(embedder.name), json.dumps({"form": model, "recount": True, "at": time.time()}))
 
 
-def embed_vocabulary(store: IndexStore, embedder: Embedder, words: list[str], *, batch_size: int, on_batch: Callable[[int], None]) -> int:
-    """Embed `words` (from `pending`) under their stems in batches claimed like texts (another process on this index
-    skips them), then mark the vocabulary current; the number embedded. `on_batch(n)` after each batch (it may raise
-    to stop). Raises EmbedderError like any embedding."""
+def embed_words_claimed(store: IndexStore, embedder: Embedder, words: list[str]) -> int:
+    """Embed a batch of `words` (from `pending`) under their stems, claimed like texts (another process on this index
+    skips them); the number embedded. Raises EmbedderError like any embedding."""
     model = words_model(embedder)
     form_of = {stemming.stem(w): w for w in words}
-    stems = list(form_of)
-    done = 0
-    for i in range(0, len(stems), batch_size):
-        batch = stems[i : i + batch_size]
-        with store.embedding_claim(model, batch) as part:
-            known = store.known_vector_keys(model, part)
-            todo = [s for s in part if s not in known]
-            if todo:
-                store.put_vectors(model, todo, embed_words(embedder, [form_of[s] for s in todo]))
-        done += len(todo)
-        on_batch(len(batch))
-    # a new stamp each time: searches reload the words when it changes (rag/search/lexicon.py)
-    store.set_meta(_meta_key(embedder.name), json.dumps({"form": model, "added": len(words), "at": time.time()}))
-    return done
+    with store.embedding_claim(model, list(form_of)) as part:
+        known = store.known_vector_keys(model, part)
+        todo = [s for s in part if s not in known]
+        if todo:
+            store.put_vectors(model, todo, embed_words(embedder, [form_of[s] for s in todo]))
+    return len(todo)
+
+
+def mark_current(store: IndexStore, embedder: Embedder, *, added: int) -> None:
+    """The vocabulary holds every pending word: a new stamp each time, so searches reload the words
+    (rag/search/lexicon.py)."""
+    store.set_meta(_meta_key(embedder.name), json.dumps({"form": words_model(embedder), "added": added, "at": time.time()}))
 
 
 def recount(store: IndexStore, embedder: Embedder) -> None:

@@ -25,13 +25,14 @@ from rag.config import Settings
 from rag.embed import aligned
 from rag.embed.embedders import Embedder
 from rag.errors import EmbedderError
-from rag.index.records import StoredChunk
+from rag.index.records import PerChunk, StoredChunk
 from rag.index.storage import IndexStore
+from rag.index.token_blobs import stored_states
 from rag.search.filters import Filters
 from rag.search.fusion import keyword_weight, rrf, term_coverage, zscore_fusion
 from rag.search.lexicon import Lexicon
 from rag.search.text_vectors import query_vector
-from rag.search.token_match import TokenMatch, moved, stored_states
+from rag.search.token_match import TokenMatch, moved
 from rag.search.vectors import VectorIndex
 from rag.text import sentences, sounds, stemming
 
@@ -157,7 +158,7 @@ class Retriever:
         def rank():
             # Their states as indexing kept them (from the forward pass that embedded each chunk); a chunk embedded
             # before they were kept is read again, as the text it was embedded as.
-            stored = self.store.chunk_token_states(self.embedder.name, candidates)
+            stored = self.store.chunk_data(PerChunk.TOKEN_STATES, self.embedder.name, candidates)
             unread = self.store.chunk_index_texts([r for r in candidates if r not in stored]) if len(stored) < len(candidates) else {}
             scores = self.tokens.scores(query, unread, stored=stored)
             return sorted(scores.items(), key=lambda x: -x[1])
@@ -170,7 +171,7 @@ class Retriever:
 
         def rank():
             # Their sentences' vectors as indexing kept them; a chunk indexed before they were kept is read now.
-            stored = self.store.chunk_token_states(aligned.MODEL, candidates)
+            stored = self.store.chunk_data(PerChunk.SENTENCE_READINGS, aligned.MODEL, candidates)
             unread = self.store.chunk_index_texts([r for r in candidates if r not in stored]) if len(stored) < len(candidates) else {}
             try:
                 asked = self.aligned.question(query)

@@ -16,7 +16,7 @@ import string
 from rag import config, live
 from rag.answer import ask, chat, ollama
 from rag.embed import embedders
-from rag.index import schema, sync
+from rag.index import backfill, schema, sync
 from rag.notes import vault
 from rag.search import retrieve
 from rag.web import i18n, untrusted, webapp
@@ -32,7 +32,7 @@ REWORDED = {
     embedders.EMBED_MODEL_UNKNOWN: "error.embed_model_unknown",
     embedders.EMBED_KEY_REFUSED: "error.embed_key_refused",
     embedders.EMBED_FAILED: "error.embed_failed",
-    sync.EMBEDDING_STOPPED: "error.embedding_stopped",
+    backfill.EMBEDDING_STOPPED: "error.embedding_stopped",
     sync.DISK_FULL: "error.disk_full",
     sync.INDEX_HELD: "error.index_held",
     sync.INDEX_HELD_UNKNOWN: "error.index_held_unknown",
