@@ -27,9 +27,7 @@ def drop_unreadable(store: IndexStore, embedder: Embedder) -> int:
     from rag.search.token_match import readable, recoded
 
     dropped = store.drop_unusable_vectors(embedder.name, embedder.dim)
-    words = store.drop_unusable_vectors(vocabulary.words_model(embedder), vocabulary.width(embedder))
-    if words:
-        vocabulary.recount(store, embedder)
+    words = vocabulary.drop_unusable(store, embedder)
     dropped += words + store.drop_unreadable_token_states(readable, recode=recoded)
     if dropped:
         log.warning("%d unreadable vectors or token states were dropped from the index; they are computed again now.", dropped)

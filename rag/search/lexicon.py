@@ -105,7 +105,7 @@ class Lexicon:
         words = vocabulary.content_words(question)
         if words:
             try:
-                vectors = known.stored.embed(self._embedder, words)
+                vectors = vocabulary.full_vectors(self._embedder, words)
             except EmbedderError as exc:
                 log.warning("Question words not matched by meaning: %s", exc)
                 return None  # not cached: the embedder may be back for the next search
