@@ -19,7 +19,7 @@ from click.testing import CliRunner
 from rag.cli import cli
 from rag.config import load_settings
 from rag.errors import DiskFull
-from rag.index import blobs, vocabulary
+from rag.index import blobs, vocabulary, word_code
 from rag.index.language_reference import reference_means
 from rag.index.records import PerChunk
 from rag.index.repair import drop_unreadable
@@ -114,14 +114,14 @@ def test_an_unusable_sentence_vector_is_left_out_and_recomputed(vault, tmp_path,
 def test_a_vocabulary_vector_of_another_width_is_left_out_and_recomputed(built, fake_embedder, caplog):
     model = vocabulary.words_model(fake_embedder)
     word = _sql(built, "SELECT vector_key FROM embeddings WHERE model = ? ORDER BY vector_key LIMIT 1", (model,))[0][0]
-    _sql(built, "UPDATE embeddings SET vector = substr(vector, 1, 40) WHERE vector_key = ? AND model = ?", (word, model))
+    _sql(built, "UPDATE embeddings SET vector = substr(vector, 1, 20) WHERE vector_key = ? AND model = ?", (word, model))
     with caplog.at_level(logging.WARNING), Workspace.open(built, embedder=fake_embedder) as ws:
         words, matrix = vocabulary.word_vectors(ws.store, fake_embedder)
         assert word not in words and matrix.shape == (len(words), fake_embedder.dim)
         assert len(_unusable_warnings(caplog)) == 1
         ws.sync()
     assert _sql(built, "SELECT length(vector) FROM embeddings WHERE vector_key = ? AND model = ?", (word, model)) == [
-        (blobs.code_width(fake_embedder.dim),)
+        (word_code.width(fake_embedder.dim),)
     ]
 
 

@@ -134,3 +134,17 @@ def test_a_passages_words_are_read_once_and_again_when_its_text_or_the_vocabular
         ws.sync()  # a new word: another vocabulary
         ws.retriever.lexicon.match_scores("Что задаёт шаблон?", passages)
         assert read.count(passages[1]) == 2
+
+
+def test_a_question_word_asked_before_is_not_embedded_again(tmp_path, fake_embedder):
+    settings = load_settings(vault=_vault(tmp_path), db_path=tmp_path / "index.db", env={}, sentence_vectors=False)
+    with Workspace.open(settings, create=True, embedder=fake_embedder) as ws:
+        ws.sync()
+        passages = {1: "Sourdough bread rises overnight.", 2: "A template sets out the sections."}
+        fake_embedder.embedded.clear()
+        first = ws.retriever.lexicon.match_scores("Что задаёт шаблон?", passages)
+        assert sorted(fake_embedder.embedded) == ["задает", "шаблон"]
+        ws.retriever.lexicon.match_scores("Какой шаблон у заметки?", passages)
+        assert sorted(fake_embedder.embedded) == ["задает", "заметки", "шаблон"]  # «шаблон» once
+        ws.retriever.lexicon._questions.clear()
+        assert ws.retriever.lexicon.match_scores("Что задаёт шаблон?", passages) == first  # the same vectors

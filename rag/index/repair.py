@@ -26,9 +26,7 @@ def drop_unreadable(store: IndexStore, embedder: Embedder) -> int:
     ~6× smaller); search reads either meanwhile."""
 
     dropped = store.drop_unusable_vectors(embedder.name, embedder.dim)
-    words = store.drop_unusable_vectors(vocabulary.words_model(embedder), vocabulary.width(embedder))
-    if words:
-        vocabulary.recount(store, embedder)
+    words = vocabulary.drop_unusable(store, embedder)
     dropped += words + store.drop_unreadable_chunk_data(token_blobs.readable, recode=token_blobs.recoded)
     if dropped:
         log.warning("%d unreadable vectors or token states were dropped from the index; they are computed again now.", dropped)

@@ -90,6 +90,18 @@ class VectorTables:
                 [(k, model, matrix.shape[1], code) for k, code in zip(keys, blobs.encode(matrix))],
             )
 
+    def put_vector_codes(self, model: str, keys: list[str], codes: list[bytes], dim: int) -> None:
+        """Rows already coded by their caller (the vocabulary's: rag/index/word_code.py), of `dim` values each."""
+        with self.transaction() as db:
+            db.executemany(
+                "INSERT OR REPLACE INTO embeddings(vector_key, model, dim, vector) VALUES (?,?,?,?)",
+                [(k, model, dim, c) for k, c in zip(keys, codes)],
+            )
+
+    def keyed_codes(self, model: str) -> list[tuple[str, bytes]]:
+        """(key, stored blob) of every `model` row, ordered by key, for a caller that decodes its own codes."""
+        return self._read("SELECT vector_key, vector FROM embeddings WHERE model = ? ORDER BY vector_key", (model,))
+
     def drop_orphan_vectors(self) -> int:
         """Vectors no chunk refers to any more (content deleted for good); the vocabulary's follow the vault apart
         (rag/index/vocabulary.py)."""

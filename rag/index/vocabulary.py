@@ -1,12 +1,13 @@
 """The vault's vocabulary, one row per stem: the stem's form written in most texts, embedded alone once per model and
 kept in the embeddings table under the model name `words:<form>:<model>` (`words_model`; `records.WORD_MODELS`), in
-the width of rag/index/word_projection.py (the model's own where no projection is shipped), so a question's words can
-be matched to the nearest words of the vault's other language (rag/search/lexicon.py). Knows nothing about search.
+SQLite as 4-bit codes of its difference from the mean word (rag/index/word_code.py: XQuAD-en's 4,649 rows 1.80 →
+0.91 MB), in PostgreSQL as float32 rows (form `s`), so a question's words can be matched to the nearest words of the
+vault's other language (rag/search/lexicon.py). Knows nothing about search.
 
 A row per stem instead of per word: XQuAD-en's 6,270 rows → 4,649 (9.6 → 7.1 MB of float32), XQuAD-ru's 10,269 →
 5,877, FastAPI-en's 3,027 → 1,987; hybrid nDCG@10 in docs/benchmarks.md. A vocabulary of the earlier form (a row per
-word under `words:<model>`) is still read until the next sync converts it, without embedding: each stem takes the
-vector of its form written in most texts.
+word under `words:<model>`), or of int8 codes of whole vectors (`words:s:<model>`, before the 4-bit codes), is still
+read until the next sync converts it, without embedding: each stem takes the vector of its form written in most texts.
 
 The vocabulary follows the chunks: new stems of newly embedded chunks are embedded; the whole vault is re-read on a
 large change (or once, for an index made before the vocabulary or in another form), and stems gone from it lose their
@@ -24,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from rag.embed.embedders import Embedder
-from rag.index import word_projection
+from rag.index import blobs, word_code
 from rag.index.records import WORD_MODELS
 from rag.index.storage import IndexStore
 from rag.text import stemming
@@ -44,15 +45,21 @@ def _meta_key(model: str) -> str:
     return f"vocabulary:{model}"
 
 
-def words_model(embedder: Embedder) -> str:
-    """The model name the vocabulary's vectors of `embedder` are stored under: its form (a row per stem, the width
-    kept and the projection's fingerprint) is in the name, so rows of another form are never read as these."""
-    return f"{WORD_MODELS}{word_projection.form(embedder.name, embedder.dim)}:{embedder.name}"
+def coded(store: IndexStore) -> bool:
+    """Whether `store` keeps the vocabulary as word codes (SQLite); PostgreSQL keeps pgvector's float32 rows."""
+    return hasattr(store, "put_vector_codes")
 
 
-def width(embedder: Embedder) -> int:
-    """The number of values each vocabulary vector of `embedder` has."""
-    return word_projection.width(embedder.name, embedder.dim)
+def words_model(embedder: Embedder, *, codes: bool = True) -> str:
+    """The model name the vocabulary's vectors of `embedder` are stored under: its form (a row per stem; coded as
+    rag/index/word_code.py says, around which mean word, or `s`: whole vectors) is in the name, so rows of another
+    form are never read as these."""
+    form = word_code.form(embedder.name, embedder.dim) if codes else "s"
+    return f"{WORD_MODELS}{form}:{embedder.name}"
+
+
+def _model_of(store: IndexStore, embedder: Embedder) -> str:
+    return words_model(embedder, codes=coded(store))
 
 
 def _legacy_model(model: str) -> str:
@@ -91,9 +98,39 @@ def full_vectors(embedder: Embedder, words: list[str]) -> np.ndarray:
     return np.asarray(embed(words), dtype=np.float32)
 
 
-def embed_words(embedder: Embedder, words: list[str]) -> np.ndarray:
-    """Words as vectors the way the vocabulary keeps them, the same on both sides (vault words and a question's)."""
-    return word_projection.project(embedder.name, full_vectors(embedder, words))
+def _put(store: IndexStore, embedder: Embedder, keys: list[str], matrix: np.ndarray) -> None:
+    model = _model_of(store, embedder)
+    if coded(store):
+        store.put_vector_codes(model, keys, word_code.encode(matrix, word_code.center(embedder.name, embedder.dim)), embedder.dim)
+    else:
+        store.put_vectors(model, keys, matrix)
+
+
+def _read(store: IndexStore, embedder: Embedder, model: str) -> tuple[list[str], np.ndarray]:
+    """(keys, unit vectors) of the usable rows stored under `model`, a form of this store (the current one) or an
+    earlier one of whole vectors."""
+    if model != words_model(embedder) or not coded(store):
+        return store.keyed_vectors(model)
+    rows = store.keyed_codes(model)
+    matrix, kept = word_code.decode([r[1] for r in rows], word_code.center(embedder.name, embedder.dim))
+    blobs.warn_unusable(model, int(len(rows) - kept.sum()))
+    return [r[0] for r, ok in zip(rows, kept) if ok], matrix
+
+
+def drop_unusable(store: IndexStore, embedder: Embedder) -> int:
+    """Delete the vocabulary rows search cannot read (rag/index/repair.py), and mark it to be re-read so their stems
+    are embedded again; how many."""
+    model = _model_of(store, embedder)
+    if not coded(store):
+        dropped = store.drop_unusable_vectors(model, embedder.dim)
+    else:
+        rows = store.keyed_codes(model)
+        _, kept = word_code.decode([r[1] for r in rows], word_code.center(embedder.name, embedder.dim))
+        dropped = len(bad := [r[0] for r, ok in zip(rows, kept) if not ok])
+        store.drop_vectors(model, bad)
+    if dropped:
+        recount(store, embedder)
+    return dropped
 
 
 def _stamp(store: IndexStore, model: str) -> dict:
@@ -116,7 +153,7 @@ def pending(store: IndexStore, embedder: Embedder, *, changed: list[str]) -> lis
     `changed`: the keys of the chunk texts just embedded. A few (a note edited) only add their new stems; many, or a
     vocabulary never read or of another form, re-read the whole vault: stems no longer in it lose their vectors, and
     a vocabulary of the earlier form is converted (`_convert`)."""
-    model = words_model(embedder)
+    model = _model_of(store, embedder)
     stamp = _stamp(store, embedder.name)
     if stamp.get("form") == model and not stamp.get("recount"):
         if not changed:
@@ -138,21 +175,24 @@ def pending(store: IndexStore, embedder: Embedder, *, changed: list[str]) -> lis
 
 def _convert(store: IndexStore, embedder: Embedder, forms: dict[str, list[str]], previous: str) -> None:
     """The vocabulary of the `previous` form becomes this one without embedding where its rows are full vectors of
-    words: each stem takes the vector of its form written in most texts that has one, projected. Then the previous
+    words or stems: each stem takes its vector, or that of its form written in most texts that has one. Then the previous
     rows are dropped, and the stamp says this form, to be re-read (the stems without a vector are embedded next)."""
-    model = words_model(embedder)
+    model = _model_of(store, embedder)
     previous_keys = store.vector_keys(previous)
     if not previous_keys:
         return
-    words, matrix = store.keyed_vectors(previous)
+    # rows of whole vectors (not codes around another mean word, which are embedded again)
+    words, matrix = store.keyed_vectors(previous) if not previous.startswith(f"{WORD_MODELS}q") else ([], None)
     if words and matrix.shape[1] == embedder.dim:
         row = {w: i for i, w in enumerate(words)}
         have = store.known_vector_keys(model, list(forms))
-        found = {stem: next((row[w] for w in ws if w in row), None) for stem, ws in forms.items() if stem not in have}
+        # a row per word (the earliest form) is found by the stem's forms, a row per stem (int8 codes) by the stem
+        stemmed = previous != _legacy_model(embedder.name)
+        found = {stem: next((row[w] for w in ([stem] if stemmed else ws) if w in row), None) for stem, ws in forms.items() if stem not in have}
         stems = [stem for stem, i in found.items() if i is not None]
         for i in range(0, len(stems), 1000):
             part = stems[i : i + 1000]
-            store.put_vectors(model, part, word_projection.project(embedder.name, matrix[[found[s] for s in part]]))
+            _put(store, embedder, part, matrix[[found[s] for s in part]])
     store.drop_vectors(previous, previous_keys)
     store.set_meta(_meta_key(embedder.name), json.dumps({"form": model, "recount": True, "at": time.time()}))
 
@@ -160,20 +200,20 @@ def _convert(store: IndexStore, embedder: Embedder, forms: dict[str, list[str]],
 def embed_words_claimed(store: IndexStore, embedder: Embedder, words: list[str]) -> int:
     """Embed a batch of `words` (from `pending`) under their stems, claimed like texts (another process on this index
     skips them); the number embedded. Raises EmbedderError like any embedding."""
-    model = words_model(embedder)
+    model = _model_of(store, embedder)
     form_of = {stemming.stem(w): w for w in words}
     with store.embedding_claim(model, list(form_of)) as part:
         known = store.known_vector_keys(model, part)
         todo = [s for s in part if s not in known]
         if todo:
-            store.put_vectors(model, todo, embed_words(embedder, [form_of[s] for s in todo]))
+            _put(store, embedder, todo, full_vectors(embedder, [form_of[s] for s in todo]))
     return len(todo)
 
 
 def mark_current(store: IndexStore, embedder: Embedder, *, added: int) -> None:
     """The vocabulary holds every pending word: a new stamp each time, so searches reload the words
     (rag/search/lexicon.py)."""
-    store.set_meta(_meta_key(embedder.name), json.dumps({"form": words_model(embedder), "added": added, "at": time.time()}))
+    store.set_meta(_meta_key(embedder.name), json.dumps({"form": _model_of(store, embedder), "added": added, "at": time.time()}))
 
 
 def recount(store: IndexStore, embedder: Embedder) -> None:
@@ -190,7 +230,7 @@ def stamp(store: IndexStore, model: str) -> str | None:
 
 @dataclass(frozen=True)
 class Stored:
-    """The vault's vocabulary as stored: its keys (stems; words in a vocabulary of the earlier form, until the next
+    """The vault's vocabulary as stored: its keys (stems; words in a vocabulary of the earliest form, until the next
     sync converts it) and their unit vectors."""
 
     keys: list[str]
@@ -204,17 +244,13 @@ class Stored:
     def stem(self, key: str) -> str:
         return key if self.stemmed else stemming.stem(key)
 
-    def embed(self, embedder: Embedder, words: list[str]) -> np.ndarray:
-        """A question's words as vectors comparable with these."""
-        return embed_words(embedder, words) if self.stemmed else full_vectors(embedder, words)
-
 
 def stored(store: IndexStore, embedder: Embedder) -> Stored:
     """The vocabulary of `embedder` (empty before it was embedded, or while one of a form not readable here waits for
     the next sync)."""
     form = _stamp(store, embedder.name).get("form")
-    if form == words_model(embedder):
-        return Stored(*store.keyed_vectors(form), stemmed=True)
+    if form in (_model_of(store, embedder), words_model(embedder, codes=False)):  # the current form, or int8 codes
+        return Stored(*_read(store, embedder, form), stemmed=True)
     if form is None:
         return Stored(*store.keyed_vectors(_legacy_model(embedder.name)), stemmed=False)
     return Stored([], np.zeros((0, 0), np.float32), stemmed=True)
@@ -222,4 +258,4 @@ def stored(store: IndexStore, embedder: Embedder) -> Stored:
 
 def word_vectors(store: IndexStore, embedder: Embedder) -> tuple[list[str], np.ndarray]:
     """(stems, unit vectors) of the vault's vocabulary for `embedder`; ([], empty) before it was embedded."""
-    return store.keyed_vectors(words_model(embedder))
+    return _read(store, embedder, _model_of(store, embedder))
