@@ -99,10 +99,13 @@ class OnnxE5:
         than the window is read in windows, their tokens joined."""
         return self._read(texts, query=query, leave_out=leave_out, vectors=False)[1]
 
-    def embed_with_states(self, texts: list[str]) -> tuple[np.ndarray, list[np.ndarray]]:
-        """Passages' vectors (as `embed`) and their token states (as `token_states`) from one forward pass: indexing
-        keeps the states for the token match at no extra model time."""
-        return self._read(texts, query=False, leave_out=frozenset(), vectors=True)
+    def embed_with_states(
+        self, texts: list[str], *, query: bool = False, leave_out: frozenset[str] = frozenset()
+    ) -> tuple[np.ndarray, list[np.ndarray]]:
+        """Texts' vectors (as `embed`, the same numbers) and their token states (as `token_states`) from one forward
+        pass: indexing keeps passages' states at no extra model time, and a question's vector and states cost one
+        pass, not two (the retriever's cross-language token match)."""
+        return self._read(texts, query=query, leave_out=leave_out, vectors=True)
 
     def _read(self, texts: list[str], *, query: bool, leave_out: frozenset[str], vectors: bool) -> tuple[np.ndarray, list[np.ndarray]]:
         if self._wordy is None:  # a regular expression per piece: 4× faster than a loop over its characters
