@@ -3,9 +3,6 @@ rag/search/token_match.py) from one forward pass, the same numbers as each alone
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -15,12 +12,12 @@ from rag.search import text_vectors
 from rag.search.token_match import TokenMatch
 from rag.text import stemming
 from rag.workspace import Workspace
+from tests.test_languages import _demo_questions
 
 NOTES = {
     "Final/Anthem.md": "# Final\n\nBefore the kickoff, the singer Maria Lopez performed the national anthem at the stadium.\n",
     "Final/Stadium.md": "# Final\n\nThe stadium was built in 1998 and holds seventy thousand people; its roof closes when it rains.\n",
 }
-DEMO_QUESTIONS = Path(__file__).parents[1] / "examples" / "demo-questions.md"
 
 
 QUESTIONS = ["Кто исполнил гимн перед финалом?", "How much salt per kilogram of cabbage?", " ".join(["гимн"] * 600)]
@@ -73,11 +70,6 @@ def test_a_cross_language_search_reads_its_question_through_the_model_once(tmp_p
         assert ws.retriever.tokens._questions[question].shape[1] > 0  # the token match had the question's states
 
 
-def _demo_questions() -> list[str]:
-    rows = re.findall(r"^\| \d+ \| (.+?) \|", DEMO_QUESTIONS.read_text(encoding="utf-8"), re.M)
-    return [re.sub(r"\s*\*\(cross-language\)\*", "", q) for q in rows]
-
-
 def _ranked(ws, questions):
     text_vectors._CACHE.clear()
     ws.retriever.tokens = TokenMatch(ws.embedder)
@@ -85,7 +77,7 @@ def _ranked(ws, questions):
 
 
 def test_the_demo_questions_rank_the_same_with_the_question_read_once_or_twice(demo, monkeypatch):
-    questions = _demo_questions()
+    questions = [q for q, _ in _demo_questions()]
     assert len(questions) == 12
     once = _ranked(demo, questions)
     monkeypatch.setattr(TokenMatch, "reads_with_vector", property(lambda self: False))

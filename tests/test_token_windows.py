@@ -9,6 +9,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 from rag.embed import token_code
 from rag.search import token_windows
 from rag.search.token_match import HEADER, STRIDE, WINDOW, TokenMatch, pack, unpack
+from tests.test_languages import _demo_questions
 
 
 def _one_window_match(asked, passage, width=WINDOW, stride=STRIDE):
@@ -65,3 +66,17 @@ def test_states_and_codes_together_and_a_code_that_does_not_decode_by_bits(monke
         got = token_windows.best_windows(asked, states, codes, width=WINDOW, stride=STRIDE)
         assert got.keys() == expected.keys()
         assert np.allclose([got[r] for r in expected], list(expected.values()), rtol=0, atol=1e-5)
+
+
+def _each_alone(asked, states, codes, *, width, stride):
+    scores = {r: _one_window_match(asked, s, width, stride) for r, s in states.items() if s.shape[1]}
+    return scores | {r: _one_window_match(asked, token_code.decode(c), width, stride) for r, c in codes.items() if c.shape[1]}
+
+
+def test_the_demo_questions_rank_as_with_each_candidate_decoded_and_matched_alone(demo, monkeypatch):
+    questions = [q for q, _ in _demo_questions()]
+    ranked = [[(h.chunk.rowid, h.score) for h in demo.retriever.hybrid(q, 10).hits] for q in questions]
+    monkeypatch.setattr(token_windows, "best_windows", _each_alone)
+    alone = [[(h.chunk.rowid, h.score) for h in demo.retriever.hybrid(q, 10).hits] for q in questions]
+    assert [[r for r, _ in a] for a in ranked] == [[r for r, _ in b] for b in alone]
+    assert np.allclose([s for a in ranked for _, s in a], [s for b in alone for _, s in b], rtol=0, atol=1e-5)
