@@ -70,6 +70,24 @@ def test_a_cross_language_search_reads_its_question_through_the_model_once(tmp_p
         assert ws.retriever.tokens._questions[question].shape[1] > 0  # the token match had the question's states
 
 
+def test_a_same_language_search_reads_its_question_once_with_any_engine(tmp_path, real_embedder, monkeypatch):
+    question = "Who performed the national anthem at the stadium?"
+    vault = tmp_path / "vault"
+    for path, text in NOTES.items():
+        (vault / path).parent.mkdir(parents=True, exist_ok=True)
+        (vault / path).write_text(text, encoding="utf-8")
+    settings = load_settings(vault=vault, db_path=tmp_path / "index.db", env={"RAG_TOKEN_MATCH": "1"})
+    with Workspace.open(settings, create=True, embedder=real_embedder) as ws:
+        ws.sync()
+        text_vectors._CACHE.clear()
+        read: list[str] = []
+        embed, read_states = OnnxE5.embed, OnnxE5._read
+        monkeypatch.setattr(OnnxE5, "embed", lambda self, texts, **kw: read.extend(texts) or embed(self, texts, **kw))
+        monkeypatch.setattr(OnnxE5, "_read", lambda self, texts, **kw: read.extend(texts) or read_states(self, texts, **kw))
+        assert ws.retriever.hybrid(question, 5).hits[0].chunk.path == "Final/Anthem.md"
+        assert read == [question]
+
+
 def _ranked(ws, questions):
     text_vectors._CACHE.clear()
     ws.retriever.tokens = TokenMatch(ws.embedder)

@@ -144,6 +144,11 @@ class LocalEmbedder:
             return np.zeros((0, self.dim), np.float32), []
         return self._engine().embed_with_states(list(texts))
 
+    @property
+    def question_states_in_one_pass(self) -> bool:
+        """Whether `embed_query_with_states` reads a question once: one engine embeds questions and reads tokens."""
+        return self.reads_tokens and not self.int8
+
     def embed_query_with_states(self, text: str, *, leave_out: frozenset[str] = frozenset()) -> tuple[np.ndarray, np.ndarray]:
         """`embed_query(text)` and `token_states([text], query=True, leave_out=…)[0]`, the same numbers, from one
         forward pass where one engine gives both (float32: a CPU without fast int8); else each from its own engine, as

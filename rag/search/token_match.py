@@ -223,8 +223,10 @@ class TokenMatch:
 
     @property
     def reads_with_vector(self) -> bool:
-        """Whether the embedder gives a question's vector and its token states from one forward pass."""
-        return self.available and hasattr(self._reader, "embed_query_with_states")
+        """Whether the embedder gives a question's vector and its token states from one forward pass (not where the
+        question's vector is float32 beside passages' int8 states: there the states would be a second pass, which a
+        same-language search must not pay)."""
+        return self.available and getattr(self._reader, "question_states_in_one_pass", False)
 
     def question_vector(self, question: str) -> np.ndarray:
         """The question's vector (as the embedder's `embed_query`), read in the same forward pass as its token
