@@ -109,3 +109,13 @@ def test_the_demo_questions_rank_the_same_with_the_question_read_once_or_twice(d
 def _fresh_query_vectors():
     yield
     text_vectors._CACHE.clear()  # other tests' searches embed their questions as before
+
+
+def test_a_fresh_engine_judges_only_the_pieces_of_what_it_reads(real_embedder):
+    """Which tokens are words (letters or digits) is judged per piece met, not for the 250k pieces of the vocabulary
+    before a fresh process's first question (0.21 CPU s); the states are the same."""
+    fresh = OnnxE5(real_embedder._weights, real_embedder._tokens(), int8=False)
+    states = fresh.token_states(["Кто исполнил гимн — и где?"], query=True)[0]
+    assert 0 < len(fresh._wordy) < 20
+    alone = real_embedder._query_engine().token_states(["Кто исполнил гимн — и где?"], query=True)[0]
+    assert np.array_equal(states, alone)
