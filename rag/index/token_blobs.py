@@ -90,6 +90,20 @@ def _shape(blob: object) -> tuple[int, int, int, int]:
     return layers, tokens, dim, form
 
 
+def fitted_codes(stored: dict[int, bytes], *, layers: int, dim: int) -> dict[int, np.ndarray]:
+    """The stored states (rowid → `pack`'s bytes) that are e5's fitted code of `layers` × `dim` states, as their codes
+    [layers, tokens, parts] (rag/search/token_windows.py matches them without decoding)."""
+    codes = {}
+    for rowid, blob in stored.items():
+        try:
+            shape = _shape(blob)
+        except ValueError:
+            continue
+        if shape[3] == CODED + token_code.version() and shape[0] == layers and shape[2] == dim:
+            codes[rowid] = np.frombuffer(blob, np.uint8, offset=HEADER).reshape(layers, shape[1], -1)
+    return codes
+
+
 def stored_states(stored: dict[int, bytes], *, layers: int, dim: int, model: str) -> dict[int, np.ndarray]:
     """The stored states (rowid → `pack`'s bytes) that unpack to `layers` × tokens × `dim`; the others are left out,
     with one warning a process (`rag index` reads their chunks again: `repair.drop_unreadable`)."""

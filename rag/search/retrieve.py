@@ -205,7 +205,10 @@ class Retriever:
     def _query_vector(self, query: str):
         """Query embeddings are cached, and shared with the answer's own comparisons (rag/search/text_vectors.py): UIs re-run
         the same search often (Streamlit reruns on every click), and an extractive answer compares the same question."""
-        return query_vector(self.embedder, query)
+        # With the token match on, the question's token states come from the pass that gives its vector: a
+        # cross-language search needs them, and they cost a same-language one next to nothing.
+        one_pass = self.settings.token_match and self.tokens.reads_with_vector
+        return query_vector(self.embedder, query, self.tokens.question_vector if one_pass else None)
 
     # --- searches ---------------------------------------------------------------------------------------------
 

@@ -98,11 +98,11 @@ class _Cache:
         self._items: OrderedDict[tuple[str, str, str], np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
 
-    def query(self, embedder: Embedder, text: str) -> np.ndarray:
+    def query(self, embedder: Embedder, text: str, embed: Callable[[str], np.ndarray] | None = None) -> np.ndarray:
         key = (embedder.name, "query", text)  # queries and passages are embedded differently (e5 prefixes)
         with self._lock:
             if key not in self._items:
-                self._items[key] = embedder.embed_query(text)
+                self._items[key] = (embed or embedder.embed_query)(text)
             self._items.move_to_end(key)
             return self._items[key]
 
@@ -160,6 +160,7 @@ def _fitting(found: dict[str, np.ndarray], embedder: Embedder) -> dict[str, np.n
 _CACHE = _Cache()
 
 
-def query_vector(embedder: Embedder, text: str) -> np.ndarray:
-    """The query vector of `text`, embedded once while it stays in the cache (retrieval and answers share it)."""
-    return _CACHE.query(embedder, text)
+def query_vector(embedder: Embedder, text: str, embed: Callable[[str], np.ndarray] | None = None) -> np.ndarray:
+    """The query vector of `text`, embedded once while it stays in the cache (retrieval and answers share it).
+    `embed`: how to embed it when it is not cached (the same vector as `embedder.embed_query`'s, read with more)."""
+    return _CACHE.query(embedder, text, embed)

@@ -26,10 +26,10 @@ from collections import OrderedDict
 from typing import Protocol, runtime_checkable
 
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
 
 from rag.errors import EmbedderError
-from rag.index.token_blobs import pack, stored_states, unpack
+from rag.index.token_blobs import fitted_codes, pack, stored_states, unpack
+from rag.search import token_windows
 from rag.text import stemming
 
 log = logging.getLogger(__name__)
@@ -48,16 +48,9 @@ CACHED_QUESTIONS = 64
 def window_match(asked: np.ndarray, passage: np.ndarray, *, width: int = WINDOW, stride: int = STRIDE) -> float:
     """The best window's MaxSim: for each window of `width` consecutive passage tokens (starting every `stride`), the
     mean over the layers and the question's tokens of each one's best cosine in the window; the best window counts.
-    `asked` [layers, q, dim], `passage` [layers, p, dim], rows unit length; `width` a multiple of `stride`."""
-    similarity = np.einsum("lqh,lph->lqp", asked, passage)
-    layers, questions, length = similarity.shape
-    blocks = -(-length // stride)
-    padded = np.full((layers, questions, blocks * stride), -np.inf, np.float32)
-    padded[:, :, :length] = similarity
-    best_in_block = padded.reshape(layers, questions, blocks, stride).max(axis=3)
-    span = min(width // stride, blocks)  # a passage shorter than a window is one window
-    windows = sliding_window_view(best_in_block, span, axis=2).max(axis=3)  # [layers, q, window]
-    return float(windows.mean(axis=(0, 1)).max())
+    `asked` [layers, q, dim], `passage` [layers, p, dim] (p > 0), rows unit length; `width` a multiple of `stride`.
+    A search's candidates are matched at once (rag/search/token_windows.py)."""
+    return token_windows.best_windows(asked, {0: passage}, {}, width=width, stride=stride)[0]
 
 
 def moved(ranked: list[tuple[int, float]], matched: dict[int, float], *, depth: int, weight: float) -> list[tuple[int, float]]:
@@ -112,9 +105,27 @@ class TokenMatch:
             return {}
         if asked.shape[1] == 0:
             return {}
+        codes = fitted_codes(stored, layers=asked.shape[0], dim=asked.shape[2])  # matched on their code, not decoded
+        rest = {r: blob for r, blob in stored.items() if r not in codes}
         # unreadable ones (truncated, another version's) are left out: those passages keep their fused rank
-        states.update(stored_states(stored, layers=asked.shape[0], dim=asked.shape[2], model=getattr(self._reader, "name", "the embedder")))
-        return {rowid: window_match(asked, passage) for rowid, passage in states.items() if passage.shape[1]}
+        states.update(stored_states(rest, layers=asked.shape[0], dim=asked.shape[2], model=getattr(self._reader, "name", "the embedder")))
+        codes = {r: c for r, c in codes.items() if r not in states}
+        return token_windows.best_windows(asked, states, codes, width=WINDOW, stride=STRIDE)
+
+    @property
+    def reads_with_vector(self) -> bool:
+        """Whether the embedder gives a question's vector and its token states from one forward pass (not where the
+        question's vector is float32 beside passages' int8 states: there the states would be a second pass, which a
+        same-language search must not pay)."""
+        return self.available and getattr(self._reader, "question_states_in_one_pass", False)
+
+    def question_vector(self, question: str) -> np.ndarray:
+        """The question's vector (as the embedder's `embed_query`), read in the same forward pass as its token
+        states, which are kept for `scores`: a cross-language search reads its question through the model once, not
+        twice (XQuAD ru→en on two cores: the second pass was ~20-45 ms of a 88 ms search)."""
+        vector, states = self._reader.embed_query_with_states(question, leave_out=stemming.STOP_WORDS)
+        self._keep(question, states)
+        return vector
 
     def _question(self, question: str) -> np.ndarray:
         with self._lock:
@@ -122,11 +133,14 @@ class TokenMatch:
                 self._questions.move_to_end(question)
                 return self._questions[question]
         states = self._reader.token_states([question], query=True, leave_out=stemming.STOP_WORDS)[0]
+        self._keep(question, states)
+        return states
+
+    def _keep(self, question: str, states: np.ndarray) -> None:
         with self._lock:
             self._questions[question] = states
             while len(self._questions) > CACHED_QUESTIONS:
                 self._questions.popitem(last=False)
-        return states
 
     def _passage_states(self, texts: list[str]) -> list[np.ndarray]:
         """Passages read now, kept as `pack` codes them: they score as they would from the index, and take its room."""
