@@ -81,11 +81,16 @@ def delete_keywords(db: sqlite3.Connection, select: str, params) -> None:
             stems, *fields, sounds = unpack(packed, index_text)
         except (TypeError, ValueError, zlib.error):  # no values kept, or damaged ones: read back from the index itself
             stems, *fields, sounds = _indexed_values(db, rowid)
-        if stems is not None:
+        # only a row the table holds: told to delete one it lacks, FTS5 would take its words off other rows' counts
+        if stems is not None and _holds(db, "chunks_fts", rowid):
             db.execute(f"INSERT INTO chunks_fts(chunks_fts, rowid, {FTS_COLUMNS}) VALUES ('delete',?,?,?,?,?)", (rowid, stems, *fields))
-        if sounds is not None:
+        if sounds is not None and _holds(db, "chunks_sounds", rowid):
             db.execute("INSERT INTO chunks_sounds(chunks_sounds, rowid, sounds) VALUES ('delete',?,?)", (rowid, sounds))
     db.execute(f"DELETE FROM chunk_keywords WHERE chunk IN ({select})", params)
+
+
+def _holds(db: sqlite3.Connection, table: str, rowid: int) -> bool:
+    return db.execute(f"SELECT 1 FROM {table}_docsize WHERE id = ?", (rowid,)).fetchone() is not None
 
 
 def _indexed_values(db: sqlite3.Connection, rowid: int) -> list:
@@ -94,7 +99,7 @@ def _indexed_values(db: sqlite3.Connection, rowid: int) -> list:
     the bench index): only for a row whose values were lost."""
     values: list = []
     for table, columns in (("chunks_fts", FTS_COLUMNS.split(", ")), ("chunks_sounds", ["sounds"])):
-        if not db.execute(f"SELECT 1 FROM {table}_docsize WHERE id = ?", (rowid,)).fetchone():
+        if not _holds(db, table, rowid):
             values += [None] * len(columns)
             continue
         db.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{table}_instance USING fts5vocab(main, {table}, instance)")
