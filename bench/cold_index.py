@@ -12,7 +12,7 @@ paragraphs, some lists and frontmatter, 30 % Russian. Same seed, same vault. Pea
 CPU with the flags that decide it are printed with the timings (`engine_info`), and the load average at the end.
 How busy the cores were: the process's CPU seconds (user + system) over wall seconds times cores, per phase
 (`cores_busy`: 1.0 is every core all the time). `index_mb`: the index's size on disk at the end, and
-`token_states_mb` the part of it that keeps chunks' token states for the token match (`--no-token-states`: indexing
+`token_states_mb` the part of it that keeps chunks' token states (`index_parts_mb`: every part, as `rag status`) for the token match (`--no-token-states`: indexing
 without them, the setting `token_match` off).
 """
 
@@ -143,8 +143,8 @@ def main() -> None:
         embed_s = time.perf_counter() - embed_started
         engine = ws.embedder.engine
         engine_info = ws.embedder.to_json()
-        states_bytes = ws.store._read("SELECT COALESCE(SUM(length(states)), 0) FROM token_states")[0][0]
         ws.store._read("PRAGMA wal_checkpoint(TRUNCATE)")
+        parts = ws.store.size_by_part()
     index_bytes = sum(f.stat().st_size for f in args.work.glob("index.db*") if f.is_file())
     t, work_done, work_total = next((s for s in samples if s[0] >= args.at and s[1]), samples[-1])
     predicted_left, left = t * (work_total / work_done - 1), embed_s - t
@@ -169,7 +169,8 @@ def main() -> None:
             "sentence_vectors": _busy(all_cpu - embedded.get("chunks_done_cpu", text_cpu), all_s - (embedded["chunks_done_s"] or text_s)),
         },
         "index_mb": round(index_bytes / 1e6, 1),
-        "token_states_mb": round(states_bytes / 1e6, 1),
+        "token_states_mb": round(parts["token_states"] / 1e6, 1),
+        "index_parts_mb": {part: round(size / 1e6, 2) for part, size in parts.items()},
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
         "load_avg": [round(x, 2) for x in os.getloadavg()],
     }
