@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 
-from rag.index import text_rows
+from rag.index import blobs, text_rows, word_code
 
 FTS = "tokenize = 'unicode61 remove_diacritics 2'"
 
@@ -52,3 +53,17 @@ def as_schema_11(path) -> None:
     db.executemany("INSERT INTO chunks_fts(rowid, stems, title, aliases, description) VALUES (?,?,?,?,?)", [r[:5] for r in rows])
     db.executemany("INSERT INTO chunks_sounds(rowid, sounds) VALUES (?,?)", [(r[0], r[5]) for r in rows])
     db.close()
+
+
+def words_as_int8(db: sqlite3.Connection) -> None:
+    """Before schema 12 too: the vocabulary's 4-bit codes (rag/index/word_code.py) as int8 codes of whole vectors under `words:s:<model>`."""
+    for model, embedder in db.execute(
+        "SELECT DISTINCT model, substr(model, instr(substr(model, 7), ':') + 7) FROM embeddings WHERE model LIKE 'words:q%'"
+    ).fetchall():
+        rows = db.execute("SELECT vector_key, dim, vector FROM embeddings WHERE model = ?", (model,)).fetchall()
+        matrix, kept = word_code.decode([r[2] for r in rows], word_code.center(embedder, rows[0][1]))
+        assert kept.all()
+        db.execute("DELETE FROM embeddings WHERE model = ?", (model,))
+        words = f"words:s:{embedder}"
+        db.executemany("INSERT INTO embeddings VALUES (?,?,?,?)", [(r[0], words, r[1], c) for r, c in zip(rows, blobs.encode(matrix))])
+        db.execute("UPDATE meta SET value = ? WHERE key = ?", (json.dumps({"form": words, "at": 0}), f"vocabulary:{embedder}"))

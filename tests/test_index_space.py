@@ -3,7 +3,6 @@ the file compacted when a change left it mostly empty, and its size by part in `
 
 from __future__ import annotations
 
-import json
 import sqlite3
 
 import numpy as np
@@ -11,12 +10,12 @@ import pytest
 
 from rag.config import load_settings
 from rag.embed import aligned
-from rag.index import blobs, word_code
+from rag.index import blobs
 from rag.index.backfill import backfill
 from rag.index.records import PerChunk
 from rag.index.store import Store
 from rag.workspace import Workspace
-from tests.old_schema import as_schema_11, as_schema_12
+from tests.old_schema import as_schema_11, as_schema_12, words_as_int8
 
 QUESTIONS = [
     "How long does the sourdough rise?",
@@ -40,25 +39,11 @@ def test_vectors_are_kept_as_int8_codes_and_meaning_search_ranks_as_with_float32
         assert list(np.argsort(-(coded @ asked))[:5]) == list(np.argsort(-(exact @ asked))[:5]), question
 
 
-def _words_as_schema_10(db) -> None:
-    """The vocabulary's 4-bit codes (rag/index/word_code.py) as int8 codes of whole vectors under `words:s:<model>`."""
-    for model, embedder in db.execute(
-        "SELECT DISTINCT model, substr(model, instr(substr(model, 7), ':') + 7) FROM embeddings WHERE model LIKE 'words:q%'"
-    ).fetchall():
-        rows = db.execute("SELECT vector_key, dim, vector FROM embeddings WHERE model = ?", (model,)).fetchall()
-        matrix, kept = word_code.decode([r[2] for r in rows], word_code.center(embedder, rows[0][1]))
-        assert kept.all()
-        db.execute("DELETE FROM embeddings WHERE model = ?", (model,))
-        words = f"words:s:{embedder}"
-        db.executemany("INSERT INTO embeddings VALUES (?,?,?,?)", [(r[0], words, r[1], c) for r, c in zip(rows, blobs.encode(matrix))])
-        db.execute("UPDATE meta SET value = ? WHERE key = ?", (json.dumps({"form": words, "at": 0}), f"vocabulary:{embedder}"))
-
-
 def _as_float32_index_of_schema_10(path) -> dict[tuple[str, str], np.ndarray]:
     """Rewrite an index's vectors the way schema 10 kept them (float32), one of them damaged; the vectors by key."""
     as_schema_11(path)
     db = sqlite3.connect(path)
-    _words_as_schema_10(db)
+    words_as_int8(db)
     rows = db.execute("SELECT vector_key, model, vector FROM embeddings").fetchall()
     matrix, kept = blobs.codes_of([r[2] for r in rows])
     assert kept.all()

@@ -15,7 +15,7 @@ from rag.notes.vault import parse_frontmatter
 from rag.search.by_note import search_notes
 from rag.search.filters import Filters
 from rag.workspace import Workspace
-from tests.old_schema import as_schema_11
+from tests.old_schema import as_schema_11, words_as_int8
 
 NOTES = {
     # the notes the queries name; their bodies do not repeat their names
@@ -161,6 +161,7 @@ def downgrade_to_schema_4(path) -> None:
     none of the later migrations' tables), vectors as float32 (before schema 11's codes)."""
     as_schema_11(path)
     db = sqlite3.connect(path, isolation_level=None)
+    words_as_int8(db)
     rows = db.execute("SELECT vector_key, model, vector FROM embeddings").fetchall()
     matrix, _ = blobs.codes_of([v for _, _, v in rows])
     db.executemany("UPDATE embeddings SET vector = ? WHERE vector_key = ? AND model = ?", [(x.tobytes(), k, m) for (k, m, _), x in zip(rows, matrix)])
@@ -205,11 +206,16 @@ def test_the_downgrade_matches_a_real_schema_4_index(named, tmp_path, monkeypatc
     assert schema_of(named.settings.db_path) == schema_of(tmp_path / "v4.db")
 
 
+VECTORS = "SELECT vector_key, model, vector FROM embeddings WHERE model NOT LIKE 'words:%' ORDER BY 1, 2"
+WORDS = "SELECT vector_key FROM embeddings WHERE model LIKE 'words:%' ORDER BY 1"
+
+
 def test_an_old_index_gets_the_fields_and_keeps_its_vectors(named, fake_embedder):
     settings, db_path = named.settings, named.settings.db_path
     named.close()
     downgrade_to_schema_4(db_path)
-    vectors = sqlite3.connect(db_path).execute("SELECT vector_key, model, vector FROM embeddings ORDER BY 1, 2").fetchall()
+    vectors = sqlite3.connect(db_path).execute(VECTORS).fetchall()
+    words = sqlite3.connect(db_path).execute(WORDS).fetchall()
     embedded = len(fake_embedder.embedded)
 
     with Workspace.open(settings, embedder=fake_embedder) as ws:  # migrated on opening; the fields are still empty
@@ -222,7 +228,8 @@ def test_an_old_index_gets_the_fields_and_keeps_its_vectors(named, fake_embedder
         assert keyword_notes(ws, "checklist moving apartments")[0] == "Notes/Moving.md"
         assert ws.store.file_info("Notes/Moving.md").description == "Checklist for moving apartments"
     db = sqlite3.connect(db_path)
-    kept = db.execute("SELECT vector_key, model, vector FROM embeddings ORDER BY 1, 2").fetchall()
+    kept = db.execute(VECTORS).fetchall()
+    assert db.execute(WORDS).fetchall() == words  # the vocabulary's stems kept too (converted to its codes, not embedded)
     assert [r[:2] for r in kept] == [r[:2] for r in vectors]  # every vector kept, as a code of the same values
     assert abs(blobs.codes_of([r[2] for r in kept])[0] - blobs.matrix_of([r[2] for r in vectors])[0]).max() < 2e-3
     assert db.execute("SELECT COUNT(*) FROM chunks_fts").fetchone() == db.execute("SELECT COUNT(*) FROM chunks").fetchone()

@@ -127,7 +127,8 @@ def drop_unusable(store: IndexStore, embedder: Embedder) -> int:
         rows = store.keyed_codes(model)
         _, kept = word_code.decode([r[1] for r in rows], word_code.center(embedder.name, embedder.dim))
         dropped = len(bad := [r[0] for r, ok in zip(rows, kept) if not ok])
-        store.drop_vectors(model, bad)
+        if bad:  # a write with nothing to drop would still make searches reload (the generation)
+            store.drop_vectors(model, bad)
     if dropped:
         recount(store, embedder)
     return dropped
