@@ -49,21 +49,31 @@ def float32_embedder():
     return LocalEmbedder("onnx-fp32")
 
 
-def test_a_cross_language_search_reads_its_question_through_the_model_once(tmp_path, float32_embedder, monkeypatch):
-    real_embedder = float32_embedder
-    question = "Какая певица исполнила гимн на стадионе перед матчем?"
+def _notes_settings(tmp_path):
     vault = tmp_path / "vault"
     for path, text in NOTES.items():
         (vault / path).parent.mkdir(parents=True, exist_ok=True)
         (vault / path).write_text(text, encoding="utf-8")
-    settings = load_settings(vault=vault, db_path=tmp_path / "index.db", env={"RAG_TOKEN_MATCH": "1"})
+    return load_settings(vault=vault, db_path=tmp_path / "index.db", env={"RAG_TOKEN_MATCH": "1"})
+
+
+def _texts_read(monkeypatch) -> list[str]:
+    """Every text the model reads from now on (for vectors or token states), nothing cached before."""
+    text_vectors._CACHE.clear()
+    read: list[str] = []
+    embed, read_states = OnnxE5.embed, OnnxE5._read
+    monkeypatch.setattr(OnnxE5, "embed", lambda self, texts, **kw: read.extend(texts) or embed(self, texts, **kw))
+    monkeypatch.setattr(OnnxE5, "_read", lambda self, texts, **kw: read.extend(texts) or read_states(self, texts, **kw))
+    return read
+
+
+def test_a_cross_language_search_reads_its_question_through_the_model_once(tmp_path, float32_embedder, monkeypatch):
+    real_embedder = float32_embedder
+    question = "Какая певица исполнила гимн на стадионе перед матчем?"
+    settings = _notes_settings(tmp_path)
     with Workspace.open(settings, create=True, embedder=real_embedder) as ws:
         ws.sync()
-        text_vectors._CACHE.clear()
-        read: list[str] = []
-        embed, read_states = OnnxE5.embed, OnnxE5._read
-        monkeypatch.setattr(OnnxE5, "embed", lambda self, texts, **kw: read.extend(texts) or embed(self, texts, **kw))
-        monkeypatch.setattr(OnnxE5, "_read", lambda self, texts, **kw: read.extend(texts) or read_states(self, texts, **kw))
+        read = _texts_read(monkeypatch)
         hits = ws.retriever.hybrid(question, 5).hits
         assert read.count(question) == 1
         assert hits[0].chunk.path == "Final/Anthem.md"
@@ -72,18 +82,10 @@ def test_a_cross_language_search_reads_its_question_through_the_model_once(tmp_p
 
 def test_a_same_language_search_reads_its_question_once_with_any_engine(tmp_path, real_embedder, monkeypatch):
     question = "Who performed the national anthem at the stadium?"
-    vault = tmp_path / "vault"
-    for path, text in NOTES.items():
-        (vault / path).parent.mkdir(parents=True, exist_ok=True)
-        (vault / path).write_text(text, encoding="utf-8")
-    settings = load_settings(vault=vault, db_path=tmp_path / "index.db", env={"RAG_TOKEN_MATCH": "1"})
+    settings = _notes_settings(tmp_path)
     with Workspace.open(settings, create=True, embedder=real_embedder) as ws:
         ws.sync()
-        text_vectors._CACHE.clear()
-        read: list[str] = []
-        embed, read_states = OnnxE5.embed, OnnxE5._read
-        monkeypatch.setattr(OnnxE5, "embed", lambda self, texts, **kw: read.extend(texts) or embed(self, texts, **kw))
-        monkeypatch.setattr(OnnxE5, "_read", lambda self, texts, **kw: read.extend(texts) or read_states(self, texts, **kw))
+        read = _texts_read(monkeypatch)
         assert ws.retriever.hybrid(question, 5).hits[0].chunk.path == "Final/Anthem.md"
         assert read == [question]
 

@@ -146,11 +146,6 @@ class LocalEmbedder:
             return np.zeros((0, self.dim), np.float32), []
         return self._engine().embed_with_states(list(texts))
 
-    @property
-    def question_states_in_one_pass(self) -> bool:
-        """Whether `embed_query_with_states` reads a question once: wherever tokens can be read."""
-        return self.reads_tokens
-
     def embed_query_with_states(self, text: str, *, leave_out: frozenset[str] = frozenset()) -> tuple[np.ndarray, np.ndarray]:
         """`embed_query(text)` and `token_states([text], query=True, leave_out=…)[0]`, the same numbers, from one
         forward pass of the engine that embeds questions (float32 on every CPU, so one engine for questions

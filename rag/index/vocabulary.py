@@ -111,10 +111,16 @@ def _read(store: IndexStore, embedder: Embedder, model: str) -> tuple[list[str],
     earlier one of whole vectors."""
     if model != words_model(embedder) or not coded(store):
         return store.keyed_vectors(model)
+    keys, matrix, kept = _decoded(store, embedder, model)
+    blobs.warn_unusable(model, int(len(keys) - kept.sum()))
+    return [k for k, ok in zip(keys, kept) if ok], matrix
+
+
+def _decoded(store: IndexStore, embedder: Embedder, model: str) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """(every key of the coded `model` rows, unit rows of the usable ones, which those are)."""
     rows = store.keyed_codes(model)
     matrix, kept = word_code.decode([r[1] for r in rows], word_code.center(embedder.name, embedder.dim))
-    blobs.warn_unusable(model, int(len(rows) - kept.sum()))
-    return [r[0] for r, ok in zip(rows, kept) if ok], matrix
+    return [r[0] for r in rows], matrix, kept
 
 
 def drop_unusable(store: IndexStore, embedder: Embedder) -> int:
@@ -124,9 +130,8 @@ def drop_unusable(store: IndexStore, embedder: Embedder) -> int:
     if not coded(store):
         dropped = store.drop_unusable_vectors(model, embedder.dim)
     else:
-        rows = store.keyed_codes(model)
-        _, kept = word_code.decode([r[1] for r in rows], word_code.center(embedder.name, embedder.dim))
-        dropped = len(bad := [r[0] for r, ok in zip(rows, kept) if not ok])
+        keys, _, kept = _decoded(store, embedder, model)
+        dropped = len(bad := [k for k, ok in zip(keys, kept) if not ok])
         if bad:  # a write with nothing to drop would still make searches reload (the generation)
             store.drop_vectors(model, bad)
     if dropped:

@@ -9,21 +9,19 @@ the question as it was: recall never fails because of this.
 from __future__ import annotations
 
 import logging
-import threading
-from collections import OrderedDict
 
 from rag.answer.context import fence_for
 from rag.answer.prompts import render
 from rag.errors import ChatError, ConfigError
 from rag.printable import printable
+from rag.recent import MISSING, Recent
 
 log = logging.getLogger(__name__)
 
 MAX_REWRITES = 3
 MAX_CHARS = 300  # a rewrite longer than this is cut: it is a search text, not an answer
 CACHED = 256  # questions remembered per process (an agent often recalls the same question again)
-_cache: OrderedDict[tuple[str, str], tuple[str, ...]] = OrderedDict()
-_cache_lock = threading.Lock()
+_cache: Recent[tuple[str, str], tuple[str, ...]] = Recent(CACHED)
 
 
 def rewrites(chat, question: str) -> tuple[str, ...] | None:
@@ -47,15 +45,10 @@ def cached_rewrites(chat, question: str) -> tuple[str, ...]:
     """`rewrites`, remembered per chat model and question (a reply with nothing usable too); () when the model
     failed, which is not remembered."""
     key = (chat.name, question)
-    with _cache_lock:
-        if key in _cache:
-            _cache.move_to_end(key)
-            return _cache[key]
-    found = rewrites(chat, question)
-    if found is None:
-        return ()
-    with _cache_lock:
-        _cache[key] = found
-        while len(_cache) > CACHED:
-            _cache.popitem(last=False)
+    found = _cache.get(key)
+    if found is MISSING:
+        found = rewrites(chat, question)
+        if found is None:
+            return ()
+        _cache.put(key, found)
     return found

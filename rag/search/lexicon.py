@@ -18,7 +18,6 @@ from __future__ import annotations
 import logging
 import math
 import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,6 +26,7 @@ from rag.embed.embedders import Embedder
 from rag.errors import EmbedderError
 from rag.index import vocabulary
 from rag.index.storage import IndexStore
+from rag.recent import MISSING, Recent
 from rag.text.sentences import script
 
 log = logging.getLogger(__name__)
@@ -67,9 +67,9 @@ class Lexicon:
         self._lock = threading.Lock()
         self._stamp: str | None = None
         self._words: _Vocabulary | None = None
-        self._questions: OrderedDict[str, _Question | None] = OrderedDict()
-        self._passages: OrderedDict[tuple[int, int, int], list[int]] = OrderedDict()
-        self._word_vectors: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._questions: Recent[str, _Question | None] = Recent(CACHED_QUESTIONS)
+        self._passages: Recent[tuple[int, int, int], list[int]] = Recent(CACHED_PASSAGES)
+        self._word_vectors: Recent[str, np.ndarray] = Recent(CACHED_WORDS)
 
     def match_scores(self, question: str, passages: dict[int, str]) -> list[tuple[int, float]]:
         """(rowid, score) best first for the `passages` (rowid → text) with at least one vocabulary word. Nothing
@@ -89,23 +89,17 @@ class Lexicon:
     def _rows(self, rowid: int, text: str, known: _Vocabulary) -> list[int]:
         """The vocabulary rows of a passage's content words (sorted), cached by passage and text."""
         key = (rowid, len(text), hash(text))
-        with self._lock:
-            if key in self._passages:
-                self._passages.move_to_end(key)
-                return self._passages[key]
-        keys = (known.stored.key(w) for w in vocabulary.content_words(text))
-        rows = sorted({known.row[k] for k in keys if k in known.row})
-        with self._lock:
-            self._passages[key] = rows
-            while len(self._passages) > CACHED_PASSAGES:
-                self._passages.popitem(last=False)
+        rows = self._passages.get(key)
+        if rows is MISSING:
+            keys = (known.stored.key(w) for w in vocabulary.content_words(text))
+            rows = sorted({known.row[k] for k in keys if k in known.row})
+            self._passages.put(key, rows)
         return rows
 
     def _question(self, question: str, known: _Vocabulary) -> _Question | None:
-        with self._lock:
-            if question in self._questions:
-                self._questions.move_to_end(question)
-                return self._questions[question]
+        measured = self._questions.get(question)
+        if measured is not MISSING:
+            return measured
         measured = None
         words = vocabulary.content_words(question)
         if words:
@@ -125,25 +119,17 @@ class Lexicon:
                 total, frequencies = self._store.document_frequencies(sorted(set(nearest)))
                 idf = np.array([max(math.log((total + 1) / (frequencies.get(s, 0) + 0.5)), 0.0) for s in nearest], dtype=np.float32)
                 measured = _Question(similarity.astype(np.float32), idf / max(float(idf.sum()), 1e-6))
-        with self._lock:
-            self._questions[question] = measured
-            while len(self._questions) > CACHED_QUESTIONS:
-                self._questions.popitem(last=False)
+        self._questions.put(question, measured)
         return measured
 
     def _embed(self, words: list[str]) -> np.ndarray:
         """The words' vectors (vocabulary.full_vectors), those of words asked before from the cache."""
-        with self._lock:
-            found = {w: self._word_vectors[w] for w in words if w in self._word_vectors}
-            for word in found:
-                self._word_vectors.move_to_end(word)
+        found = {w: v for w in words if (v := self._word_vectors.get(w)) is not MISSING}
         missing = [w for w in words if w not in found]
         if missing:
             found.update(zip(missing, vocabulary.full_vectors(self._embedder, missing)))
-            with self._lock:
-                self._word_vectors.update((w, found[w]) for w in missing)
-                while len(self._word_vectors) > CACHED_WORDS:
-                    self._word_vectors.popitem(last=False)
+            for word in missing:
+                self._word_vectors.put(word, found[word])
         return np.vstack([found[w] for w in words])
 
     def _vocabulary(self) -> _Vocabulary | None:

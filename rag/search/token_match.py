@@ -29,6 +29,7 @@ import numpy as np
 
 from rag.errors import EmbedderError
 from rag.index.token_blobs import fitted_codes, pack, stored_states, unpack
+from rag.recent import MISSING, Recent
 from rag.search import token_windows
 from rag.text import stemming
 
@@ -83,7 +84,7 @@ class TokenMatch:
         self._lock = threading.Lock()
         self._passages: OrderedDict[bytes, bytes] = OrderedDict()  # text's hash → `pack`'s bytes
         self._bytes = 0
-        self._questions: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._questions: Recent[str, np.ndarray] = Recent(CACHED_QUESTIONS)
 
     @property
     def available(self) -> bool:
@@ -114,33 +115,24 @@ class TokenMatch:
 
     @property
     def reads_with_vector(self) -> bool:
-        """Whether the embedder gives a question's vector and its token states from one forward pass (not where the
-        question's vector is float32 beside passages' int8 states: there the states would be a second pass, which a
-        same-language search must not pay)."""
-        return self.available and getattr(self._reader, "question_states_in_one_pass", False)
+        """Whether the embedder gives a question's vector and its token states from one forward pass
+        (`embed_query_with_states`: the local model, on every CPU)."""
+        return self.available and hasattr(self._reader, "embed_query_with_states")
 
     def question_vector(self, question: str) -> np.ndarray:
         """The question's vector (as the embedder's `embed_query`), read in the same forward pass as its token
         states, which are kept for `scores`: a cross-language search reads its question through the model once, not
         twice (XQuAD ru→en on two cores: the second pass was ~20-45 ms of a 88 ms search)."""
         vector, states = self._reader.embed_query_with_states(question, leave_out=stemming.STOP_WORDS)
-        self._keep(question, states)
+        self._questions.put(question, states)
         return vector
 
     def _question(self, question: str) -> np.ndarray:
-        with self._lock:
-            if question in self._questions:
-                self._questions.move_to_end(question)
-                return self._questions[question]
-        states = self._reader.token_states([question], query=True, leave_out=stemming.STOP_WORDS)[0]
-        self._keep(question, states)
+        states = self._questions.get(question)
+        if states is MISSING:
+            states = self._reader.token_states([question], query=True, leave_out=stemming.STOP_WORDS)[0]
+            self._questions.put(question, states)
         return states
-
-    def _keep(self, question: str, states: np.ndarray) -> None:
-        with self._lock:
-            self._questions[question] = states
-            while len(self._questions) > CACHED_QUESTIONS:
-                self._questions.popitem(last=False)
 
     def _passage_states(self, texts: list[str]) -> list[np.ndarray]:
         """Passages read now, kept as `pack` codes them: they score as they would from the index, and take its room."""
