@@ -2,6 +2,7 @@
 
     python bench/claim_labels.py packets DUMP... --out PACKETS      # replies from bench/model_answers.py --dump
     python bench/claim_labels.py scifact                             # SciFact's expert verdicts as labels
+    python bench/claim_labels.py across                              # XQuAD's labelled claims, sources in the other language
     python bench/claim_labels.py score [--labels bench/claims_dev/*.jsonl] [--part fit|aside|all] [--json] [--misses]
 
 A packet is one reply as a reader sees it, without anything the check said: the question, the reply, each source
@@ -135,6 +136,43 @@ def scifact() -> tuple[list[dict], list[dict]]:
     return replies, labels
 
 
+ACROSS = {"xquad-en": "xquad-en2ru", "xquad-ru": "xquad-ru2en"}  # a reply's set → its claims over the other vault
+
+
+def across() -> tuple[list[dict], list[dict]]:
+    """XQuAD's labelled replies with each source taken from the parallel note in the other language (its vault's
+    notes have the same names and the same paragraph on the same line): a claim keeps its label, since the other
+    paragraph is a translation of the one the reader judged. The claims that a person sees checked against notes in the
+    other language, which the readers' sets hardly have. Each row keeps its original reply id in `split_as`, so it is in
+    the aside third exactly when its original is."""
+    replies, labels = [], []
+    originals = {
+        json.loads(line)["reply_id"]: json.loads(line)
+        for f in (HERE / "replies-xquad.jsonl", HERE / "replies-xquad-again.jsonl")
+        for line in f.read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    }
+    for reply_id, row in originals.items():
+        target = ACROSS[row["set"]]
+        vault = vault_of(target)
+        sources = []
+        for s in row["sources"]:
+            text = read_note(vault, s["path"]).text
+            starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
+            end_line = min(s["end_line"], len(starts))
+            end = starts[end_line] - 1 if end_line < len(starts) else len(text)
+            sources.append({**s, "start_char": starts[s["start_line"] - 1], "end_char": end})
+        moved = f"across-{reply_id}"
+        replies.append({**row, "reply_id": moved, "set": target, "sources": sources, "split_as": reply_id})
+    for f in (HERE / "labels-xquad.jsonl", HERE / "labels-xquad-again.jsonl"):
+        for line in f.read_text(encoding="utf-8").splitlines():
+            if line.strip() and (row := json.loads(line))["reply"] in originals:
+                labels.append(
+                    {**row, "reply": f"across-{row['reply']}", "split_as": row["reply"], "why": f"as labelled in the original language: {row['why']}"}
+                )
+    return replies, labels
+
+
 def _numbered(text: str, start: int) -> str:
     return "\n".join(f"{start + i:>5}  {line}" for i, line in enumerate(text.split("\n")))
 
@@ -145,7 +183,7 @@ def load_labels(files: list[Path], part: str) -> list[dict]:
         for line in f.read_text(encoding="utf-8").splitlines():
             if line.strip():
                 row = json.loads(line)
-                if row.get("label") in ("supported", "unsupported") and keep(row["reply"], part):
+                if row.get("label") in ("supported", "unsupported") and keep(row.get("split_as", row["reply"]), part):
                     rows.append(row)
     return rows
 
@@ -160,6 +198,9 @@ def main() -> None:
     make.add_argument("--replies", type=Path, help="also write the replies without note text (for bench/claims_dev/)")
     sub.add_parser(
         "scifact", help="write replies-scifact.jsonl and labels-scifact.jsonl from SciFact's verdicts (to $RAG_DEV_CACHE/claims, not the repo)"
+    )
+    sub.add_parser(
+        "across", help="write replies-across.jsonl and labels-across.jsonl: XQuAD's claims over the other language's notes (to $RAG_DEV_CACHE/claims)"
     )
     score = sub.add_parser("score")
     score.add_argument("--labels", nargs="*", default=[str(p) for p in label_files()])
@@ -178,9 +219,9 @@ def main() -> None:
                 for p in made:
                     out.write(json.dumps({"reply_id": p["reply_id"], "question": p["question"], **p["where"]}, ensure_ascii=False) + "\n")
         return
-    if args.command == "scifact":
-        replies, labels = scifact()
-        for name, rows in (("replies-scifact.jsonl", replies), ("labels-scifact.jsonl", labels)):
+    if args.command in ("scifact", "across"):
+        replies, labels = scifact() if args.command == "scifact" else across()
+        for name, rows in ((f"replies-{args.command}.jsonl", replies), (f"labels-{args.command}.jsonl", labels)):
             DERIVED.mkdir(parents=True, exist_ok=True)
             (DERIVED / name).write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
         return

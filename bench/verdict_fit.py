@@ -52,6 +52,8 @@ GROUPS = {
 }
 GROUPS |= {"demo-more": "demo", "jsinfo-en": "jsinfo", "jsinfo-ru": "jsinfo", "diplodoc-en": "docs", "diplodoc-ru": "docs"}
 GROUPS |= {"fastapi-more-en": "docs", "fastapi-more-ru": "docs"}
+# XQuAD's claims against the other language's notes (`claim_labels.py across`): the same claims as xquad's, one group
+GROUPS |= {f"across-{name}": "xquad" for name in ("xquad-en", "xquad-ru", "again-xquad-en", "again-xquad-ru")}
 
 
 def group_of(reply_id: str) -> str:
@@ -115,7 +117,7 @@ def _describe(label: dict | None, claim, question: str, passages, vectors, score
         "claim": label["claim"],
         "label": label["label"],
         "group": group_of(label["reply"]),
-        "aside": aside(label["reply"]),
+        "aside": aside(label.get("split_as", label["reply"])),
     }
     return described | {"windows": rows}, nearest
 

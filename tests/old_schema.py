@@ -11,13 +11,15 @@ FTS = "tokenize = 'unicode61 remove_diacritics 2'"
 
 
 def as_schema_12(path) -> None:
-    """Undo migration 13: the aligned model's sentence readings back in `token_states`, its blob column `states`."""
+    """Undo migrations 13 and 14: the aligned model's sentence readings back in `token_states`, its blob column
+    `states`; no facts' readings."""
     db = sqlite3.connect(path, isolation_level=None)
     db.executescript(
         """
         INSERT INTO token_states(vector_key, model, data) SELECT vector_key, model, data FROM sentence_readings;
         DROP TABLE sentence_readings;
         ALTER TABLE token_states RENAME COLUMN data TO states;
+        ALTER TABLE memory_facts DROP COLUMN reading;
         PRAGMA user_version = 12;
         """
     )

@@ -120,18 +120,31 @@ def test_recall_across_languages_and_paraphrase_with_the_real_model(real_knowled
     assert set(found[0].to_json()["channels"]) == set(CHANNELS)
 
 
-def test_meaning_outranks_a_shared_name_and_an_identifier_confirms_it_with_the_real_model(real_knowledge):
-    """The independent dev set's two failures of the old fusion, in small: a fact that shares the question's name but
-    not its meaning won over the one that answers in other words; an exact port lost to a fact about the same box."""
+@pytest.mark.xfail(
+    strict=True,
+    reason="the aligned model (multilingual USE) reads 'do for a living' closer to the parents' visit (cosine 0.49) and "
+    "the birthday (0.44) than to the job (0.38), and outweighs e5's lead of 0.004; on the dev sets its reading wins "
+    "13 / loses 6 first places (memory_dev2) and wins 19 / loses 6 (memory_dev3, never fitted): docs/benchmarks.md",
+)
+def test_meaning_outranks_a_shared_name_with_the_real_models(real_knowledge):
+    """The independent dev set's failure of the old fusion, in small: a fact that shares the question's name but not
+    its meaning won over the one that answers in other words."""
     memory = real_knowledge.memory
     job = memory.remember("My wife Marta is a landscape architect; she designs parks for the city.", category="people", tags=["family", "wife"])
     memory.remember("Marta's birthday is on 14 March; she only likes peonies.", category="people", entities=["Marta"])
     memory.remember("Marta's parents live in Gdańsk and visit every summer.", category="people", entities=["Marta"])
-    port = memory.remember("Router: MikroTik hAP ax3; WireGuard listens on UDP 51820.", category="config")
-    memory.remember("The MikroTik router got RouterOS 7.18 in June; the guest Wi-Fi is on VLAN 30.", category="config")
     real_knowledge.index()
     spouse = memory.recall("What does Marta do for a living?", 3)
     assert spouse[0].fact.id == job.id and spouse[0].channels["semantic"] > 0 and spouse[0].channels["entities"] == 1.0
+
+
+def test_an_identifier_confirms_meaning_with_the_real_models(real_knowledge):
+    """The independent dev set's other failure of the old fusion: an exact port lost to a fact about the same box."""
+    memory = real_knowledge.memory
+    memory.remember("My wife Marta is a landscape architect; she designs parks for the city.", category="people", tags=["family", "wife"])
+    port = memory.remember("Router: MikroTik hAP ax3; WireGuard listens on UDP 51820.", category="config")
+    memory.remember("The MikroTik router got RouterOS 7.18 in June; the guest Wi-Fi is on VLAN 30.", category="config")
+    real_knowledge.index()
     udp = memory.recall("which service listens on 51820?", 3)
     assert udp[0].fact.id == port.id and udp[0].channels["exact"] == 1.0 and "exact" in udp[0].found_by
 

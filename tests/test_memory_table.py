@@ -1,20 +1,27 @@
 """Agent memory's fact table kept in the index (both backends): the next process reads it instead of re-reading and
 re-embedding every fact note; changed and removed notes are followed; the background indexer builds it; facts the
-embedder could not embed are found by their words and embedded later. And the optional chat-model rewrite of the
-question. Real files and SQLite / PostgreSQL; fakes only at the model seams (embedder, chat model)."""
+embedder could not embed are found by their words and embedded later; each fact's reading by the aligned model is kept
+and weighs in recall. And the optional chat-model rewrite of the question. Real files and SQLite / PostgreSQL; fakes
+only at the model seams (embedder, aligned model, chat model)."""
 
 from __future__ import annotations
 
 import json
+import sqlite3
+from types import SimpleNamespace
 
+import numpy as np
 import pytest
 
 from rag.config import load_settings
-from rag.errors import ChatError
+from rag.embed import aligned
+from rag.errors import ChatError, EmbedderError
 from rag.knowledge import Knowledge
 from rag.live import LiveIndex
-from rag.memory import facts, rewrite, table
+from rag.memory import facts, meaning, rewrite, table
+from rag.memory import recall as recall_module
 from rag.memory.meaning import fact_text
+from tests.old_schema import as_schema_12
 
 
 @pytest.fixture
@@ -104,6 +111,84 @@ def test_facts_the_embedder_could_not_embed_are_found_by_words_then_embedded(ope
     found = knowledge.memory.recall("Backups of the NAS run nightly", 3)
     assert found[0].fact.id == fact.id and found[0].channels["semantic"] > 0  # embedded once the embedder is back
     assert knowledge.live.workspace().store.fact_rows()[0].meaning is not None
+
+
+@pytest.mark.both_backends
+def test_each_fact_is_read_by_the_aligned_model_once_and_the_next_process_reuses_it(opened, monkeypatch):
+    first = opened()
+    fact = first.memory.remember("Anna prefers green tea in the morning.", category="preferences")
+    first.index()
+    row = first.live.workspace().store.fact_rows()[0]
+    reading = np.frombuffer(row.reading, np.float32)
+    assert reading.shape == (aligned.DIM,) and abs(np.linalg.norm(reading) - 1) < 1e-4  # the real model's, kept
+    assert np.allclose(reading, aligned.shared().texts([fact_text(fact)])[0], atol=1e-5)
+    first.live.close()
+
+    def no_reading(facts):
+        raise AssertionError("a fact was read by the aligned model again")
+
+    monkeypatch.setattr(table, "fact_readings", no_reading)
+    second = opened()
+    assert second.memory.recall("What does Anna drink?", 1)[0].fact.id == fact.id
+    assert second.memory.table().read.tolist() == [True]
+
+
+class OneTopicReader:
+    """The aligned model at its seam: texts naming `topic` read alike, every other text elsewhere."""
+
+    def __init__(self, topic: str) -> None:
+        self.topic, self.down = topic, False
+
+    def texts(self, texts):
+        if self.down:
+            raise EmbedderError("the aligned model is unavailable")
+        return np.array([[1.0, 0.0] if self.topic in t else [0.0, 1.0] for t in texts], np.float32) @ np.eye(2, aligned.DIM, dtype=np.float32)
+
+    def question(self, text):
+        return self.texts([self.topic])[0]
+
+
+def test_the_aligned_reading_decides_where_e5_cannot_and_recall_goes_on_without_it(opened, monkeypatch, caplog):
+    reader = OneTopicReader("kayak")
+    seam = SimpleNamespace(shared=lambda: reader, DIM=aligned.DIM)  # memory's use of the model, not the index's
+    monkeypatch.setattr(meaning, "aligned", seam)
+    monkeypatch.setattr(recall_module, "aligned", seam)
+    knowledge = opened()
+    canoe = knowledge.memory.remember("Red kayak hangs in the garage.", category="things")
+    bike = knowledge.memory.remember("Red bicycle hangs in the garage.", category="things")
+    knowledge.index()
+    question = "What red thing hangs in the garage?"  # the fake embedder rates both facts alike
+    ranked = knowledge.memory.recall(question, 2)
+    assert [r.fact.id for r in ranked] == [canoe.id, bike.id]
+    assert ranked[0].channels["semantic"] > ranked[1].channels["semantic"] + recall_module.READING_WEIGHT
+    reader.down = True
+    alike = knowledge.memory.recall(question, 2)
+    assert alike[0].channels["semantic"] > 0 and alike[0].channels["semantic"] == pytest.approx(alike[1].channels["semantic"])  # e5 alone
+    assert "without the aligned model" in caplog.text
+    late = knowledge.memory.remember("The blue kayak paddle is in the attic.", category="things")
+    knowledge.index()  # embedded by e5; its reading waits for the model
+    assert {r.path: r.reading for r in knowledge.live.workspace().store.fact_rows()}[late.path] is None
+    reader.down = False
+    knowledge.index()
+    assert all(r.reading is not None for r in knowledge.live.workspace().store.fact_rows())
+
+
+def test_an_index_from_before_facts_were_read_gets_their_readings_and_keeps_its_facts(opened, index_location, fake_embedder):
+    if not str(index_location).endswith(".db"):
+        pytest.skip("an SQLite index's schema")
+    first = opened()
+    fact = first.memory.remember("Backups of the NAS run nightly at 02:30.", category="config")
+    first.index()
+    first.live.close()
+    as_schema_12(index_location)
+    with sqlite3.connect(index_location) as db:
+        assert "reading" not in {r[1] for r in db.execute("PRAGMA table_info(memory_facts)")}
+    second = opened()  # migrations 13 and 14 run on open
+    assert [r.reading for r in second.live.workspace().store.fact_rows()] == [None]
+    second.index()  # `rag index`: the facts without a reading are read, their meaning vectors kept
+    assert second.live.workspace().store.fact_rows()[0].reading is not None
+    assert _embedded_facts(fake_embedder, fact) == 1
+    assert second.memory.recall("When do the NAS backups run?", 1)[0].fact.id == fact.id
 
 
 # --- the optional rewrite -------------------------------------------------------------------------------------

@@ -23,7 +23,8 @@ import numpy as np
 from rag.errors import EmbedderError
 from rag.text import sentences
 
-MODEL = "use-multilingual-v3"  # the name its readings are stored under (the token_states table's model column)
+MODEL = "use-multilingual-v3"  # the name its readings are stored under (the sentence_readings table's model column)
+DIM = 512
 
 
 class Aligned:
@@ -43,6 +44,10 @@ class Aligned:
         vectors = self._encode(flat)
         bounds = np.cumsum([0] + [len(g) for g in split])
         return [vectors[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
+
+    def texts(self, texts: list[str]) -> np.ndarray:
+        """Each text read whole (not by its sentences): [texts, 512] float32, unit rows. Raises EmbedderError."""
+        return self._encode(texts) if texts else np.zeros((0, DIM), np.float32)
 
     def question(self, text: str) -> np.ndarray:
         """A question's vector [512]. Raises EmbedderError."""

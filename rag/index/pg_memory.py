@@ -31,8 +31,8 @@ class PgMemoryStats:
         return {r[0]: (r[1], r[2]) for r in rows}
 
     def fact_rows(self) -> list[FactRow]:
-        rows = self._read("SELECT path, sha256, record, hrr, model, meaning FROM memory_facts")
-        return [FactRow(p, s, r, bytes(h), m, None if v is None else bytes(v)) for p, s, r, h, m, v in rows]
+        rows = self._read("SELECT path, sha256, record, hrr, model, meaning, reading FROM memory_facts")
+        return [FactRow(p, s, r, bytes(h), m, _bytes(v), _bytes(u)) for p, s, r, h, m, v, u in rows]
 
     def save_fact_rows(self, rows: list[FactRow], *, drop: list[str] = ()) -> None:
         if not rows and not drop:
@@ -42,8 +42,12 @@ class PgMemoryStats:
             if drop:
                 cursor.execute("DELETE FROM memory_facts WHERE path = ANY(%s)", (list(drop),))
             cursor.executemany(
-                "INSERT INTO memory_facts(path, sha256, record, hrr, model, meaning) VALUES (%s, %s, %s, %s, %s, %s)"
+                "INSERT INTO memory_facts(path, sha256, record, hrr, model, meaning, reading) VALUES (%s, %s, %s, %s, %s, %s, %s)"
                 " ON CONFLICT (path) DO UPDATE SET sha256 = excluded.sha256, record = excluded.record, hrr = excluded.hrr,"
-                " model = excluded.model, meaning = excluded.meaning",
-                [(r.path, r.sha256, r.record, r.hrr, r.model, r.meaning) for r in sorted(rows, key=lambda r: r.path)],
+                " model = excluded.model, meaning = excluded.meaning, reading = excluded.reading",
+                [(r.path, r.sha256, r.record, r.hrr, r.model, r.meaning, r.reading) for r in sorted(rows, key=lambda r: r.path)],
             )
+
+
+def _bytes(value) -> bytes | None:
+    return None if value is None else bytes(value)

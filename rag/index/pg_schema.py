@@ -110,6 +110,10 @@ MIGRATIONS = [
     INSERT INTO sentence_readings(vector_key, model, data) SELECT vector_key, model, data FROM token_states WHERE model = 'use-multilingual-v3';
     DELETE FROM token_states WHERE model = 'use-multilingual-v3';
     """,
+    # a fact's reading by the aligned model beside its meaning vector, as SQLite's migration 14
+    """
+    ALTER TABLE memory_facts ADD COLUMN reading BYTEA;
+    """,
 ]
 
 

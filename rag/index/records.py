@@ -61,6 +61,7 @@ class FactRow:
     hrr: bytes  # uint8 phases
     model: str | None = None  # the embedder of `meaning` (None: not embedded yet)
     meaning: bytes | None = None  # float32
+    reading: bytes | None = None  # float32, the aligned model's (rag/memory/meaning.py); None: not read yet
 
 
 @dataclass(frozen=True)

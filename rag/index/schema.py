@@ -136,6 +136,10 @@ MIGRATIONS = [
     INSERT INTO sentence_readings(vector_key, model, data) SELECT vector_key, model, data FROM token_states WHERE model = 'use-multilingual-v3';
     DELETE FROM token_states WHERE model = 'use-multilingual-v3';
     """,
+    # 14: a fact's reading by the aligned model beside its meaning vector (rag/memory/meaning.py), kept like it.
+    """
+    ALTER TABLE memory_facts ADD COLUMN reading BLOB;
+    """,
 ]
 
 # The ranking of `chunks_fts`: bm25() with a weight per column (stems, title, aliases, description). FTS5 adds a

@@ -34,7 +34,7 @@ class MemoryStats:
         return {r[0]: (r[1], r[2]) for r in rows}
 
     def fact_rows(self) -> list[FactRow]:
-        return [FactRow(*r) for r in self._read("SELECT path, sha256, record, hrr, model, meaning FROM memory_facts")]
+        return [FactRow(*r) for r in self._read("SELECT path, sha256, record, hrr, model, meaning, reading FROM memory_facts")]
 
     def save_fact_rows(self, rows: list[FactRow], *, drop: list[str] = ()) -> None:
         """Store these rows (replacing a path's old one) and forget the `drop` paths (bookkeeping: no generation bump)."""
@@ -43,6 +43,6 @@ class MemoryStats:
         with self.transaction(searchable=False) as db:
             db.executemany("DELETE FROM memory_facts WHERE path = ?", [(p,) for p in drop])
             db.executemany(
-                "INSERT OR REPLACE INTO memory_facts(path, sha256, record, hrr, model, meaning) VALUES (?, ?, ?, ?, ?, ?)",
-                [(r.path, r.sha256, r.record, r.hrr, r.model, r.meaning) for r in rows],
+                "INSERT OR REPLACE INTO memory_facts(path, sha256, record, hrr, model, meaning, reading) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [(r.path, r.sha256, r.record, r.hrr, r.model, r.meaning, r.reading) for r in rows],
             )

@@ -3,8 +3,9 @@ entity questions HRR answers (probe: the facts bound to X; reason: what X, Y …
 structurally near X).
 
 Channels, each a score in [0, 1] per fact:
-- semantic: the question's vector against each fact's own meaning vector (rag/memory/meaning.py), from its floor (an
-  unrelated pair) to 1 — a scan of every fact, so it alone can carry a question in other words or another language;
+- semantic: the question's vector against each fact's own meaning vector (rag/memory/meaning.py), plus a share of
+  the aligned model's cosine of the two (`READING_WEIGHT`), from its floor (an unrelated pair) to 1 — a scan of every
+  fact, so it alone can carry a question in other words or another language;
 - hrr: the fact's holographic vector against the query's (content stems and the entities it names);
 - exact: the share of the query's identifiers (ports, addresses, paths, versions: `entities.identifiers`) the fact
   contains as written;
@@ -31,6 +32,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from rag.embed import aligned
 from rag.errors import EmbedderError
 from rag.memory import entities as entity_names
 from rag.memory import hrr
@@ -52,6 +54,13 @@ TUNED_WEIGHTS = {"semantic": 0.9, "exact": 0.1, "entities": 0.1, "jaccard": 0.02
 WITHOUT_SEMANTIC = {"fts": 0.45, "jaccard": 0.30, "hrr": 0.25, "exact": 0.1, "entities": 0.1}  # no meaning vectors
 CANDIDATES = 100  # per channel
 SEMANTIC_FLOOR = 0.75  # e5-small cosine of an unrelated question and fact; 1 stays 1
+# The aligned model's reading of the question against each fact's (rag/memory/meaning.py), added to e5's cosine as
+# READING_WEIGHT × (its cosine − READING_CENTER): e5's cosines spread ~0.023 over a question's facts and USE's ~0.07,
+# so 0.25 gives USE a little under e5's say; the centre (USE's mean cosine of a question and a fact) keeps e5's floor
+# where it was. Chosen on the first two dev sets (bench/memory_dev, memory_dev2; 0.1-0.5 tried) by the default
+# fusion's MRR@10; checked on the third, never fitted (docs/benchmarks.md). A fact not read yet scores e5 alone.
+READING_WEIGHT = 0.25
+READING_CENTER = 0.035
 HRR_FULL = 0.5  # an HRR similarity this high counts as a full match (a fact's vector bundles content and entities)
 PROBE_MIN = 0.12  # an entity's HRR probe above this: the fact is bound to it (unrelated facts: ~0 ± 1/√dim)
 SUPERSEDED_SHARE = 0.5  # a superseded fact whose successor was not found keeps this share of its score
@@ -204,7 +213,7 @@ def _meaning(table: FactTable, retriever, texts: tuple[str, ...], allowed: set[i
         return None
     if queries.shape[1] != table.meanings.shape[1]:
         return None
-    sims = np.max([_similarities(table, q, t) for q, t in zip(queries, texts)], axis=0)
+    sims = np.max([_similarities(table, q, t) + _reading(table, t) for q, t in zip(queries, texts)], axis=0)
     if allowed is not None:
         mask = np.full(len(sims), -1.0, np.float32)
         picked = np.fromiter(allowed, np.int64, len(allowed))
@@ -213,6 +222,19 @@ def _meaning(table: FactTable, retriever, texts: tuple[str, ...], allowed: set[i
     top = np.argsort(-sims)[:CANDIDATES] if len(sims) <= CANDIDATES else np.argpartition(-sims, CANDIDATES)[:CANDIDATES]
     scaled = np.clip((sims[top] - SEMANTIC_FLOOR) / (1.0 - SEMANTIC_FLOOR), 0.0, 1.0)
     return {int(i): float(v) for i, v in zip(top, scaled) if v > 0}
+
+
+def _reading(table: FactTable, text: str) -> np.ndarray | float:
+    """READING_WEIGHT × (the aligned model's cosine of `text` and each fact − READING_CENTER), 0 for facts not read
+    yet; 0 when no fact is read or the model is unavailable."""
+    if table.readings is None:
+        return 0.0
+    try:
+        question = aligned.shared().question(text)
+    except EmbedderError as exc:
+        log.warning("Memory recall without the aligned model's reading: %s", exc)
+        return 0.0
+    return READING_WEIGHT * (table.readings @ question - READING_CENTER) * table.read
 
 
 def _shared_words(table: FactTable, stems: frozenset[str], allowed: set[int] | None) -> dict[int, float]:

@@ -19,13 +19,14 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from rag.embed import aligned
 from rag.errors import EmbedderError, NoteError
 from rag.index.records import FactRow
 from rag.memory import entities as entity_names
 from rag.memory import facts as fact_notes
 from rag.memory import hrr
 from rag.memory.facts import Fact
-from rag.memory.meaning import fact_vectors
+from rag.memory.meaning import fact_readings, fact_vectors
 from rag.notes.vault import read_note
 from rag.search import languages
 from rag.text import stemming
@@ -49,6 +50,7 @@ class Entry:
     model: str | None = None  # the embedder of `meaning`
     identifiers: frozenset[str] = frozenset()  # `entities.identifiers` of its content
     script: int = 0  # the script code of its content (rag.text.sentences.SCRIPT_CODES)
+    reading: np.ndarray | None = None  # float32, the aligned model's (rag/memory/meaning.py); None until read
 
 
 @dataclass(frozen=True, eq=False)
@@ -67,6 +69,8 @@ class FactTable:
     offsets: dict[int, np.ndarray] = field(default_factory=dict)  # per script, its offset from the facts' centre
     unembedded: int = 0  # entries without a meaning vector (the embedder was down)
     load_rows: Callable[[], dict[int, int]] = dict  # reads `rows` from the index, when the keyword channel runs
+    readings: np.ndarray | None = None  # the aligned model's vectors, one row per entry (zeros where missing); None: none
+    read: np.ndarray | None = None  # which entries have a reading (bool)
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -106,7 +110,8 @@ def to_row(entry: Entry) -> FactRow:
         "script": entry.script,
     }
     meaning = None if entry.meaning is None else entry.meaning.astype(np.float32).tobytes()
-    return FactRow(entry.fact.path, entry.fact.sha256, json.dumps(record, ensure_ascii=False), entry.vector.tobytes(), entry.model, meaning)
+    reading = None if entry.reading is None else entry.reading.astype(np.float32).tobytes()
+    return FactRow(entry.fact.path, entry.fact.sha256, json.dumps(record, ensure_ascii=False), entry.vector.tobytes(), entry.model, meaning, reading)
 
 
 def from_row(row: FactRow, dim: int) -> Entry | None:
@@ -124,10 +129,13 @@ def from_row(row: FactRow, dim: int) -> Entry | None:
             sha256=row.sha256,
         )
         meaning = None if row.meaning is None else np.frombuffer(row.meaning, np.float32)
+        reading = None if row.reading is None or len(row.reading) != 4 * aligned.DIM else np.frombuffer(row.reading, np.float32)
         vector = np.frombuffer(row.hrr, np.uint8)
         model = row.model if meaning is not None else None
         ids = frozenset(record["identifiers"])
-        return Entry(fact, frozenset(record["stems"]), tuple(record["keys"]), tuple(record["names"]), vector, meaning, model, ids, record["script"])
+        return Entry(
+            fact, frozenset(record["stems"]), tuple(record["keys"]), tuple(record["names"]), vector, meaning, model, ids, record["script"], reading
+        )
     except (ValueError, KeyError, TypeError):
         return None
 
@@ -226,19 +234,30 @@ class FactCache:
         return kept, changed
 
     def _embed(self, entries: dict[str, Entry], paths: list[str], embedder) -> set[str]:
-        """Meaning vectors for these entries (replaced in `entries`); the paths that got one, none if it failed."""
+        """Meaning vectors and readings for these entries where they lack one (replaced in `entries`); the paths that
+        got a meaning vector (or had one), none if the embedder failed."""
         model = getattr(embedder, "name", None)
         if model is None:
             return set()  # an embedder without a name cannot key its vectors
+        unmeant = [p for p in paths if entries[p].meaning is None or entries[p].model != model]
         try:
-            vectors = fact_vectors(embedder, [entries[p].fact for p in paths])
+            vectors = fact_vectors(embedder, [entries[p].fact for p in unmeant])
         except EmbedderError as exc:
-            log.warning("Agent memory: %d facts have no meaning vector yet (%s); recall finds them by their words.", len(paths), exc)
+            log.warning("Agent memory: %d facts have no meaning vector yet (%s); recall finds them by their words.", len(unmeant), exc)
             self._retry_at = time.monotonic() + EMBED_RETRY_SECONDS
             return set()
         self._retry_at = 0.0
-        for p, vector in zip(paths, vectors):
+        for p, vector in zip(unmeant, vectors):
             entries[p] = replace(entries[p], meaning=vector, model=model)
+        unread = [p for p in paths if entries[p].reading is None]  # an index from before readings: e5's are kept
+        try:
+            readings = fact_readings([entries[p].fact for p in unread])
+        except EmbedderError as exc:  # recall reads by e5 alone meanwhile; tried again with the next batch or retry
+            log.warning("Agent memory: %d facts not read by the aligned model yet (%s).", len(unread), exc)
+            self._retry_at = time.monotonic() + EMBED_RETRY_SECONDS
+            readings = []
+        for p, reading in zip(unread, readings):
+            entries[p] = replace(entries[p], reading=reading)
         return set(paths)
 
     def _publish(self, ws, entries: dict[str, Entry], changed: set[str], dim: int, key) -> FactTable:
@@ -254,8 +273,8 @@ class FactCache:
 
 
 def _missing(entries: dict[str, Entry], model: str | None) -> list[str]:
-    """The paths whose entry has no meaning vector from `model`."""
-    return sorted(p for p, e in entries.items() if e.meaning is None or e.model != model)
+    """The paths whose entry has no meaning vector from `model`, or no reading (an index from before readings)."""
+    return sorted(p for p, e in entries.items() if e.meaning is None or e.model != model or e.reading is None)
 
 
 def _assemble(ws, entries: tuple[Entry, ...], dim: int) -> FactTable:
@@ -289,6 +308,12 @@ def _assemble(ws, entries: tuple[Entry, ...], dim: int) -> FactTable:
             if e.meaning is not None:
                 meanings[i] = e.meaning
         offsets = languages.script_offsets(meanings, scripts)
+    read = np.array([e.reading is not None for e in entries], bool)
+    readings = None
+    if read.any():
+        readings = np.zeros((len(entries), aligned.DIM), np.float32)
+        for i in np.flatnonzero(read):
+            readings[i] = entries[i].reading
     return FactTable(
         entries,
         matrix,
@@ -304,6 +329,8 @@ def _assemble(ws, entries: tuple[Entry, ...], dim: int) -> FactTable:
         offsets,
         sum(e.meaning is None for e in entries),
         load_rows,
+        readings=readings,
+        read=read,
     )
 
 
