@@ -10,7 +10,7 @@ import streamlit as st
 
 from app_pages import common
 from app_pages.common import t
-from rag.answer.ask import CHECKING, GENERATING, Answer, ModelReading, Turn
+from rag.answer.ask import CHECKING, GENERATING, SUPPORTING, Answer, ModelReading, Turn
 from rag.answer.servers import shown_name
 from rag.errors import RagError
 from rag.text.date_labels import day_label
@@ -263,7 +263,10 @@ def _show_answer(ctx: common.AppContext, i: int, turn: ChatTurn) -> None:
         st.session_state["rag_pending_question"] = st.session_state["rag_ask_all_dates"] = a.question
         st.rerun()
     if a.not_found and a.mode == "llm" and a.claims:
-        st.warning(t("ask.not_found.model"), icon=":material/search_off:")
+        if any(c.status == "unconfirmed" for c in a.claims):  # the sources are in another language: read them
+            st.warning(t("ask.unconfirmed"), icon=":material/translate:")
+        else:
+            st.warning(t("ask.not_found.model"), icon=":material/search_off:")
         st.html(ANSWER_CSS + answer_html(text, a.context.ids, turn=i, vault=ctx.settings.vault, claims=claims, badges=badges))
     elif a.not_found:
         lead = t("ask.not_found") + " " if a.mode != "extractive" and a.context.sources else ""
@@ -294,6 +297,7 @@ def _show_answer(ctx: common.AppContext, i: int, turn: ChatTurn) -> None:
 
 _NOTE_LABELS = {
     "unsupported": ":red[:material/report: **{}**]",
+    "unconfirmed": ":orange[:material/translate: **{}**]",
     "misattributed": ":orange[:material/swap_horiz: **{}**]",
     "uncited": ":blue[:material/add_link: **{}**]",
 }
@@ -324,7 +328,7 @@ def _claim_evidence(c) -> None:
         key = "claim.line" if e.start_line == e.end_line else "claim.lines"
         where = t(key, source=e.source, start=e.start_line, end=e.end_line)
         st.markdown(f"> :gray[{where}] {untrusted.words(e.text)}")
-    if c.unmatched and c.status != "unsupported":
+    if c.unmatched and c.status in SUPPORTING:
         st.caption(":orange[" + t("claim.unmatched", words=", ".join(c.unmatched)) + "]")
     if not c.evidence:
         st.caption(t("claim.no_evidence"))
@@ -333,7 +337,7 @@ def _claim_evidence(c) -> None:
 def _sources_panel(ctx: common.AppContext, i: int, a: Answer) -> None:
     """The sources the answer quotes or cites, each with why it was found; the rest of what was searched folded apart
     with its score, so the answer does not seem to rest on passages it never used."""
-    supporting = {s for c in a.claims if c.status != "unsupported" for s in c.sources}
+    supporting = {s for c in a.claims if c.status in SUPPORTING for s in c.sources}
     shown = [s for s in a.context.sources if s.id in a.used]
     rest = [s for s in a.context.sources if s.id not in a.used]
     if shown or not rest:

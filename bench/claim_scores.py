@@ -23,6 +23,7 @@ from offline_answers import SETS, index_path, questions  # noqa: E402
 from rag.answer.ask import text_vectors  # noqa: E402
 from rag.answer.citations import clean  # noqa: E402
 from rag.answer.context import FrozenContext  # noqa: E402
+from rag.answer.grounding import SUPPORTING  # noqa: E402
 from rag.config import load_settings  # noqa: E402
 from rag.eval.data import EVAL_DATA  # noqa: E402
 from rag.search.text_vectors import TextVectors  # noqa: E402
@@ -118,7 +119,7 @@ def score_labels(labels: list[dict], *, misses: bool = False, replies: dict | No
     for label, claim in pairs:
         if claim is None:
             continue
-        flagged, bad = claim.status == "unsupported", label["label"] == "unsupported"
+        flagged, bad = claim.status not in SUPPORTING, label["label"] == "unsupported"  # "unconfirmed" is not shown as supported
         tp, fp, fn, tn = tp + (flagged and bad), fp + (flagged and not bad), fn + (not flagged and bad), tn + (not flagged and not bad)
         if bad and not flagged:
             wrong_replies.add(label["reply"])
@@ -150,6 +151,10 @@ def score_labels(labels: list[dict], *, misses: bool = False, replies: dict | No
         "wrong_shown_supported": fn,
         "replies_with_a_wrong_claim_shown": len(wrong_replies),
         "correct_refused": fp,
+        "unconfirmed": {  # shown as not confirmed (a source in another language), of the claims labelled so
+            "supported": sum(c is not None and c.status == "unconfirmed" and lb["label"] != "unsupported" for lb, c in pairs),
+            "unsupported": sum(c is not None and c.status == "unconfirmed" and lb["label"] == "unsupported" for lb, c in pairs),
+        },
         "replies_with_a_correct_claim_refused": len(refused_replies),
         "evidence_on_reader_lines": round(evidence_on / evidence_shown, 3) if evidence_shown else None,
         "check_seconds": _quantiles(CHECK_SECONDS[1:]),  # the first one loads the models
@@ -158,9 +163,9 @@ def score_labels(labels: list[dict], *, misses: bool = False, replies: dict | No
     }
     for name in sorted({label["reply"].split(":")[0].removeprefix("old-").removeprefix("again-") for label, _ in pairs}):
         sub = [(lb, c) for lb, c in pairs if lb["reply"].split(":")[0].removeprefix("old-").removeprefix("again-") == name and c is not None]
-        t = sum(c.status == "unsupported" and lb["label"] == "unsupported" for lb, c in sub)
-        f = sum(c.status == "unsupported" and lb["label"] != "unsupported" for lb, c in sub)
-        n = sum(c.status != "unsupported" and lb["label"] == "unsupported" for lb, c in sub)
+        t = sum(c.status not in SUPPORTING and lb["label"] == "unsupported" for lb, c in sub)
+        f = sum(c.status not in SUPPORTING and lb["label"] != "unsupported" for lb, c in sub)
+        n = sum(c.status in SUPPORTING and lb["label"] == "unsupported" for lb, c in sub)
         report["by_set"][name] = {
             "claims": len(sub),
             "precision": round(t / (t + f), 3) if t + f else None,

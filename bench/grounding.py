@@ -27,7 +27,7 @@ from rag.answer.ask import Answer, ask
 from rag.answer.ask import text_vectors as index_vectors
 from rag.answer.chat import make_chat_model
 from rag.answer.citations import clean
-from rag.answer.grounding import STATUSES, check
+from rag.answer.grounding import STATUSES, SUPPORTING, check
 from rag.config import load_settings
 from rag.eval.data import EVAL_DATA
 from rag.eval.qa import QAItem, load_dataset
@@ -114,7 +114,7 @@ def score(item: QAItem, answer: Answer, reply: str, lang: str) -> dict:
     """The answer with the check (as the person sees it now) and without (ids checked only, as before)."""
     ids = answer.context.ids
     before = clean(reply, ids)
-    grounded = [c for c in answer.claims if c.status != "unsupported"]
+    grounded = [c for c in answer.claims if c.status in SUPPORTING]
     first_after = answer.context.get(grounded[0].sources[0]) if grounded else None
     first_before = answer.context.get(before.cited[0]) if before.cited else None
     return {
@@ -231,7 +231,7 @@ def label_scores(db_dir: Path, chat: RecordedChat, n: int) -> dict | None:
         if status is None:
             missing += 1
             continue
-        flagged, bad = status == "unsupported", x["label"] == "unsupported"
+        flagged, bad = status not in SUPPORTING, x["label"] == "unsupported"
         tp, fp, fn, tn = tp + (flagged and bad), fp + (flagged and not bad), fn + (not flagged and bad), tn + (not flagged and not bad)
     return {
         "labelled": len(labels) - missing,

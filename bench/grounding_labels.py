@@ -23,7 +23,7 @@ from offline_answers import SETS, index_path, questions  # noqa: E402
 from rag.answer.ask import text_vectors  # noqa: E402
 from rag.answer.citations import clean  # noqa: E402
 from rag.answer.context import FrozenContext, Source, fence_for  # noqa: E402
-from rag.answer.grounding import check  # noqa: E402
+from rag.answer.grounding import SUPPORTING, check  # noqa: E402
 from rag.config import load_settings  # noqa: E402
 from rag.notes.vault import read_note  # noqa: E402
 from rag.workspace import Workspace  # noqa: E402
@@ -68,7 +68,7 @@ def scores(rows: list[dict], now: list[str | None]) -> dict:
     for row, status in zip(rows, now):
         if status is None:
             continue
-        flagged, bad = status == "unsupported", row["label"] == "unsupported"
+        flagged, bad = status not in SUPPORTING, row["label"] == "unsupported"
         tp, fp, fn, tn = tp + (flagged and bad), fp + (flagged and not bad), fn + (not flagged and bad), tn + (not flagged and not bad)
     return {
         "labelled": len(rows),
@@ -94,7 +94,7 @@ def main() -> None:
         report["disagreements"] = [
             {"set": r["set"], "id": r["id"], "claim": r["claim"], "label": r["label"], "check": s}
             for r, s in zip(rows, now)
-            if s is not None and (s == "unsupported") != (r["label"] == "unsupported")
+            if s is not None and (s not in SUPPORTING) != (r["label"] == "unsupported")
         ]
     print(json.dumps(report, ensure_ascii=False, indent=2) if args.json else report)
 

@@ -26,7 +26,7 @@ from offline_answers import SETS, _ranges, has_keys, index_path, questions  # no
 
 from rag.answer.ask import ask  # noqa: E402
 from rag.answer.chat import make_chat_model  # noqa: E402
-from rag.answer.grounding import STATUSES  # noqa: E402
+from rag.answer.grounding import STATUSES, SUPPORTING  # noqa: E402
 from rag.config import load_settings  # noqa: E402
 from rag.workspace import Workspace  # noqa: E402
 
@@ -41,7 +41,7 @@ def run(name: str, n: int, chat: RecordedChat, db_dir: Path, dump, max_chars: in
         ws.sync()
         for done, item in enumerate(asked, 1):
             answer = ask(ws, item["question"], chat=chat)
-            shown = [c for c in answer.claims if c.status != "unsupported"]
+            shown = [c for c in answer.claims if c.status in SUPPORTING]
             cited = [answer.context.get(s) for c in shown for s in c.sources]
             gold = item["gold_lines"]
             rows.append(

@@ -16,6 +16,7 @@ from pathlib import Path
 import click
 from tqdm import tqdm
 
+from rag.answer.grounding import SUPPORTING
 from rag.cli_common import common_options, echo, open_knowledge, time_line, time_options
 from rag.cli_memory import memory_group
 from rag.cli_models import models_command
@@ -242,14 +243,22 @@ def _grounding_lines(answer) -> list[str]:
         return []
     counts = answer.grounding()
     lines = ["", "Checked against your notes: " + ", ".join(f"{n} {status}" for status, n in counts.items() if n) + "."]
-    if answer.not_found and answer.context.sources:
+    if answer.not_found and answer.context.sources and counts["unconfirmed"]:
+        lines.append("Not confirmed: the sources are in another language than the answer, and the check could not confirm it there.")
+    elif answer.not_found and answer.context.sources:
         lines.append("Not found in your notes: no claim of this answer is supported by them.")
-    marks = {"supported": "supported", "misattributed": "re-cited", "uncited": "citation added", "unsupported": "NOT IN YOUR NOTES"}
+    marks = {
+        "supported": "supported",
+        "misattributed": "re-cited",
+        "uncited": "citation added",
+        "unconfirmed": "NOT CONFIRMED",
+        "unsupported": "NOT IN YOUR NOTES",
+    }
     for c in answer.claims:
         lines.append(f"  {marks[c.status]}: {readable(c.text)}" + (f"  ({c.reason})" if c.reason else ""))
         for e in c.evidence:
             lines.append(f"      {e.source} lines {e.start_line}-{e.end_line}: “{readable(e.text)}”")
-        if c.unmatched and c.status != "unsupported":
+        if c.unmatched and c.status in SUPPORTING:
             lines.append(f"      not in those lines: {', '.join(c.unmatched)}")
     if answer.citations and any(c.status in ("misattributed", "uncited") for c in answer.claims):
         lines.append("Corrected answer: " + readable(answer.text))

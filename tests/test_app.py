@@ -157,6 +157,22 @@ def test_a_model_answer_with_no_supported_claim_is_not_found_and_never_says_noth
     assert "made up" not in texts(at.caption) + texts(at.warning)
 
 
+def test_an_english_answer_over_russian_notes_says_not_confirmed_and_to_read_the_source(app, monkeypatch):
+    def reply(body):
+        ids = [m for m in body["messages"][-1]["content"].split("[") if "38 000" in m]
+        return f"The plane tickets to Baikal cost 38,000 rubles for two [{ids[0].split(']')[0]}]." if ids else "No idea."
+
+    with FakeOpenAI() as server:
+        server.chat_handler = reply
+        monkeypatch.setenv("RAG_CHAT_MODEL", "fake-chat")
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        at = ask(app(), "Сколько стоили билеты на самолёт на Байкал?")
+    assert "**Not confirmed.** The sources are in another language than the answer" in texts(at.warning)
+    assert "No sentence of the model's answer below is supported" not in texts(at.warning)
+    assert '<span class="rag-badge rag-unconfirmed">not confirmed</span>' in answers(at)
+    assert "is in another language" in texts(at.markdown).split("Not confirmed**]")[1]  # the list under the answer says why
+
+
 def test_a_source_whose_note_changed_after_indexing_is_left_out_and_reported(app, vault):
     at = app()
     note = vault / "Notes" / "Sourdough.md"

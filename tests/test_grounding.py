@@ -142,6 +142,29 @@ def ctx(*texts: str) -> FrozenContext:
     return FrozenContext(tuple(source(i, t, "Football") for i, t in enumerate(texts, 1)), (), "```", 0)
 
 
+def test_a_claim_the_check_cannot_confirm_across_languages_is_unconfirmed_not_that_the_note_does_not_say_it():
+    from rag.web import i18n
+    from rag.web.ui_render import claim_notes
+
+    note = "Защита «Пантер» пропустила всего 308 очков и заняла шестое место в лиге."
+    context = FrozenContext((source(1, note, "Супербоул 50"),), (), "```", 0)
+    result = check("The Panthers defense gave up only 308 points [S1].", context)
+    (claim,) = result.claims
+    assert claim.status == "unconfirmed" and claim.evidence == () and claim.sources == ()  # never shown as supported
+    assert not result.grounded
+    assert claim.reason == "S1 is in another language: the check could not confirm this there"
+    assert (
+        claim_notes([claim], lambda key, **values: i18n.text("ru", key, **values))[0][2]
+        == "S1 на другом языке: проверка не смогла это там подтвердить"
+    )
+    (wrong,) = check("The Panthers defense gave up only 56 points [S1].", context).claims
+    assert wrong.status == "unsupported" and wrong.reason.key == "number_said"  # a number it can still tell
+    english = FrozenContext((source(1, "The Panthers defense gave up just 308 points, ranking sixth in the league.", "Super Bowl 50"),), (), "```", 0)
+    (said,) = check("The Panthers defense gave up only 308 points [S1].", english).claims
+    (unsaid,) = check("The Panthers defense won the league title [S1].", english).claims
+    assert said.status == "supported" and (unsaid.status, unsaid.reason.key) == ("unsupported", "source_not")  # one language: as before
+
+
 def test_a_name_from_the_next_sentence_does_not_make_a_claim_true():
     context = ctx("Lady Gaga performed the national anthem. Peyton Manning is the oldest quarterback to play.")
     (claim,) = check("Peyton Manning performed the national anthem [S1].", context).claims

@@ -281,6 +281,28 @@ def test_an_editor_saving_in_place_during_the_rename_keeps_its_text(settings, mo
     assert not [p for p in path.parent.iterdir() if p.name.startswith(".race.md")]  # no temp or set-aside files left
 
 
+def test_an_index_check_sweeping_the_set_aside_name_mid_write_does_not_fail_the_write(settings, monkeypatch):
+    """Once the rename drops the note's link, the set-aside name holds the old inode alone, with the note's old mtime:
+    another process's index check may sweep it as a killed writer's (an MCP append failed so: "No such file … .old")."""
+    path = settings.vault / "Notes" / "old.md"
+    path.write_text("original\n", encoding="utf-8")
+    hour_ago = time.time() - 3600
+    os.utime(path, (hour_ago, hour_ago))
+    sha = notes.read_text(settings, "Notes/old.md").sha256
+    real_replace = os.replace
+
+    def swept_right_after(src, dst):
+        done = real_replace(src, dst)
+        for aside in path.parent.glob(".rag-*.old"):
+            assert disk.is_leftover(aside.name, aside.stat().st_mtime)  # what the sweep sees: old enough to go
+            aside.unlink()
+        return done
+
+    monkeypatch.setattr(disk.os, "replace", swept_right_after)
+    written = notes.write_note(settings, "Notes/old.md", "agent text\n", expected_sha256=sha)
+    assert path.read_text(encoding="utf-8") == "agent text\n" and written.sha256 != sha
+
+
 def test_an_editor_replacing_the_file_before_the_check_wins(settings, monkeypatch):
     path = settings.vault / "Notes" / "race.md"
     path.write_text("original\n", encoding="utf-8")

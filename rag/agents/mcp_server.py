@@ -92,9 +92,10 @@ class VaultTools:
         read_time: ReadTime = True,
     ) -> AskResult:
         """Answer a question from the notes, with citations checked against the passages used. Without a configured
-        chat model the answer quotes the best sentences (extractive). `not_found` means the notes hold no answer:
-        say so rather than guess. Every claim is checked against its passage: never repeat an `unsupported` claim as a
-        fact. Prefer knowledge_search when you want to read and reason over the passages yourself. A time the
+        chat model the answer quotes the best sentences (extractive). `not_found` means no claim of the answer was found
+        in the notes: say so rather than guess. Every claim is checked against its passage: never repeat an
+        `unsupported` claim as a fact; an `unconfirmed` one cites a passage in another language that the check could
+        not confirm it in: read that passage before you rely on it. Prefer knowledge_search when you want to read and reason over the passages yourself. A time the
         question names narrows the notes searched (`time`); citations of dated notes carry their `day`."""
         answer = self.knowledge.ask(question, read_time=read_time, filters=Filters(after=after, before=before))
         return AskResult(

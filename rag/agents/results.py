@@ -51,7 +51,7 @@ class AskResult:
     not_found: bool
     citations: tuple[Citation, ...]
     notice: str | None
-    claims: tuple[CheckedClaim, ...]  # each sentence with its status: supported, misattributed, uncited, unsupported
+    claims: tuple[CheckedClaim, ...]  # each sentence with its status: supported, misattributed, uncited, unconfirmed, unsupported
     grounding: dict[str, int]  # claims per status
     time: SearchTime | None = None  # the time the notes were searched in; None: all dates
 

@@ -25,7 +25,7 @@ from rag.answer.chat import ChatModel, Message
 from rag.answer.citations import CitationFilter, clean
 from rag.answer.context import ContextLimits, FrozenContext, Source, build_context, fence_for, render_sources
 from rag.answer.extractive import Quote, extract
-from rag.answer.grounding import STATUSES, CheckedClaim, Evidence, check
+from rag.answer.grounding import STATUSES, SUPPORTING, CheckedClaim, Evidence, check
 from rag.answer.prompts import LANGUAGE_NAMES, language_of, render
 from rag.answer.translation import merge, translated_question
 from rag.embed.pairs import shared as pair_scorer
@@ -105,11 +105,12 @@ class Answer:
         return frozenset(
             {c.id for c in self.citations}
             | {q.source_id for q in self.quotes}
-            | {s for c in self.claims if c.status != "unsupported" for s in c.sources}
+            | {s for c in self.claims if c.status in SUPPORTING for s in c.sources}
         )
 
     def grounding(self) -> dict[str, int]:
-        """How many claims are supported, misattributed (re-cited), uncited (cited now) and unsupported."""
+        """How many claims are supported, misattributed (re-cited), uncited (cited now), unconfirmed (a source in another
+        language) and unsupported."""
         counts = dict.fromkeys(STATUSES, 0)
         for c in self.claims:
             counts[c.status] += 1

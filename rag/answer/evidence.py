@@ -150,7 +150,6 @@ def word_features(
     counts_other = any(occurs(s, u.facts) for s in numbers for u in units)
     names = [s for s in specs if s.soft]
     heading_only = [s for s in names if not any(support.found(s, claim, u, window=everywhere) for u in units)]
-    across = claim.script is not None and passage.script is not None and claim.script != passage.script
     refers = bool(_REFERS_BACK.match(claim.text))
     return {
         "missing": len(missing) / len(specs) if specs else 0.0,
@@ -163,7 +162,7 @@ def word_features(
         "two_sentences": float(len(window.units) == 2),
         "row": float(len(window.units) == 1 and window.units[0] in passage.rows),
         "code_line": float(window.units[0] >= passage.prose),
-        "across": float(across),
+        "across": float(across(claim, passage)),
         "claim_words": math.log1p(len(claim.words)),
         "overlap_said": support.share(said, everywhere) if (said := _said_words(claim)) else 1.0,
         "refers_back": float(refers),
@@ -184,6 +183,11 @@ def read_across(row: dict[str, float]) -> bool:
     reads it so ("The capital of Australia is Canberra" is not stated by a Russian travel note); too rare in the labels
     (their claims and notes share a script) for the verdict to learn."""
     return not row.get("across") or row.get("pair", 0.0) > 0.0
+
+
+def across(claim: ClaimView, passage: Passage) -> bool:
+    """Whether the claim and the passage are written in different scripts (an English claim, a Russian note)."""
+    return claim.script is not None and passage.script is not None and claim.script != passage.script
 
 
 def _said_words(claim: ClaimView) -> tuple[frozenset[str], ...]:
@@ -265,7 +269,7 @@ def _models(claim: ClaimView, chosen: list[tuple[Passage, Window]], vectors, pai
         except EmbedderError as exc:
             log.warning("The claim check goes on without sentence vectors: %s", exc)
     for k, (p, _) in enumerate(chosen):
-        across = float(claim.script is not None and p.script is not None and claim.script != p.script)
-        out[k]["across_cos"] = across * out[k]["cos"]
-        out[k]["across_pair"] = across * out[k]["pair"]
+        other = float(across(claim, p))
+        out[k]["across_cos"] = other * out[k]["cos"]
+        out[k]["across_pair"] = other * out[k]["pair"]
     return out

@@ -160,11 +160,20 @@ def swap(rel: str, full: Path, data: bytes, expected: str) -> None:
                 raise ConflictError(f"{rel} changed while it was being written; nothing was written. Read it again and retry.") from None
             os.replace(tmp, full)
             return
-        if sha256(aside.read_bytes()) != expected or os.stat(full).st_ino != os.stat(aside).st_ino:
-            raise ConflictError(f"{rel} changed while it was being written; nothing was written. Read it again and retry.")
-        os.replace(tmp, full)
-        if sha256(aside.read_bytes()) != expected:  # saved into the old inode between the check and the rename
-            os.replace(aside, full)
+        # Read through one open handle, not by name: once the rename below drops the note's link, the set-aside name
+        # is the inode's only one and its mtime the note's, however old, and another process's index check may sweep
+        # it as a killed writer's (`is_leftover`) — the inode stays readable here all the same.
+        with open(aside, "rb") as held:
+            if sha256(held.read()) != expected or os.stat(full).st_ino != os.fstat(held.fileno()).st_ino:
+                raise ConflictError(f"{rel} changed while it was being written; nothing was written. Read it again and retry.")
+            os.replace(tmp, full)
+            held.seek(0)
+            kept = held.read()
+        if sha256(kept) != expected:  # saved into the old inode between the check and the rename
+            try:
+                os.replace(aside, full)
+            except FileNotFoundError:  # its name swept meanwhile: the text it holds is put back all the same
+                os.replace(_temp_file(full, kept, mode=_mode_of(full)), full)
             raise ConflictError(
                 f"{rel} was saved by another program while it was being written; its text was kept and nothing was written. Read it again and retry."
             )

@@ -156,6 +156,12 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "**Not found in your notes.** No sentence of the model's answer below is supported by them.",
         "**В заметках этого нет.** Ни одно предложение ответа модели ниже ими не подтверждается.",
     ),
+    "ask.unconfirmed": (
+        "**Not confirmed.** The sources are in another language than the answer, and the check could not confirm it "
+        "there: read them below before you rely on it.",
+        "**Не подтверждено.** Источники на другом языке, чем ответ, и проверка не смогла подтвердить его по ним: "
+        "прочитайте их ниже, прежде чем на него полагаться.",
+    ),
     "ask.try_other": ("Try other words, or look on the Search page.", "Попробуйте другие слова или загляните на страницу «Поиск»."),
     "ask.truncated": (
         "The model stopped at its length limit (max_answer_tokens); the answer may be cut short.",
@@ -175,6 +181,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     ),
     "claim.supported": ("Supported", "Подтверждено"),
     "claim.unsupported": ("Not in your notes", "Нет в заметках"),
+    "claim.unconfirmed": ("Not confirmed", "Не подтверждено"),
     "claim.evidence": ("How each sentence was checked", "Как проверено каждое предложение"),
     "claim.lines": ("{source}, lines {start}–{end}", "{source}, строки {start}–{end}"),
     "claim.line": ("{source}, line {start}", "{source}, строка {start}"),
@@ -199,11 +206,16 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "claim.reason.names_nowhere": ("{names}: in none of the sources", "{names}: нет ни в одном источнике"),
     "claim.reason.names_not_in": ("{names}: not in {source} where it says this", "{names}: нет в {source}, где это сказано"),
     "claim.reason.source_not": ("{source} does not say this", "в {source} этого нет"),
+    "claim.reason.across_languages": (
+        "{source} is in another language: the check could not confirm this there",
+        "{source} на другом языке: проверка не смогла это там подтвердить",
+    ),
     "claim.reason.none_says": ("none of the sources says this", "ни один источник этого не говорит"),
     "claim.uncited": ("Citation added", "Ссылка добавлена"),
     "badge.unsupported": ("not in your notes", "нет в заметках"),
     "badge.misattributed": ("re-cited", "ссылка исправлена"),
     "badge.uncited": ("citation added", "ссылка добавлена"),
+    "badge.unconfirmed": ("not confirmed", "не подтверждено"),
     "sources": ("Sources ({n})", "Источники ({n})"),
     "sources.none": ("Sources (none matched)", "Источники (ничего не подошло)"),
     "sources.supports": ("**supports the answer**", "**подтверждает ответ**"),

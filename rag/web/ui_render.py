@@ -71,10 +71,10 @@ def answer_html(text: str, valid_ids, *, turn: int, vault: Path | None = None, c
     return f'<div class="rag-answer">{untrusted.markdown_html("".join(parts), vault=vault, replace=marks)}</div>'
 
 
-BADGE_WORDS = {"misattributed": "re-cited", "uncited": "citation added", "unsupported": "not in your notes"}
+BADGE_WORDS = {"misattributed": "re-cited", "uncited": "citation added", "unconfirmed": "not confirmed", "unsupported": "not in your notes"}
 # Private-use characters put around a claim before the Markdown is rendered, replaced by HTML after it.
 _OPEN, _CLOSE = "\ue000", "\ue001"
-_BADGE_MARKS = {"unsupported": "\ue002", "misattributed": "\ue003", "uncited": "\ue004"}
+_BADGE_MARKS = {"unsupported": "\ue002", "misattributed": "\ue003", "uncited": "\ue004", "unconfirmed": "\ue005"}
 _MARKERS = re.compile("[\ue000-\ue0ff]")
 _LINE_START = re.compile(r"^\s*(?:(?:[-*+]|\d{1,9}[.)]|#{1,6}|>)[ \t]+)*")  # list, heading and quote marks stay outside
 
@@ -186,6 +186,7 @@ ANSWER_CSS = """
 .rag-answer .rag-unsupported.rag-badge { background: rgba(255, 75, 75, 0.18); color: rgb(190, 30, 30); }
 .rag-answer .rag-misattributed { background: rgba(255, 165, 0, 0.2); color: rgb(170, 95, 0); }
 .rag-answer .rag-uncited { background: rgba(28, 131, 225, 0.15); color: rgb(20, 90, 170); }
+.rag-answer .rag-unconfirmed { background: rgba(255, 165, 0, 0.2); color: rgb(170, 95, 0); }
 .rag-answer .rag-image, .rag-answer .rag-url { color: rgba(128, 128, 128, 0.95); font-size: 0.85em; }
 .rag-answer table { border-collapse: collapse; } .rag-answer td, .rag-answer th { border: 1px solid rgba(128,128,128,0.3); padding: 0.2rem 0.5rem; }
 </style>
