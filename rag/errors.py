@@ -40,6 +40,11 @@ class IndexCorrupt(RagError):
     """The index file is damaged or is not an index of this program."""
 
 
+class IndexNewer(RagError):
+    """The index was written by a newer version of this program; it is never moved aside or changed (a version
+    downgraded by mistake must not cost the index its embeddings)."""
+
+
 class IndexForeign(RagError):
     """The index path holds a file of another program; it is never modified."""
 

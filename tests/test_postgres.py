@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 from rag.cli import cli
 from rag.config import load_settings
-from rag.errors import IndexCorrupt, IndexForeign, IndexMissing, RagError
+from rag.errors import IndexForeign, IndexMissing, IndexNewer, RagError
 from rag.index.pg_store import PgStore
 from rag.index.records import FileInfo, FileState
 from rag.workspace import Workspace
@@ -75,7 +75,7 @@ def test_a_newer_schema_is_refused(pg_server):
     PgStore.open(url, create=True).close()
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute("UPDATE meta SET value = '99' WHERE key = 'schema_version'")
-    with pytest.raises(IndexCorrupt, match="newer version"):
+    with pytest.raises(IndexNewer, match="newer version"):
         PgStore.open(url)
 
 

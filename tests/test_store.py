@@ -6,7 +6,8 @@ import sqlite3
 
 import pytest
 
-from rag.errors import IndexCorrupt, IndexForeign, IndexMissing
+from rag.config import load_settings
+from rag.errors import IndexCorrupt, IndexForeign, IndexMissing, IndexNewer
 from rag.index.schema import MIGRATIONS
 from rag.index.store import Store
 from rag.workspace import Workspace
@@ -54,15 +55,20 @@ def test_index_moves_a_damaged_file_aside_and_rebuilds(settings, fake_embedder):
     assert ws.recovered_from.read_bytes() == b"garbage" * 1000  # nothing is deleted
 
 
-def test_a_newer_schema_is_refused(tmp_path):
+def test_a_newer_schema_is_refused_and_the_index_is_left_where_it_is(tmp_path, vault, fake_embedder):
     path = tmp_path / "i.db"
     Store.open(path, create=True).close()
     db = sqlite3.connect(path)
     db.execute(f"PRAGMA user_version = {len(MIGRATIONS) + 5}")
     db.commit()
     db.close()
-    with pytest.raises(IndexCorrupt, match="newer version"):
+    with pytest.raises(IndexNewer, match="newer version"):
         Store.open(path)
+    settings = load_settings(vault=vault, db_path=path, env={})
+    with pytest.raises(IndexNewer, match="Upgrade Ask your vault"):  # not taken for damaged and moved aside
+        Workspace.open(settings, create=True, embedder=fake_embedder)
+    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS) + 5
+    assert not [p.name for p in tmp_path.iterdir() if "corrupt" in p.name]
 
 
 def test_generation_changes_on_searchable_writes_only(workspace):

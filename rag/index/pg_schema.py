@@ -13,7 +13,7 @@ import hashlib
 
 from psycopg import sql
 
-from rag.errors import IndexCorrupt, IndexForeign
+from rag.errors import IndexForeign, IndexNewer
 
 MARK = "ask-your-vault"  # meta `application`: this database holds our index
 MIGRATION_LOCK = 0x52414756  # advisory lock key while migrating ("RAGV", as SQLite's application_id)
@@ -124,7 +124,7 @@ def migrate(conn) -> None:
         check_identity(conn)
         version = _version(conn)
         if version > len(MIGRATIONS):
-            raise IndexCorrupt(f"The index was written by a newer version (schema {version}). Upgrade Ask your vault.")
+            raise IndexNewer(f"The index was written by a newer version (schema {version}). Upgrade Ask your vault.")
         for number in range(version, len(MIGRATIONS)):
             for statement in MIGRATIONS[number].split(";"):
                 if statement.strip():

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from rag.errors import IndexCorrupt, IndexForeign
+from rag.errors import IndexForeign, IndexNewer
 from rag.index import blobs, text_rows
 
 APPLICATION_ID = 0x52414756  # "RAGV"
@@ -174,7 +174,7 @@ def check_identity(conn: sqlite3.Connection, path: Path) -> None:
 def migrate(conn: sqlite3.Connection) -> None:
     version = conn.execute("PRAGMA user_version").fetchone()[0]
     if version > len(MIGRATIONS):
-        raise IndexCorrupt(f"The index was written by a newer version (schema {version}). Upgrade, or delete it to rebuild.")
+        raise IndexNewer(f"The index was written by a newer version (schema {version}). Upgrade Ask your vault, or point --db elsewhere to rebuild.")
     for number in range(version, len(MIGRATIONS)):
         conn.execute("BEGIN IMMEDIATE")
         if conn.execute("PRAGMA user_version").fetchone()[0] > number:  # another process ran it while we waited

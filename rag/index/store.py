@@ -15,7 +15,7 @@ import threading
 import time
 from pathlib import Path
 
-from rag.errors import DiskFull, IndexCorrupt, IndexMissing, RagError
+from rag.errors import DiskFull, IndexCorrupt, IndexMissing, IndexNewer, RagError
 from rag.index import schema, text_rows
 from rag.index.common import CommonReads
 from rag.index.records import CHUNK_COLUMNS, FILE_COLUMNS, FileInfo, FileState, NoteFields, StoredChunk, chunk_row, chunk_sounds, file_info, file_row
@@ -77,6 +77,9 @@ class Store(CommonReads, KeywordIndex, VectorTables, MemoryStats, IndexSpace):
             conn.execute("PRAGMA synchronous = NORMAL")
             conn.execute("PRAGMA foreign_keys = ON")
             schema.migrate(conn)
+        except IndexNewer:
+            conn.close()  # left as it is, for the version that wrote it
+            raise
         except sqlite3.DatabaseError as exc:
             if (why := _operational(exc, path)) is not None:  # a full disk or a busy index is no damage: never moved aside
                 raise why from exc
