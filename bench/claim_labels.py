@@ -146,12 +146,13 @@ def across() -> tuple[list[dict], list[dict]]:
     other language, which the readers' sets hardly have. Each row keeps its original reply id in `split_as`, so it is in
     the aside third exactly when its original is."""
     replies, labels = [], []
-    originals = {
-        json.loads(line)["reply_id"]: json.loads(line)
+    read = [
+        json.loads(line)
         for f in (HERE / "replies-xquad.jsonl", HERE / "replies-xquad-again.jsonl")
         for line in f.read_text(encoding="utf-8").splitlines()
         if line.strip()
-    }
+    ]
+    originals = {row["reply_id"]: row for row in read}
     for reply_id, row in originals.items():
         target = ACROSS[row["set"]]
         vault = vault_of(target)

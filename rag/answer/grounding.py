@@ -177,7 +177,7 @@ def _decided(
         status = "misattributed" if cited else "uncited"
         return _Status(claim, status, (best,), reason, (found[best],), _unmatched(view, passages, found[best]))
     reason = _why_not(view, cited, verdicts, passages)
-    return _Status(claim, "unconfirmed" if getattr(reason, "key", "") == "across_languages" else "unsupported", (), reason)
+    return _Status(claim, "unconfirmed" if reason.key == "across_languages" else "unsupported", (), reason)
 
 
 def _learned_evidence(
@@ -252,7 +252,7 @@ def _unmatched(view: ClaimView, passages: dict[str, Passage], found: Evidence) -
     return tuple(specs + missing)
 
 
-def _why_not(view: ClaimView, cited: list[str], verdicts: dict[str, Verdict], passages: dict[str, Passage]) -> str:
+def _why_not(view: ClaimView, cited: list[str], verdicts: dict[str, Verdict], passages: dict[str, Passage]) -> Reason:
     """What the person needs to know about an unsupported claim, against the passage it cites (or the closest)."""
     if not verdicts:
         return Reason("no_sources", "there are no sources to check it against")

@@ -235,7 +235,8 @@ class FactCache:
 
     def _embed(self, entries: dict[str, Entry], paths: list[str], embedder) -> set[str]:
         """Meaning vectors and readings for these entries where they lack one (replaced in `entries`); the paths that
-        got a meaning vector (or had one), none if the embedder failed."""
+        got either, none if the embedder failed (nor when only the aligned model did, and the meanings were there:
+        nothing to store again)."""
         model = getattr(embedder, "name", None)
         if model is None:
             return set()  # an embedder without a name cannot key its vectors
@@ -258,7 +259,7 @@ class FactCache:
             readings = []
         for p, reading in zip(unread, readings):
             entries[p] = replace(entries[p], reading=reading)
-        return set(paths)
+        return set(unmeant) | set(unread[: len(readings)])
 
     def _publish(self, ws, entries: dict[str, Entry], changed: set[str], dim: int, key) -> FactTable:
         """Store the changed rows (and drop the rows of notes gone), then make `entries` the table. Under `_building`."""
