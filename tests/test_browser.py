@@ -373,14 +373,18 @@ def _no_foreign_links_and_no_sideways_scroll(page) -> None:
 
 
 def _open_settings(page):
-    """The sidebar's Settings, opened (a click that lands while the page still reruns is undone by the rerun)."""
+    """The sidebar's Settings, opened and ready to type in. A click on the title toggles the panel, so it is clicked
+    only while the panel is shut (a click while it is open, or while a rerun still folds it, would shut it), and the
+    field is waited for until it takes input: a folding panel's field is still visible for a moment, but inert."""
     field = page.get_by_role("textbox", name="Vault folder")
+    panel = page.get_by_test_id("stSidebar").get_by_test_id("stExpander").filter(has_text="Settings").locator("details").first
     for _ in range(5):
-        page.get_by_text("Settings").first.click()
+        if panel.get_attribute("open") is None:
+            panel.locator("summary").click()
         try:
-            field.wait_for(timeout=10_000)
+            sync_api.expect(field).to_be_editable(timeout=10_000)
             return field
-        except sync_api.TimeoutError:
+        except AssertionError:
             continue
     raise AssertionError("the Settings panel did not open")
 
@@ -396,9 +400,9 @@ def test_a_vault_chosen_in_settings_survives_a_reload_and_a_restart_of_the_app(b
         page.get_by_text("Index up to date").wait_for(timeout=120_000)
         sidebar = page.get_by_test_id("stSidebar")
         for _ in range(3):  # a fill or a click that lands while the page still reruns is undone by the rerun
-            _open_settings(page).fill(str(other))
-            page.get_by_role("button", name="Apply").click()
             try:
+                _open_settings(page).fill(str(other), timeout=10_000)
+                page.get_by_role("button", name="Apply").click(timeout=10_000)
                 sidebar.get_by_text("Vault · tea-notes").wait_for(timeout=30_000)
                 break
             except sync_api.TimeoutError:
