@@ -125,6 +125,9 @@ class Settings:
     # With a chat model: a question in another language than the vault's is also searched as the model translates it
     # (rag/answer/translation.py). Off: a model call before every search.
     translate_questions: bool = False
+    # With a chat model: a claim the check is least sure of is asked of the model as a yes/no question with its
+    # evidence lines (rag/answer/second_reading.py). Off: a model call per such claim.
+    second_reading: bool = False
     # A question in another language than its best passages: those are matched with it token by token
     # (rag/search/token_match.py), on token states indexing keeps from the pass that embeds each chunk (~0.4 KB per
     # word token in the index), then by their sentence closest to it as a model trained on translations places them
@@ -202,6 +205,7 @@ _ENV = {
     "RAG_EMBED_WINDOW": "embed_window",
     "RAG_CHAT_MODEL": "chat_model",
     "RAG_TRANSLATE_QUESTIONS": "translate_questions",
+    "RAG_SECOND_READING": "second_reading",
     "RAG_TOKEN_MATCH": "token_match",
     "OPENAI_BASE_URL": "openai_base_url",
     "OPENAI_API_KEY": "openai_api_key",

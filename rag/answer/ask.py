@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, replace
 from datetime import date
 from typing import Callable, Iterable
 
-from rag.answer import reader, replies
+from rag.answer import reader, replies, second_reading
 from rag.answer.chat import ChatModel, Message
 from rag.answer.citations import CitationFilter, clean
 from rag.answer.context import ContextLimits, FrozenContext, Source, build_context, fence_for, render_sources
@@ -182,11 +182,15 @@ def ask(
         answer = _extractive(question, query, context, workspace, emit, coverage=result.coverage, newest_until=newest, time=result.time)
     else:
         try:
-            answer = _generated(question, query, context, turns, chat, emit, stage=stage, vectors=text_vectors(workspace), stop=stop)
+            answer = _generated(
+                question, query, context, turns, chat, emit, stage=stage, vectors=text_vectors(workspace), stop=stop, second=settings.second_reading
+            )
         except PromptTooLong as exc:  # the server's window is smaller than it said (or than set): fewer sources, once
             chat.context_tokens = exc.window
             context = frozen_context(workspace, result, _source_budget(question, turns, _prompt_room(exc.window, settings)))
-            answer = _generated(question, query, context, turns, chat, emit, stage=stage, vectors=text_vectors(workspace), stop=stop)
+            answer = _generated(
+                question, query, context, turns, chat, emit, stage=stage, vectors=text_vectors(workspace), stop=stop, second=settings.second_reading
+            )
         answer = replace(answer, window=chat.context_tokens)
     answer = replace(answer, time=result.time, translation=result.translation)
     return answer if result.notice is None else replace(answer, notice=result.notice)
@@ -333,7 +337,9 @@ def _source_budget(question: str, turns: tuple[Turn, ...], window: int) -> int:
     return budget
 
 
-def _generated(question, query, context: FrozenContext, turns, chat: ChatModel, emit, *, stage, vectors: TextVectors, stop=None) -> Answer:
+def _generated(
+    question, query, context: FrozenContext, turns, chat: ChatModel, emit, *, stage, vectors: TextVectors, stop=None, second: bool = False
+) -> Answer:
     if not context.sources:  # nothing to answer from: the model is not asked, so it cannot answer from memory
         return Answer(question, query, "llm", _not_found_text(question, emit), (), context, (), not_found=True)
     messages = messages_for(question, context, turns)
@@ -344,7 +350,8 @@ def _generated(question, query, context: FrozenContext, turns, chat: ChatModel, 
         text = _not_found_text(question, emit)
         return Answer(question, query, "llm", text, (), context, cleaned.removed, not_found=True, notice=NOTICE_EMPTY_REPLY, truncated=truncated)
     stage(CHECKING)
-    grounded = check(cleaned.text.strip(), context, question=question, vectors=vectors, pairs=pair_scorer())
+    reread = second_reading.reader(chat, context) if second else None
+    grounded = check(cleaned.text.strip(), context, question=question, vectors=vectors, pairs=pair_scorer(), reread=reread)
     citations = tuple(_citation(context, i) for i in clean(grounded.text, context.ids).cited)  # as now shown
     found = {"not_found": not grounded.grounded, "claims": grounded.claims, "abstained": grounded.abstains, "truncated": truncated}
     return Answer(question, query, "llm", grounded.text, citations, context, cleaned.removed, **found)

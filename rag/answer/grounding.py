@@ -12,16 +12,19 @@ status:
   where the check finds a stated claim too rarely to say the note does not say it; nothing it can tell is wrong (a
   number that source does not hold is `unsupported`). Never shown as supported: the person reads the source;
 - `unsupported`: no source supports it; `reason` says what is missing ("S1 says 136, not 56").
-The checked answer carries the corrected citations. No second call to a chat model. A claim takes ~20 ms to check:
+The checked answer carries the corrected citations. No second call to a chat model, unless the caller
+passes a second reader (`reread`: rag/answer/second_reading.py, off by default) for the claims near the threshold. A claim takes ~20 ms to check:
 past MAX_CHECKED_CLAIMS (a reply far longer than an answer) the rest are marked unsupported as "not checked", never
 supported.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections import Counter
 from dataclasses import dataclass
+from typing import Callable
 
 from rag.answer import claims as claim_split
 from rag.answer import evidence, support
@@ -83,6 +86,9 @@ class CheckedClaim:
     reason: str = ""  # why it is not simply supported, for the person reading
     evidence: tuple[Evidence, ...] = ()  # what states it (never empty unless unsupported)
     unmatched: tuple[str, ...] = ()  # the claim's words and specifics its evidence does not hold (names, numbers first)
+    # The window the learned verdict found closest, whatever its verdict, with its probability (None: the rules or the
+    # code check decided): what a second reading (rag/answer/second_reading.py) reads again.
+    closest: Evidence | None = None
 
     def to_json(self) -> dict:
         return {
@@ -112,17 +118,25 @@ class Grounding:
         return any(c.status in SUPPORTING for c in self.claims)
 
 
-def check(answer: str, context: FrozenContext, *, question: str = "", vectors: TextVectors | None = None, pairs=None) -> Grounding:
+# A second reader of one claim against the window the verdict found closest (with its probability): True "it states
+# it", False "it does not", None "not asked" (rag/answer/second_reading.py: the chat model, near the threshold).
+Reread = Callable[[str, Evidence], "bool | None"]
+
+
+def check(
+    answer: str, context: FrozenContext, *, question: str = "", vectors: TextVectors | None = None, pairs=None, reread: Reread | None = None
+) -> Grounding:
     """Split `answer` (citations already canonical) into claims and check each against `context`. `question` lets a
     claim restate the question's own specifics. `vectors` (sentence cosines) and `pairs` (the pair scorer,
-    rag/embed/pairs.py) are the verdict's two models; without them it judges by the rules' signals alone."""
+    rag/embed/pairs.py) are the verdict's two models; without them it judges by the rules' signals alone. `reread`
+    has the last word on the claims it is asked about (the learned verdict's, not the rules' or code's)."""
     split = claim_split.split(answer)
     passages = {s.id: Passage.of(s) for s in context.sources}
     views = [(c, support.view(c.text, code=c.code, question=question)) for c in split.claims]
     views = [(c, v) for c, v in views if v.code or v.words or v.specifics or c.cited]
     statuses, previous = [], None
     for c, v in views[:MAX_CHECKED_CLAIMS]:
-        status, previous = _status(c, v, passages, vectors, pairs, previous)
+        status, previous = _status(c, v, passages, vectors, pairs, previous, reread)
         statuses.append(status)
     n = str(MAX_CHECKED_CLAIMS)
     unchecked = Reason("not_checked", f"not checked: the answer has more than {n} claims, and only the first {n} are", n=n)
@@ -138,19 +152,32 @@ class _Status:
     reason: str
     evidence: tuple[Evidence, ...] = ()
     unmatched: tuple[str, ...] = ()
+    closest: Evidence | None = None
 
 
-def _status(claim: claim_split.Claim, view: ClaimView, passages: dict[str, Passage], vectors, pairs, previous) -> tuple[_Status, object]:
+def _status(
+    claim: claim_split.Claim, view: ClaimView, passages: dict[str, Passage], vectors, pairs, previous, reread: Reread | None = None
+) -> tuple[_Status, object]:
     """The claim's status, and the window it was found nearest to (what a next claim that refers back continues)."""
-    nearest = None
+    nearest = closest = said = None
     verdicts = {pid: support.judge(view, p) for pid, p in passages.items()}  # the rules' reading, once per claim
     if view.code:
         found = _code_evidence(passages, verdicts, claim.text)
     else:
-        found, nearest = _learned_evidence(view, passages, verdicts, vectors, pairs, previous)
+        found, best = _learned_evidence(view, passages, verdicts, vectors, pairs, previous)
+        nearest = best.window if best else None
         if found is None:  # the pair scorer cannot run: the rules decide
             found = _rule_evidence(view, passages, verdicts, vectors)
-    return _decided(claim, view, passages, verdicts, found), nearest
+        elif best is not None and best.read:
+            closest = Evidence.of(best.window, best.probability)
+            said = reread(claim.text, closest) if reread is not None else None
+            if said is not None:  # the second reader's word on the closest window decides
+                found = {closest.source: closest} if said else {}
+    decided = dataclasses.replace(_decided(claim, view, passages, verdicts, found), closest=closest)
+    if said is False and decided.status == "unsupported":
+        reason = Reason("reread", f"read again by the chat model, {closest.source} does not say this", source=closest.source)
+        decided = dataclasses.replace(decided, reason=reason)
+    return decided, nearest
 
 
 def _decided(
@@ -184,9 +211,10 @@ def _learned_evidence(
     view: ClaimView, passages: dict[str, Passage], verdicts: dict[str, Verdict], vectors, pairs, previous
 ) -> tuple[dict[str, Evidence] | None, object]:
     """source id → its window that states the claim, for the sources whose best window reaches the learned verdict's
-    threshold (best first), and the best window whatever its verdict; None when the models could not read."""
+    threshold (best first), and the best window whatever its verdict (None: no window); None when the models could
+    not read."""
     judged = evidence.judge_claim(view, passages, vectors=vectors, pairs=pairs, previous=previous, rules=verdicts)
-    nearest = judged[0].window if judged else None
+    nearest = judged[0] if judged else None
     if not any(j.read for j in judged):
         return (None if judged or pairs is None else {}), nearest
     threshold = evidence.threshold(read_by_models=True)
@@ -306,7 +334,7 @@ def _rewrite(answer: str, statuses: list[_Status], abstains: bool) -> Grounding:
         if v.status in ("misattributed", "uncited"):
             segment = _recite(segment, c, v.sources[0])
         parts.append(segment)
-        checked.append(CheckedClaim(c.text, start, start + len(segment), c.cited, v.status, v.sources, v.reason, v.evidence, v.unmatched))
+        checked.append(CheckedClaim(c.text, start, start + len(segment), c.cited, v.status, v.sources, v.reason, v.evidence, v.unmatched, v.closest))
         at = c.end
     parts.append(answer[at:])
     return Grounding("".join(parts), tuple(checked), abstains)

@@ -210,6 +210,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "{source} is in another language: the check could not confirm this there",
         "{source} на другом языке: проверка не смогла это там подтвердить",
     ),
+    "claim.reason.reread": ("read again by the chat model, {source} does not say this", "чат-модель перечитала {source}: там этого нет"),
     "claim.reason.none_says": ("none of the sources says this", "ни один источник этого не говорит"),
     "claim.uncited": ("Citation added", "Ссылка добавлена"),
     "badge.unsupported": ("not in your notes", "нет в заметках"),
