@@ -363,7 +363,7 @@ def _dropped(a: Answer) -> None:
 
 def _source_line(ctx: common.AppContext, i: int, a: Answer, s, mark: str) -> None:
     text, button = st.columns([5, 1], vertical_alignment="center")
-    lines = t("lines", start=s.start_line, end=s.end_line)
+    lines = common.lines_label(s.place, s.start_line, s.end_line)
     if s.dated:  # the day the note says the passage is from, beside its citation
         lines += " · " + day_label(s.dated, common.language())
     text.markdown(

@@ -467,6 +467,15 @@ def citation_clicks() -> tuple[int, str] | None:
     return parse_cite_href(getattr(result, "cite", None))
 
 
+def lines_label(where, start: int, end: int) -> str:
+    """ "lines 12–18", or for a PDF's passage (`where`: its rag/notes/pdf.py Place) "p. 3, lines 12–18"."""
+    if where is None:
+        return t("lines", start=start, end=end)
+    if where.end_page != where.page:
+        return t("page_span", page=where.page, start=where.line, end_page=where.end_page, end=where.end_line)
+    return t("page_lines", page=where.page, start=where.line, end=where.end_line)
+
+
 def passage_dialog(vault, **passage_args) -> None:
     """The cited passage in a dialog (its title in the session's language)."""
     st.dialog(t("passage.title"), width="large")(_passage_body)(vault, **passage_args)
@@ -476,12 +485,16 @@ def _passage_body(
     vault, *, source_id: str, path: str, heading: str, start: int, end: int, text: str, why: str, quoted=(), outside: tuple[str, ...] = ()
 ) -> None:
     st.markdown(f"**{untrusted.text(source_id)}** · {untrusted.text(path)}" if source_id else untrusted.text(path))
-    st.caption(t("passage.where", heading=heading, start=start, end=end, why=why))
     shown = passage(vault, path, start, end, text, quoted_lines=quoted, outside=outside)
+    if shown.place is not None:
+        st.caption(t("passage.where_page", heading=heading, lines=lines_label(shown.place, start, end), why=why))
+    else:
+        st.caption(t("passage.where", heading=heading, start=start, end=end, why=why))
     if shown.changed:
         st.warning(t("passage.changed"), icon=":material/history:")
     st.html(PASSAGE_CSS + passage_html(shown))
-    st.link_button(t("obsidian.open"), obsidian_url(vault, path), icon=":material/open_in_new:")
+    page = shown.place.page if shown.place else None
+    st.link_button(t("obsidian.open"), obsidian_url(vault, path, page), icon=":material/open_in_new:")
 
 
 def cached_note_vectors(ctx: AppContext) -> NoteVectors:

@@ -23,6 +23,8 @@ from rag.cli_models import models_command
 from rag.eval.cli import eval_group
 from rag.knowledge import Knowledge
 from rag.live import LiveIndex, Progress
+from rag.notes.pdf import page_json
+from rag.notes.vault import pdf_place
 from rag.progress import ProgressBars
 from rag.search.filters import Filters
 from rag.search.presentation import heading_without_title, snippet, why_found
@@ -118,7 +120,7 @@ def search(settings, query: str, k: int, mode: str, everything: bool, after, bef
     if result.time is not None:
         echo(f"note: {time_line(result.time)}", err=True)
     if as_json:
-        echo(json.dumps(_hits_json(result), ensure_ascii=False, indent=2))
+        echo(json.dumps(_hits_json(result, settings), ensure_ascii=False, indent=2))
         return
     if not result.hits:
         echo("No strong matches in your notes." if result.hidden else "No matches in your notes.")
@@ -129,13 +131,18 @@ def search(settings, query: str, k: int, mode: str, everything: bool, after, bef
         place = heading_without_title(chunk.heading_path, None, chunk.path)
         stated = hit_day(hit)  # a file time is not the passage's day
         day = f"  · {day_label(stated)}" if stated else ""
-        echo(f"{i}. {chunk.path}:{chunk.start_line}-{chunk.end_line}  {place}{day}  ({hit.score:.4f}; {why})".replace("   (", "  ("))
+        page = pdf_place(settings.vault, chunk.path, chunk.start_line, chunk.end_line, outside=settings.outside_folders)
+        where = f"{chunk.path} · {page}" if page else f"{chunk.path}:{chunk.start_line}-{chunk.end_line}"
+        echo(f"{i}. {where}  {place}{day}  ({hit.score:.4f}; {why})".replace("   (", "  ("))
         echo(f"   {snippet(chunk.text, terms)[0]}")
     if result.hidden:
         echo(f"({result.hidden} weaker matches not shown; --all shows them)")
 
 
-def _hits_json(result: SearchResult) -> list[dict]:
+def _hits_json(result: SearchResult, settings) -> list[dict]:
+    def page(h) -> dict:
+        return page_json(pdf_place(settings.vault, h.chunk.path, h.chunk.start_line, h.chunk.end_line, outside=settings.outside_folders))
+
     return [
         {
             "path": h.chunk.path,
@@ -147,6 +154,7 @@ def _hits_json(result: SearchResult) -> list[dict]:
             "day": h.chunk.day,
             "day_source": h.chunk.day_source,
             "text": h.chunk.text,
+            **page(h),
         }
         for h in result.hits
     ]
@@ -233,7 +241,8 @@ def ask_command(
         echo("\nSources:")
     for c in answer.citations:
         day = f"  · {day_label(date.fromisoformat(c.day))}" if c.day else ""
-        echo(f"  [{c.id}] {c.path}:{c.start_line}-{c.end_line}  {c.heading}{day}")
+        where = f"{c.path} · {c.place}" if c.place else f"{c.path}:{c.start_line}-{c.end_line}"
+        echo(f"  [{c.id}] {where}  {c.heading}{day}")
 
 
 def _grounding_lines(answer) -> list[str]:

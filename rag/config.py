@@ -56,7 +56,8 @@ class Settings:
     # Folders outside the vault that symbolic links inside it may lead to (absolute paths). Links leading anywhere
     # else outside the vault are not followed.
     outside_folders: tuple[str, ...] = ()
-    max_note_bytes: int = 10_000_000  # a larger ".md" file is skipped with a message, like a binary one
+    max_note_bytes: int = 10_000_000  # a larger ".md" file (or a PDF's text) is skipped with a message, like a binary one
+    max_pdf_bytes: int = 100_000_000  # a larger PDF is skipped with a message
     tier1_folders: tuple[str, ...] = DEFAULT_TIER1_FOLDERS  # a folder with this name at any depth
     tier1_files: tuple[str, ...] = DEFAULT_TIER1_FILES  # a file with this name at any depth
     projects_folder: str = "Projects"  # `<projects_folder>/<name>/…` belongs to project <name>
@@ -185,6 +186,7 @@ _RANGES = {
     "pg_exact_below": (0, 10**12),
     "pg_ef_search": (1, 1000),
     "max_note_bytes": (1, 2**40),
+    "max_pdf_bytes": (1, 2**40),
     "chunk_target_tokens": (1, 100_000),
     "chunk_hard_tokens": (1, 100_000),
     "chunk_min_tokens": (1, 100_000),
@@ -222,6 +224,7 @@ _ENV = {
     "RAG_CONTEXT_MAX_NOTES": "context_max_notes",
     "RAG_CONTEXT_MAX_CHUNKS_PER_NOTE": "context_max_chunks_per_note",
     "RAG_MAX_NOTE_BYTES": "max_note_bytes",
+    "RAG_MAX_PDF_BYTES": "max_pdf_bytes",
     "RAG_TIME_QUESTIONS": "time_questions",
     "RAG_TODAY": "today",
 }

@@ -234,8 +234,21 @@ def test_the_answer_json_has_the_documented_shape(ws, vault, srv, chat):
     assert claim["status"] == ("supported" if holder == "S1" else "misattributed")
     assert sum(data["grounding"].values()) == 1 and data["grounding"][claim["status"]] == 1
     assert data["mode"] == "llm" and data["removed_citations"] == ["S77"] and data["not_found"] is False
-    assert set(data["citations"][0]) == {"id", "path", "heading", "start_line", "end_line", "day"}
-    assert set(data["sources"][0]) == {"id", "path", "heading", "start_line", "end_line", "chars", "used", "score", "day", "day_source"}
+    assert set(data["citations"][0]) == {"id", "path", "heading", "start_line", "end_line", "day", "page", "page_lines"}
+    assert set(data["sources"][0]) == {
+        "id",
+        "path",
+        "heading",
+        "start_line",
+        "end_line",
+        "chars",
+        "used",
+        "score",
+        "day",
+        "day_source",
+        "page",
+        "page_lines",
+    }
     assert data["time"] is None  # the question names no time
     assert data["window"] == {"tokens": 8192, "sources_left_out": 0}  # the test server says no window: the default
     assert {"path": "Notes/Sourdough.md", "reason": data["dropped_sources"][0]["reason"]} in data["dropped_sources"]

@@ -422,6 +422,34 @@ def test_a_vault_chosen_in_settings_survives_a_reload_and_a_restart_of_the_app(b
         stop(proc)
 
 
+def test_a_citation_of_a_pdf_opens_its_page_with_the_lines_numbered_as_on_it(browser, tmp_path):
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    shutil.copy(Path(__file__).parent / "fixtures" / "pdf" / "manual.pdf", vault / "Greenhouse manual.pdf")
+    (vault / "Garden.md").write_text("# Garden\n\nThe tomatoes go in the east bed.\n", encoding="utf-8")
+    proc, url = start_app(vault, tmp_path / "index" / "index.db")
+    try:
+        page = browser.new_page(locale="en-US")
+        page.goto(url)
+        page.get_by_text("Index up to date").wait_for(timeout=120_000)
+        box = page.get_by_placeholder("Ask your notes")
+        box.fill("Чем протирают датчики раз в месяц?")
+        box.press("Enter")
+        citation = page.locator('a[href^="#cite-0-S"]').first
+        citation.wait_for(timeout=60_000)
+        citation.click()
+        dialog = page.get_by_role("dialog")
+        dialog.wait_for(timeout=30_000)
+        sync_api.expect(dialog).to_contain_text("Greenhouse manual.pdf")
+        sync_api.expect(dialog).to_contain_text("p. 2, lines")
+        sync_api.expect(dialog).to_contain_text("Раз в месяц датчики протирают спиртом")
+        sync_api.expect(dialog.get_by_role("link", name="Open in Obsidian")).to_have_attribute(
+            "href", "obsidian://open?vault=vault&file=Greenhouse%20manual.pdf%23page%3D2"
+        )
+    finally:
+        stop(proc)
+
+
 def test_two_browsers_each_see_only_their_own_conversations(browser, vault_copy):
     proc, url = start_app(*vault_copy)
     try:

@@ -39,7 +39,7 @@ def test_search_json_gives_path_heading_lines_score_ranks_and_text(run):
     hits = json.loads(result.stdout)
     assert 1 <= len(hits) <= 3
     top = hits[0]
-    assert set(top) == {"path", "heading", "start_line", "end_line", "score", "ranks", "day", "day_source", "text"}
+    assert set(top) == {"path", "heading", "start_line", "end_line", "score", "ranks", "day", "day_source", "text", "page", "page_lines"}
     assert top["path"] == "Notes/Байкал.md" and set(top["ranks"]) == {"bm25", "dense"}
 
 

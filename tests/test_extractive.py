@@ -144,7 +144,9 @@ def test_cli_ask_json_has_the_documented_keys(real_ws):
     assert data["mode"] == "extractive" and data["citations"][0]["path"] == "Notes/Байкал.md"
     assert data["claims"] and all(c["status"] == "supported" for c in data["claims"])
     assert data["grounding"]["supported"] == len(data["claims"])
-    assert {"id", "path", "heading", "start_line", "end_line", "chars", "used", "score", "day", "day_source"} == set(data["sources"][0])
+    assert {"id", "path", "heading", "start_line", "end_line", "chars", "used", "score", "day", "day_source", "page", "page_lines"} == set(
+        data["sources"][0]
+    )
     assert data["sources"][0]["used"] and {c["id"] for c in data["citations"]} == {s["id"] for s in data["sources"] if s["used"]}
 
 

@@ -28,7 +28,7 @@ from rag.limits import MAX_QUERY_CHARS
 from rag.live import EXIT_WAIT_SECONDS, LiveIndex
 from rag.notes import files as notes
 from rag.notes.files import NoteText
-from rag.notes.vault import check_vault
+from rag.notes.vault import check_vault, pdf_place
 from rag.projects import NoteList, ProjectContext
 from rag.search.filters import Filters
 from rag.search.presentation import block_excerpt
@@ -71,7 +71,7 @@ class VaultTools:
         """Search the user's notes by keywords and by meaning (hybrid; Russian and English, across languages).
         Use it before answering anything about the user's past work, decisions, projects or preferences. Each result
         gives the note path, heading, line range, score and an excerpt; read more with knowledge_read(path,
-        start_line, end_line). Cite the paths you rely on. Results stop where matches stop standing out (fewer than
+        start_line, end_line). A result from a PDF in the vault also gives its `page` and `page_lines` (cite those). Cite the paths you rely on. Results stop where matches stop standing out (fewer than
         `limit`, or none: the notes probably do not cover it); `weaker_matches` says how many were left out.
         A time in the query ("last week", "in March", «вчера», "when did I last …") is read against today and
         narrows the search to passages from then (`time` says which days; each result has its `day`)."""
@@ -81,7 +81,9 @@ class VaultTools:
         result = self.knowledge.search(query, limit, filters=filters, read_time=read_time)
         hits = list(result.hits)
         notice = " ".join(n for n in (self._indexing_notice(), result.notice) if n) or None
-        return SearchResults(tuple(_search_hit(h) for h in hits[:limit]), result.channels, notice, result.hidden, _search_time(result.time))
+        return SearchResults(
+            tuple(_search_hit(h, self.settings) for h in hits[:limit]), result.channels, notice, result.hidden, _search_time(result.time)
+        )
 
     @tool(READ)
     def knowledge_ask(
@@ -106,7 +108,8 @@ class VaultTools:
     def knowledge_read(
         self, path: NotePath, start_line: Annotated[int | None, Field(ge=1)] = None, end_line: Annotated[int | None, Field(ge=1)] = None
     ) -> NoteText:
-        """Read a note, or lines start_line..end_line of it (1-based, inclusive), straight from disk. Returns the
+        """Read a note, or lines start_line..end_line of it (1-based, inclusive), straight from disk. A PDF is read
+        as its text is searched (each page opens with a line "# p. N"); it is never written. Returns the
         text and the sha256 of the whole file: pass that sha256 to knowledge_write or knowledge_append. Long notes come
         back cut at whole lines with truncated=true: read on from end_line + 1."""
         return self.knowledge.read(path, start_line=start_line, end_line=end_line)
@@ -220,11 +223,13 @@ class VaultTools:
         return None
 
 
-def _search_hit(hit: Hit) -> SearchHit:
+def _search_hit(hit: Hit, settings) -> SearchHit:
     c = hit.chunk
+    page = pdf_place(settings.vault, c.path, c.start_line, c.end_line, outside=settings.outside_folders)
     return SearchHit(
-        c.path, c.heading_path, c.start_line, c.end_line, round(hit.score, 4), block_excerpt(c.text), c.project, c.tier, c.day, c.day_source
-    )
+        c.path, c.heading_path, c.start_line, c.end_line, round(hit.score, 4), block_excerpt(c.text), c.project, c.tier, c.day, c.day_source,
+        page.page if page else None, [page.line, page.end_line] if page else None,
+    )  # fmt: skip
 
 
 def _search_time(scope: TimeScope | None) -> SearchTime | None:

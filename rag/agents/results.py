@@ -22,6 +22,8 @@ class SearchHit:
     tier: int  # 1 = curated (profile, memory, overviews), 2 = everything else
     day: str | None = None  # YYYY-MM-DD the passage is from, as the note says (frontmatter, file name, a dated heading, a chat message's time)
     day_from: str | None = None  # where that day was read; "file time" when the note says nothing (a copy or sync resets it)
+    page: int | None = None  # a PDF's passage: the page it starts on, and its lines there (null for a Markdown note)
+    page_lines: list[int] | None = None
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,7 @@ from rag.answer.translation import merge, translated_question
 from rag.embed.pairs import shared as pair_scorer
 from rag.errors import AnswerStopped, ChatError, PromptTooLong
 from rag.notes.dates import full_date
+from rag.notes.pdf import Place, page_json
 from rag.search.filters import Filters
 from rag.search.retrieve import SearchResult
 from rag.search.text_vectors import TextVectors
@@ -78,6 +79,11 @@ class Citation:
     start_line: int
     end_line: int
     day: str | None = None  # ISO day the passage is from, when the note says it (not a file time)
+    place: Place | None = None  # a PDF's passage: its page and the lines on it
+
+    @property
+    def lines(self) -> str:
+        return str(self.place) if self.place else f"lines {self.start_line}-{self.end_line}"
 
 
 @dataclass(frozen=True)
@@ -121,7 +127,7 @@ class Answer:
             "question": self.question,
             "mode": self.mode,
             "answer": self.text,
-            "citations": [asdict(c) for c in self.citations],
+            "citations": [{**{k: v for k, v in asdict(c).items() if k != "place"}, **page_json(c.place)} for c in self.citations],
             "sources": [
                 {
                     "id": s.id,
@@ -134,6 +140,7 @@ class Answer:
                     "score": round(s.score, 4),
                     "day": s.day,
                     "day_source": s.day_source,
+                    **page_json(s.place),
                 }
                 for s in self.context.sources
             ],
@@ -447,7 +454,7 @@ def _not_found_text(question: str, emit) -> str:
 
 def _citation(context: FrozenContext, source_id: str) -> Citation:
     s = context.get(source_id)
-    return Citation(s.id, s.path, s.heading, s.start_line, s.end_line, s.dated.isoformat() if s.dated else None)
+    return Citation(s.id, s.path, s.heading, s.start_line, s.end_line, s.dated.isoformat() if s.dated else None, s.place)
 
 
 def _turns_text(turns: tuple[Turn, ...]) -> str:

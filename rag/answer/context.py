@@ -29,7 +29,9 @@ from typing import Callable, Iterable
 from rag.config import Settings
 from rag.errors import NoteError
 from rag.index.chunking import SEPARATOR
+from rag.notes import pdf
 from rag.notes.dates import stated_day
+from rag.notes.pdf import Place
 from rag.notes.vault import read_note
 from rag.search.retrieve import Hit
 from rag.tokens import count_tokens as chat_tokens
@@ -66,6 +68,12 @@ class Source:
     end_char: int = 0
     day: str | None = None  # ISO day the passage is from (rag/notes/dates.py), and where that was read
     day_source: str | None = None
+    place: Place | None = None  # a PDF's passage: its page and the lines on it (rag/notes/pdf.py)
+
+    @property
+    def lines(self) -> str:
+        """ "lines 12-18", or on a PDF's page "p. 3, lines 12-18"."""
+        return str(self.place) if self.place else f"lines {self.start_line}-{self.end_line}"
 
     @property
     def dated(self) -> date | None:
@@ -77,7 +85,7 @@ class Source:
         """Where the passage is: path, heading path, lines and day (written by the note's author: it goes inside the
         fence). The day lets a model answer "when did I …"."""
         day = f" ({self.dated.isoformat()})" if self.dated else ""
-        return " ".join(f"{self.path} › {self.heading}, lines {self.start_line}-{self.end_line}{day}".split())
+        return " ".join(f"{self.path} › {self.heading}, {self.lines}{day}".split())
 
 
 @dataclass
@@ -95,10 +103,14 @@ class _Span:
         return self.note[self.start : self.end]
 
     def touches(self, chunk) -> bool:
-        """Only whitespace lies between this span and `chunk` (they are neighbours in the note)."""
+        """Only whitespace lies between this span and `chunk` (they are neighbours in the note), on the same page of
+        a PDF (a source is cited by its page)."""
         if chunk.start_char >= self.end:
-            return not self.note[self.end : chunk.start_char].strip()
-        return chunk.end_char <= self.start and not self.note[chunk.end_char : self.start].strip()
+            return not self.note[self.end : chunk.start_char].strip() and not self._opens_page(chunk.start_char)
+        return chunk.end_char <= self.start and not self.note[chunk.end_char : self.start].strip() and not self._opens_page(self.start)
+
+    def _opens_page(self, at: int) -> bool:
+        return self.path.lower().endswith(pdf.SUFFIX) and bool(pdf.PAGE_HEADING.match(self.note[at:].split("\n", 1)[0]))
 
 
 @dataclass(frozen=True)
@@ -246,10 +258,11 @@ def _source(source_id: str, span: _Span) -> Source:
     dense = min((h.dense_rank for h in span.hits if h.dense_rank is not None), default=None)
     sha = chunks[0].sha256 if len(chunks) == 1 else hashlib.sha256(text.encode("utf-8")).hexdigest()
     first, last = chunks[0], chunks[-1]
+    where = pdf.place(span.note, first.start_line, last.end_line) if span.path.lower().endswith(pdf.SUFFIX) else None
     return Source(
         source_id, span.path, common_heading(c.heading_path for c in chunks), first.start_line, last.end_line, sha, text, best.score,
         bm25, dense, span.start, span.end,
-        first.day, first.day_source,
+        first.day, first.day_source, where,
     )  # fmt: skip
 
 

@@ -78,7 +78,11 @@ def note_title(path: str, text: str) -> str:
     return PurePosixPath(path).stem
 
 
-def chunk_note(path: str, text: str, *, count_tokens: Callable[[str], int], target: int, hard: int, min_tokens: int) -> list[Chunk]:
+def chunk_note(
+    path: str, text: str, *, count_tokens: Callable[[str], int], target: int, hard: int, min_tokens: int, pages: bool = False
+) -> list[Chunk]:
+    """`text` as chunks. `pages`: the text is a PDF's (rag/notes/pdf.py), whose top-level headings open its pages: a
+    chunk never runs from one page onto the next, so each is cited by its page."""
     lines = text.split("\n")
     offsets = _line_offsets(lines)
     fm = parse_frontmatter(text)
@@ -86,7 +90,7 @@ def chunk_note(path: str, text: str, *, count_tokens: Callable[[str], int], targ
     title = content_title or PurePosixPath(path).stem
     overhead = count_tokens("")
     pieces = list(_pieces(lines, offsets, fm.line_count, count_tokens, hard - overhead - 32))
-    groups = _pack(pieces, text, count_tokens, overhead, target=target, hard_budget=hard - overhead - 32, min_tokens=min_tokens)
+    groups = _pack(pieces, text, count_tokens, overhead, target=target, hard_budget=hard - overhead - 32, min_tokens=min_tokens, pages=pages)
     chunks: list[Chunk] = []
     seen: dict[str, int] = {}
     for group in groups:
@@ -200,17 +204,18 @@ def _line_at(offsets: list[int], char: int) -> int:
     return lo
 
 
-def _pack(pieces, text, count_tokens, overhead, *, target, hard_budget, min_tokens):
+def _pack(pieces, text, count_tokens, overhead, *, target, hard_budget, min_tokens, pages=False):
     """Greedy packing into groups of about `target` tokens. A heading closes a group only once it holds
     `min_tokens`, and a group under `min_tokens` (say, a lone heading) may grow up to `hard_budget` instead of
-    closing, so a heading stays with its text."""
+    closing, so a heading stays with its text. With `pages`, a top-level heading (a page's) always closes it."""
     groups: list[list[_Piece]] = []
     current: list[_Piece] = []
     size = 0
     for piece in pieces:
         tokens = count_tokens(visible_text(text[piece.start_char : piece.end_char])) - overhead
         too_big = size + tokens > target and not (size < min_tokens and size + tokens <= hard_budget)
-        if current and (too_big or (piece.is_heading and size >= min_tokens)):
+        page = pages and piece.is_heading and len(piece.headings) == 1
+        if current and (too_big or (piece.is_heading and size >= min_tokens) or page):
             groups.append(current)
             current, size = [], 0
         current.append(piece)

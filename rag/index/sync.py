@@ -25,6 +25,7 @@ from rag.index.blobs import warn_once
 from rag.index.chunking import HEADING_PATH_VERSION, SEPARATOR, Chunk, chunk_note, note_title
 from rag.index.records import FileInfo, FileState, NoteFields
 from rag.index.storage import IndexStore
+from rag.notes import pdf
 from rag.notes.dates import note_date, passage_time
 from rag.notes.vault import FileStat, Frontmatter, parse_frontmatter, project_of, read_note, tier_of, walk
 from rag.text import sentences, stemming
@@ -119,7 +120,7 @@ def _sync(settings: Settings, store: IndexStore, embedder: Embedder, *, progress
     skipped_before, readable = _read_skipped(store)
     # A note skipped before (binary, too large, not UTF-8) is not read again until it changes: one warning, not one a sync.
     changed = on_disk if redo else [s for s in on_disk if _stat_changed(known.get(s.path), s) and not _still_skipped(skipped_before, s)]
-    tally.unchanged = len(on_disk) - len(changed) - sum(1 for s in on_disk if s.path not in known and _still_skipped(skipped_before, s))
+    tally.unchanged = len(on_disk) - len(changed) - sum(1 for s in on_disk if s.path not in known and _still_skipped(skipped_before, s) and not redo)
     _keep_sentence_rows_current(settings, store)
     for done, stat in enumerate(changed, 1):
         _sync_file(settings, store, embedder, stat, known.get(stat.path), tally, redo=redo)
@@ -242,6 +243,7 @@ def _rules(settings: Settings, embedder: Embedder) -> str:
             sorted(settings.project_aliases.items()),
             HEADING_PATH_VERSION,
             KEYWORD_FIELDS_VERSION,
+            pdf.READING_VERSION,
             DATES_VERSION,
         ],
         ensure_ascii=False,
@@ -252,7 +254,9 @@ def _sync_file(
     settings: Settings, store: IndexStore, embedder: Embedder, stat: FileStat, old: FileState | None, tally: _Tally, *, redo: bool = False
 ) -> None:
     try:
-        note = read_note(settings.vault, stat.path, outside=settings.outside_folders, max_bytes=settings.max_note_bytes)
+        note = read_note(
+            settings.vault, stat.path, outside=settings.outside_folders, max_bytes=settings.max_note_bytes, max_pdf_bytes=settings.max_pdf_bytes
+        )
     except NoteError as exc:
         log.warning("%s", exc)
         tally.skipped.append((stat.path, str(exc)))
@@ -272,6 +276,7 @@ def _sync_file(
         target=settings.chunk_target_tokens,
         hard=min(settings.chunk_hard_tokens, embedder.window),
         min_tokens=settings.chunk_min_tokens,
+        pages=stat.path.lower().endswith(pdf.SUFFIX),
     )
     frontmatter = parse_frontmatter(note.text)
     info = _file_info(settings, note.path, frontmatter, note.sha256, note.text)

@@ -22,7 +22,7 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
 from rag.config import Settings
-from rag.notes.vault import NOTE_SUFFIXES
+from rag.notes.vault import READ_SUFFIXES
 
 log = logging.getLogger(__name__)
 
@@ -93,7 +93,7 @@ class Watcher:
             return False
         if not parts or any(p.startswith(".") for p in parts):
             return False
-        return is_dir or parts[-1].lower().endswith(NOTE_SUFFIXES)
+        return is_dir or parts[-1].lower().endswith(READ_SUFFIXES)
 
     def _run(self) -> None:
         while True:

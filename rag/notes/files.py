@@ -22,8 +22,8 @@ from pathlib import Path, PurePosixPath
 from rag.config import Settings
 from rag.errors import ConflictError, NoteError, VaultError
 from rag.limits import MAX_NAME_BYTES
-from rag.notes import disk
-from rag.notes.vault import NOTE_SUFFIXES, SKIP_DIRS, decode, resolves_inside
+from rag.notes import disk, pdf
+from rag.notes.vault import NOTE_SUFFIXES, SKIP_DIRS, decode, read_note, resolves_inside
 
 MAX_READ_CHARS = 40_000  # per read; a longer note is read in line ranges
 MAX_WRITE_CHARS = 2_000_000
@@ -132,10 +132,22 @@ def _refuse_outside(settings: Settings, path: str, full: Path, *, outside: tuple
 def read_text(
     settings: Settings, path: str, *, start_line: int | None = None, end_line: int | None = None, max_chars: int = MAX_READ_CHARS
 ) -> NoteText:
-    """A note or a range of its lines, with the hash of the whole file. Ranges are 1-based and inclusive."""
+    """A note or a range of its lines, with the hash of the whole file. Ranges are 1-based and inclusive. A PDF is
+    read as its text is indexed (rag/notes/pdf.py: `# p. N` opens each page), with the hash of its bytes."""
     rel, full = confine(settings, path)
+    if rel.lower().endswith(pdf.SUFFIX):
+        try:
+            note = read_note(
+                settings.vault, rel, outside=settings.outside_folders, max_bytes=settings.max_note_bytes, max_pdf_bytes=settings.max_pdf_bytes
+            )
+        except NoteError as exc:
+            raise VaultError(str(exc)) from exc
+        lines = _lines(note.text)
+        first, last = _line_range(rel, len(lines), start_line, end_line)
+        content, last, truncated = _take(lines, first, last, max_chars)
+        return NoteText(rel, note.sha256, first, last, len(lines), content, truncated)
     if not rel.lower().endswith(NOTE_SUFFIXES):
-        raise VaultError(f"{rel} is not a Markdown note; only .md files can be read.")
+        raise VaultError(f"{rel} is not a Markdown note or a PDF; only .md and .pdf files can be read.")
     raw = _read_bytes(rel, full)
     lines = _lines(decode(raw, rel))
     first, last = _line_range(rel, len(lines), start_line, end_line)

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
-from rag.notes.vault import NOTE_SUFFIXES, SKIP_DIRS
+from rag.notes import pdf
+from rag.notes.vault import NOTE_SUFFIXES, READ_SUFFIXES, SKIP_DIRS
 from rag.text.wikilinks import Wikilink
 
 LIST_SECONDS = 30.0
@@ -35,9 +36,11 @@ _LISTED: dict[str, _Names] = {}
 _LOCK = threading.Lock()
 
 
-def obsidian_url(vault: Path, path: str) -> str:
-    """`obsidian://open?vault=<vault folder name>&file=<vault-relative path>`, both URI-encoded."""
-    return f"obsidian://open?vault={quote(Path(vault).name, safe='')}&file={quote(path, safe='')}"
+def obsidian_url(vault: Path, path: str, page: int | None = None) -> str:
+    """`obsidian://open?vault=<vault folder name>&file=<vault-relative path>`, both URI-encoded; a PDF's `page` as
+    Obsidian's own links give it (`Paper.pdf#page=3`)."""
+    target = f"{path}#page={page}" if page else path
+    return f"obsidian://open?vault={quote(Path(vault).name, safe='')}&file={quote(target, safe='')}"
 
 
 def note_for(vault: Path, link: Wikilink) -> str | None:
@@ -48,7 +51,7 @@ def note_for(vault: Path, link: Wikilink) -> str | None:
     names = _names(vault)
     wanted = target.casefold()
     for candidate in (wanted, *(wanted + s for s in NOTE_SUFFIXES)):
-        if candidate in names.paths and candidate.endswith(NOTE_SUFFIXES):
+        if candidate in names.paths and candidate.endswith(READ_SUFFIXES):
             return names.paths[candidate]
     if "/" in target:
         return None  # a path that is not there: Obsidian would not find it by name either
@@ -77,11 +80,12 @@ def _list(vault: Path) -> _Names:
     for folder, dirs, files in os.walk(root, onerror=lambda _: None):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIP_DIRS)
         for name in files:
-            if name.startswith(".") or not name.lower().endswith(NOTE_SUFFIXES):
+            if name.startswith(".") or not name.lower().endswith(READ_SUFFIXES):
                 continue
             rel = os.path.relpath(os.path.join(folder, name), root).replace(os.sep, "/")
             paths[rel.casefold()] = rel
-            stem = os.path.splitext(name)[0].casefold()
+            # A note is linked by its name alone ([[Paper]]), a PDF by its name with ".pdf" ([[Paper.pdf]]), as in Obsidian
+            stem = name.casefold() if name.lower().endswith(pdf.SUFFIX) else os.path.splitext(name)[0].casefold()
             if stem not in by_name or (len(rel), rel) < (len(by_name[stem]), by_name[stem]):
                 by_name[stem] = rel
             if len(paths) >= MAX_NOTES:

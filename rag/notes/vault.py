@@ -19,13 +19,15 @@ from pathlib import Path, PurePosixPath
 
 from rag.config import Settings
 from rag.errors import NoteError, VaultError
-from rag.notes import disk
+from rag.notes import disk, pdf
 from rag.notes.frontmatter import Frontmatter, parse_frontmatter  # noqa: F401 — read with the note, imported from here
 
 log = logging.getLogger(__name__)
 
-NOTE_SUFFIXES = (".md", ".markdown")
+NOTE_SUFFIXES = (".md", ".markdown")  # the notes that are written as well as read
+READ_SUFFIXES = (*NOTE_SUFFIXES, pdf.SUFFIX)  # what is indexed: a PDF is read as a note (rag/notes/pdf.py), never written
 DEFAULT_MAX_NOTE_BYTES = 10_000_000
+DEFAULT_MAX_PDF_BYTES = 100_000_000
 _WARNED_LINKS: set[str] = set()
 SKIP_DIRS = {".obsidian", ".trash", ".git", ".rag", "node_modules", "__pycache__"}
 
@@ -110,7 +112,7 @@ def _visit(entry: os.DirEntry, prefix: str, skip: str | None, ignore: tuple[str,
             if entry.path != skip and not (ignore and _ignored(_rel(entry.path, prefix) + "/", ignore)):
                 stack.append(entry.path)
             return
-        if not name.lower().endswith(NOTE_SUFFIXES) or not entry.is_file():
+        if not name.lower().endswith(READ_SUFFIXES) or not entry.is_file():
             return
         st = entry.stat()
     except OSError as exc:  # vanished mid-scan, broken symlink, permission
@@ -174,15 +176,25 @@ def _ignored(rel: str, patterns: tuple[str, ...]) -> bool:
     return any(fnmatch.fnmatch(rel, p) or fnmatch.fnmatch(rel.rstrip("/"), p) for p in patterns)
 
 
-def read_note(vault: Path, rel: str, *, outside: tuple[str, ...] = (), max_bytes: int = DEFAULT_MAX_NOTE_BYTES) -> Note:
-    """Read one note. Raises NoteError (with the fix) for vanished, binary, oversized or non-UTF-8 files and for a
-    path that resolves (through a symbolic link) outside the vault and the listed `outside` folders."""
+def read_note(
+    vault: Path, rel: str, *, outside: tuple[str, ...] = (), max_bytes: int = DEFAULT_MAX_NOTE_BYTES, max_pdf_bytes: int = DEFAULT_MAX_PDF_BYTES
+) -> Note:
+    """Read one note (a PDF as its text, rag/notes/pdf.py). Raises NoteError (with the fix) for vanished, binary,
+    oversized or non-UTF-8 files, unreadable PDFs, and a path that resolves (through a symbolic link) outside the
+    vault and the listed `outside` folders."""
     full = vault / rel
     real = os.path.realpath(full)
     if not _inside(real, allowed_roots(vault, outside)):
         raise NoteError(
             f"{rel} leads outside the vault (to {real}) through a symbolic link; it is not read. List that folder in outside_folders to include it."
         )
+    if rel.lower().endswith(pdf.SUFFIX):
+        read = pdf.read_pdf(real, rel, max_bytes=max_pdf_bytes, max_text_bytes=max_bytes)
+        try:
+            st = os.stat(real)
+        except OSError as exc:
+            raise NoteError(f"{rel} vanished while reading; it will be picked up on the next sync if it returns.") from exc
+        return Note(rel, read.text, read.sha256, st.st_mtime, st.st_size)
     try:
         st = os.stat(real)
         if st.st_size > max_bytes:
@@ -199,6 +211,16 @@ def read_note(vault: Path, rel: str, *, outside: tuple[str, ...] = (), max_bytes
     if len(raw) > max_bytes:
         raise NoteError(f"{rel} grew past the {_size(max_bytes)} limit for a note while it was read; it is skipped.")
     return Note(rel, decode(raw, rel), hashlib.sha256(raw).hexdigest(), st.st_mtime, st.st_size)
+
+
+def pdf_place(vault: Path, rel: str, start_line: int, end_line: int, *, outside: tuple[str, ...] = ()) -> pdf.Place | None:
+    """Where lines of a PDF's text are on its pages (None for a Markdown note, or a PDF that cannot be read now)."""
+    if not rel.lower().endswith(pdf.SUFFIX):
+        return None
+    try:
+        return pdf.place(read_note(vault, rel, outside=outside).text, start_line, end_line)
+    except NoteError:
+        return None
 
 
 def _size(n: int) -> str:

@@ -91,6 +91,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     # the passage dialog and "why found"
     "passage.title": ("Cited passage", "Цитируемый фрагмент"),
     "passage.where": ("{heading} · lines {start}–{end} · found by {why}", "{heading} · строки {start}–{end} · найдено: {why}"),
+    "passage.where_page": ("{heading} · {lines} · found by {why}", "{heading} · {lines} · найдено: {why}"),
     "passage.changed": (
         "This note changed since; showing the passage as it was cited.",
         "Заметка с тех пор изменилась; показан фрагмент в том виде, в каком его цитировали.",
@@ -102,6 +103,8 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "why.only": (" only", " — только так"),
     "why.boosted": ("boosted (curated note)", "поднято (ключевая заметка)"),
     "lines": ("lines {start}–{end}", "строки {start}–{end}"),
+    "page_lines": ("p. {page}, lines {start}–{end}", "с. {page}, строки {start}–{end}"),
+    "page_span": ("p. {page}, line {start} – p. {end_page}, line {end}", "с. {page}, строка {start} – с. {end_page}, строка {end}"),
     "show": ("Show", "Показать"),
     "show.help": ("Show the passage in its note", "Показать фрагмент в заметке"),
     # Ask

@@ -13,7 +13,9 @@ from html import escape
 from pathlib import Path
 
 from rag.errors import NoteError
+from rag.notes import pdf
 from rag.notes.links import obsidian_url  # noqa: F401 — the pages import it from here, with the rest of what they show
+from rag.notes.pdf import Place
 from rag.notes.vault import read_note
 from rag.printable import printable
 from rag.web import untrusted
@@ -38,6 +40,7 @@ class Passage:
     end_line: int
     lines: tuple[PassageLine, ...]
     changed: bool  # the note no longer holds the cited text: `lines` show the text as it was cited
+    place: Place | None = None  # a PDF's passage: its page, and `lines` are numbered as on the page
 
 
 def cite_href(turn: int, source_id: str) -> str:
@@ -148,6 +151,13 @@ def passage(
         return Passage(path, start_line, end_line, rows, changed=True)
     lines = note.split("\n")
     first, last = max(1, start_line - around), min(len(lines), end_line + around)
+    where = pdf.place(note, start_line, end_line) if path.lower().endswith(pdf.SUFFIX) else None
+    if where is not None:  # a PDF's lines numbered as on its page; the page's heading and added blank lines are not shown
+        numbered = [
+            (n, pdf.place(note, n, n).line) for n in range(first, last + 1) if lines[n - 1].strip() and not pdf.PAGE_HEADING.match(lines[n - 1])
+        ]
+        rows = tuple(PassageLine(on_page, lines[n - 1], start_line <= n <= end_line, n in quoted) for n, on_page in numbered)
+        return Passage(path, start_line, end_line, rows, changed=False, place=where)
     rows = tuple(PassageLine(n, lines[n - 1], start_line <= n <= end_line, n in quoted) for n in range(first, last + 1))
     return Passage(path, start_line, end_line, rows, changed=False)
 

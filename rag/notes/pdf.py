@@ -1,0 +1,316 @@
+"""A PDF in the vault read as a note: its text page by page, as Markdown the chunker and every reader of notes take.
+
+Each page opens with a heading of its own, `# p. N`, so every chunk sits on one page and its heading path names it;
+the PDF's own headings (lines set larger than its body text) follow as `##`–`####`; each line of the text is a line
+of the PDF, so a passage's lines are lines on its page (`place` turns the note's line numbers into the page's). A word
+hyphenated at a line's end is joined on the first line. The title is the PDF's own, else the file name.
+
+A PDF is hostile input like any note, and its reader (PDFium, through pypdfium2) is native code: it runs in a child
+process with a memory and a time bound, fed the bytes that were hashed, so a bomb, a loop or a crash costs that one
+file, which is skipped with the reason ("encrypted", "no text layer — a scan; OCR is not supported yet", …) and listed
+with the other skipped notes (`rag status`, the Index page). Run as `python -m rag.notes.pdf`, it is that child.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+from rag.errors import NoteError
+
+SUFFIX = ".pdf"
+# Bump when the text a PDF reads as changes: an index keyed by the PDF's bytes re-reads every PDF once.
+READING_VERSION = 1
+PAGE_HEADING = re.compile(r"^# p\. (\d+)$")
+MAX_PAGES = 2000
+SECONDS = 60.0  # to read one PDF, whole
+MEMORY_BYTES = 2_000_000_000  # the child's address space
+HEADING_SIZE = 1.15  # a line set this much larger than the body text is a heading
+HEADING_CHARS = 120
+PARAGRAPH_GAP = 1.4  # a step between baselines this many times the usual one starts a paragraph
+_MARKDOWN_START = re.compile(r"^(?:#|```|~~~|---|\+\+\+|<!--)")  # a line of text Markdown would read as syntax
+_LIGATURES = str.maketrans({"ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi", "ﬄ": "ffl", "ﬅ": "st", "ﬆ": "st"})
+_HYPHENS = "-\u00ad\x02"
+
+
+@dataclass(frozen=True)
+class Read:
+    text: str  # the note as Markdown
+    sha256: str  # of the PDF's bytes
+
+
+def read_pdf(real: str, rel: str, *, max_bytes: int, max_text_bytes: int) -> Read:
+    """The PDF at `real` (vault path `rel`) as a note's text. Raises NoteError with the reason and what to do."""
+    try:
+        st = os.stat(real)
+        if st.st_size > max_bytes:
+            raise NoteError(
+                f"{rel} is {_size(st.st_size)}, over the {_size(max_bytes)} limit for a PDF; it is skipped. Raise max_pdf_bytes, or add it to `ignore`."
+            )
+        key = (real, st.st_mtime_ns, st.st_size)
+        read = _cache.get(key)  # a PDF cited again (each answer reads its sources anew) is not parsed again
+        if read is None:
+            with open(real, "rb") as handle:
+                raw = handle.read(max_bytes + 1)
+    except FileNotFoundError as exc:
+        raise NoteError(f"{rel} vanished while reading; it will be picked up on the next sync if it returns.") from exc
+    except OSError as exc:
+        raise NoteError(f"Cannot read {rel}: {exc.strerror}. Check its permissions.") from exc
+    if read is None:
+        if len(raw) > max_bytes:
+            raise NoteError(f"{rel} grew past the {_size(max_bytes)} limit for a PDF while it was read; it is skipped.")
+        out = _in_child(raw, rel)
+        # The title goes in the frontmatter, never as the first heading: that is the first page's
+        title = out.get("title") or PurePosixPath(rel).stem
+        read = Read(f"---\ntitle: {json.dumps(str(title), ensure_ascii=False)}\n---\n{out['text']}", hashlib.sha256(raw).hexdigest())
+        if len(_cache) >= CACHE_SIZE:
+            _cache.pop(next(iter(_cache)))
+        _cache[key] = read
+    if len(read.text.encode("utf-8")) > max_text_bytes:
+        raise NoteError(
+            f"{rel}'s text is over the {_size(max_text_bytes)} limit for a note; it is skipped. Raise max_note_bytes, or add it to `ignore`."
+        )
+    return read
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where a passage of a PDF's text is on its pages: lines counted on each page from 1, as the PDF shows them (the
+    blank lines this reading adds between paragraphs are not the page's)."""
+
+    page: int
+    line: int
+    end_page: int
+    end_line: int
+
+    def __str__(self) -> str:
+        if self.page == self.end_page:
+            return f"p. {self.page}, lines {self.line}-{self.end_line}" if self.end_line != self.line else f"p. {self.page}, line {self.line}"
+        return f"p. {self.page}, line {self.line} - p. {self.end_page}, line {self.end_line}"
+
+
+def page_json(where: Place | None) -> dict:
+    """A passage's page for `--json` and MCP: "page" and "page_lines" ([first, last] on it; "end_page" when it runs
+    onto the next), null for a Markdown note's."""
+    if where is None:
+        return {"page": None, "page_lines": None}
+    out = {"page": where.page, "page_lines": [where.line, where.end_line]}
+    return out | ({"end_page": where.end_page} if where.end_page != where.page else {})
+
+
+def place(text: str, start_line: int, end_line: int) -> Place | None:
+    """A passage's note lines (1-based, inclusive) → where it is on the PDF's pages; None when `text` is not a
+    PDF's (no page heading at or above the passage's start)."""
+    lines = text.split("\n")
+    heads = [(n, int(m.group(1))) for n, line in enumerate(lines, 1) if (m := PAGE_HEADING.match(line))]
+
+    def at(n: int) -> tuple[int, int] | None:
+        above = [(top, page) for top, page in heads if top <= n]
+        if not above:
+            return None
+        top, page = above[-1]
+        return page, max(1, sum(1 for line in lines[top : min(n, len(lines))] if line.strip()))
+
+    start = at(max(start_line, 1)) or (heads[0][1], 1) if heads else None
+    if start is None or not lines:
+        return None
+    end = at(max(end_line, start_line)) or start
+    if end < start:
+        end = start
+    return Place(start[0], start[1], end[0], end[1])
+
+
+_cache: dict[tuple[str, int, int], Read] = {}  # (real path, mtime_ns, size) → what was read; a few PDFs a process
+CACHE_SIZE = 32
+
+
+def _in_child(raw: bytes, rel: str) -> dict:
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "rag.notes.pdf"],
+            input=raw,
+            capture_output=True,
+            timeout=SECONDS,
+            preexec_fn=_bounded if os.name == "posix" else None,
+            env={**os.environ, "PYTHONIOENCODING": "utf-8"},
+        )
+    except subprocess.TimeoutExpired as exc:
+        raise NoteError(f"{rel} took more than {SECONDS:.0f} s to read; it is skipped (a damaged or hostile PDF?).") from exc
+    except OSError as exc:
+        raise NoteError(f"Cannot start the PDF reader for {rel}: {exc}.") from exc
+    try:
+        out = json.loads(done.stdout.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError):
+        if b"MemoryError" in done.stderr or done.returncode in (-9, 137):
+            raise NoteError(f"{rel} needed more than {_size(MEMORY_BYTES)} of memory to read; it is skipped (a damaged or hostile PDF?).") from None
+        raise NoteError(f"Reading {rel} stopped the PDF reader (exit {done.returncode}); it is skipped (a damaged or hostile PDF?).") from None
+    if not isinstance(out, dict) or "error" in out or not isinstance(out.get("text"), str):
+        raise NoteError(_why(out if isinstance(out, dict) else {"error": "broken"}, rel))
+    return out
+
+
+def _why(out: dict, rel: str) -> str:
+    kind = out["error"]
+    if kind == "encrypted":
+        return f"{rel} is protected by a password; it is skipped. Save a copy without the password to make it searchable."
+    if kind == "pages":
+        return f"{rel} has {out['pages']:,} pages, over the {MAX_PAGES:,}-page limit for a PDF; it is skipped. Split it, or add it to `ignore`."
+    if kind == "no_text":
+        return f"{rel} has no text layer (a scan or images of pages); it is skipped. Reading scans (OCR) is not supported yet."
+    if kind == "memory":
+        return f"{rel} needed more than {_size(MEMORY_BYTES)} of memory to read; it is skipped (a damaged or hostile PDF?)."
+    return f"{rel} is not a readable PDF ({' '.join(str(out.get('detail', '')).split())[:200]}); it is skipped."
+
+
+def _bounded() -> None:  # in the child, before it runs: a bomb fails there
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_BYTES, MEMORY_BYTES))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+def _size(n: int) -> str:
+    return f"{n / 1e9:.1f} GB" if n >= 1e9 else f"{n / 1e6:.1f} MB" if n >= 1e6 else f"{n / 1e3:.0f} kB"
+
+
+# ---- the child: PDF bytes on stdin → {"text": …} or {"error": …} on stdout ----
+
+
+@dataclass
+class _Line:
+    text: str
+    size: float  # mean font size of its characters
+    baseline: float  # page coordinates (y grows upwards)
+
+
+def to_markdown(data: bytes) -> dict:
+    import pypdfium2 as pdfium
+
+    try:
+        pdf = pdfium.PdfDocument(data)
+    except pdfium.PdfiumError as exc:
+        return {"error": "encrypted" if "password" in str(exc).lower() else "broken", "detail": str(exc)}
+    try:
+        if len(pdf) > MAX_PAGES:
+            return {"error": "pages", "pages": len(pdf)}
+        pages = [_lines(pdf[i]) for i in range(len(pdf))]
+        title = _title(pdf)
+    except MemoryError:
+        return {"error": "memory"}
+    except pdfium.PdfiumError as exc:
+        return {"error": "broken", "detail": str(exc)}
+    finally:
+        pdf.close()
+    if not any(line.text.strip() for page in pages for line in page):
+        return {"error": "no_text"}
+    return {"text": _render(pages), "title": title}
+
+
+def _lines(page) -> list[_Line]:
+    import pypdfium2.raw as raw
+
+    textpage = page.get_textpage()
+    try:
+        text = textpage.get_text_range()
+        out, at = [], 0
+        for piece in text.split("\r\n"):
+            sizes = [raw.FPDFText_GetFontSize(textpage.raw, i) for i in range(at, at + len(piece)) if not piece[i - at].isspace()]
+            first = next((i for i in range(at, at + len(piece)) if not piece[i - at].isspace()), None)
+            baseline = _origin_y(raw, textpage, first) if first is not None else 0.0
+            out.append(_Line(piece, sum(sizes) / len(sizes) if sizes else 0.0, baseline))
+            at += len(piece) + 2
+        return out
+    finally:
+        textpage.close()
+
+
+def _origin_y(raw, textpage, index: int) -> float:
+    """The baseline's height of a character (glyph boxes vary with the letters; baselines do not)."""
+    import ctypes
+
+    x, y = ctypes.c_double(), ctypes.c_double()
+    if not raw.FPDFText_GetCharOrigin(textpage.raw, index, ctypes.byref(x), ctypes.byref(y)):
+        return 0.0
+    return float(y.value)
+
+
+def _title(pdf) -> str | None:
+    try:
+        title = (pdf.get_metadata_dict().get("Title") or "").strip()
+    except Exception:  # noqa: BLE001 — metadata is optional and often malformed
+        return None
+    title = " ".join(title.split())[:200]
+    # Writers fill it with the source file's name ("Microsoft Word - report.docx", "a.html"): then the file's name wins
+    if not title or re.search(r"\.(?:docx?|html?|tex|dvi|pdf|odt|rtf|txt|md|pptx?)$", title, re.I) or title.lower() in ("untitled", "title"):
+        return None
+    return title
+
+
+def _render(pages: list[list[_Line]]) -> str:
+    body = Counter()
+    for page in pages:
+        for line in page:
+            body[round(line.size, 1)] += len(line.text)
+    body_size = body.most_common(1)[0][0] if body else 0.0
+    heading_sizes = sorted({round(line.size, 1) for page in pages for line in page if _heading(line, body_size)}, reverse=True)
+    out = []
+    for number, page in enumerate(pages, 1):
+        out.append(f"# p. {number}")
+        lines = [_Line(_clean(line.text), line.size, line.baseline) for line in page]
+        _join_hyphens(lines)
+        steps = [a.baseline - b.baseline for a, b in zip(lines, lines[1:]) if a.text and b.text and a.baseline > b.baseline]
+        usual = sorted(steps)[len(steps) // 4] if steps else 0.0  # from a line to the next: most steps are within a paragraph
+        for k, line in enumerate(lines):
+            if _heading(line, body_size):
+                level = min(2 + heading_sizes.index(round(line.size, 1)), 4)
+                out.append(f"{'#' * level} {line.text.strip()}")
+                continue
+            previous = lines[k - 1] if k else None
+            if previous is not None and usual and previous.baseline - line.baseline > PARAGRAPH_GAP * usual and out[-1]:
+                out.append("")  # a paragraph's end, as the chunker reads it
+            out.append(("\\" + line.text) if _MARKDOWN_START.match(line.text) else line.text)
+        out.append("")
+    return "\n".join(out)
+
+
+def _heading(line: _Line, body_size: float) -> bool:
+    text = line.text.strip()
+    return bool(body_size) and line.size >= HEADING_SIZE * body_size and 0 < len(text) <= HEADING_CHARS and any(c.isalpha() for c in text)
+
+
+def _clean(text: str) -> str:
+    text = text.translate(_LIGATURES).replace("\x00", "").replace("\ufffe", "").replace("\uffff", "")
+    return "".join(c for c in text if c in "\t\x02" or c >= " ").rstrip()
+
+
+def _join_hyphens(lines: list[_Line]) -> None:
+    """ "con-" / "troller waters" → "controller" / "waters": the word whole on the first line, line count kept."""
+    for a, b in zip(lines, lines[1:]):
+        head = a.text.rstrip()
+        if len(head) >= 2 and head[-1] in _HYPHENS and head[-2].isalpha() and b.text[:1].islower():
+            rest = b.text.split(" ", 1)
+            a.text = head[:-1] + rest[0]
+            b.text = rest[1] if len(rest) > 1 else ""
+        a.text = a.text.replace("\x02", "")
+    if lines:
+        lines[-1].text = lines[-1].text.replace("\x02", "")
+
+
+def main() -> None:
+    data = sys.stdin.buffer.read()
+    try:
+        out = to_markdown(data)
+    except MemoryError:
+        out = {"error": "memory"}
+    sys.stdout.write(json.dumps(out, ensure_ascii=False))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,218 @@
+"""PDFs in the vault (rag/notes/pdf.py): read page by page into the same index as notes, cited by page and line, and
+what cannot be read (a scan, a password, a broken or hostile file) skipped with its reason while the rest is indexed.
+The fixture PDFs were printed by chromium from our own text (tests/fixtures/pdf/); the encrypted one is that PDF
+with a password."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+import zlib
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from rag.agents.mcp_server import VaultTools
+from rag.answer.ask import ask
+from rag.cli import cli
+from rag.errors import NoteError, VaultError
+from rag.knowledge import Knowledge
+from rag.live import LiveIndex
+from rag.notes import pdf
+from rag.notes.files import read_text, write_note
+from rag.notes.vault import read_note
+from rag.web.ui_render import passage
+from rag.workspace import Workspace
+
+PDFS = Path(__file__).parent / "fixtures" / "pdf"
+
+
+def read(name: str, **limits) -> str:
+    return pdf.read_pdf(str(PDFS / name), name, max_bytes=limits.get("max_bytes", 10**8), max_text_bytes=limits.get("max_text_bytes", 10**7)).text
+
+
+def test_each_page_opens_with_its_heading_the_pdfs_headings_follow_and_its_lines_stay_lines():
+    text = read("manual.pdf")
+    lines = text.split("\n")
+    assert lines[:3] == ["---", 'title: "Greenhouse controller manual"', "---"]  # the PDF's own title, not page 1
+    assert [line for line in lines if line.startswith("#")] == [
+        "# p. 1",
+        "## Greenhouse controller manual",
+        "### Wiring",
+        "# p. 2",
+        "### Обслуживание",
+    ]
+    assert "The sensors connect to GPIO 32, 33, 34 and 35, because these" in lines
+    assert "Раз в месяц датчики протирают спиртом. Если показания" in lines
+    assert "\r" not in text
+
+
+def test_a_passages_note_lines_are_told_as_lines_on_its_page():
+    text = read("manual.pdf")
+    lines = text.split("\n")
+    gpio = lines.index("The sensors connect to GPIO 32, 33, 34 and 35, because these") + 1
+    where = pdf.place(text, gpio, gpio + 1)
+    # on page 1: the title, three lines, "Wiring", then this one — blank lines the reading added are not the page's
+    assert (where.page, where.line, where.end_line, str(where)) == (1, 6, 7, "p. 1, lines 6-7")
+    wipe = lines.index("Раз в месяц датчики протирают спиртом. Если показания") + 1
+    across = pdf.place(text, gpio, wipe)
+    assert (across.page, across.end_page, across.end_line) == (1, 2, 2) and str(across) == "p. 1, line 6 - p. 2, line 2"
+    assert pdf.place("# Plain note\n\nText.\n", 3, 3) is None
+    assert pdf.page_json(where) == {"page": 1, "page_lines": [6, 7]} and pdf.page_json(None) == {"page": None, "page_lines": None}
+
+
+def test_a_word_hyphenated_at_a_lines_end_is_joined_on_the_first_line_and_text_markdown_would_read_as_syntax_is_escaped():
+    lines = [pdf._Line(t, 10.0, 700.0 - 12 * i) for i, t in enumerate(["The con-", "troller waters", "# of pumps: 2", "```", "Wi-", "Fi is on"])]
+    text = pdf._render([lines])
+    assert text.split("\n")[1:7] == ["The controller", "waters", "\\# of pumps: 2", "\\```", "Wi-", "Fi is on"]
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "words"),
+    [
+        ("scan.pdf", None, "no text layer"),
+        ("encrypted.pdf", None, "protected by a password"),
+        ("broken.pdf", b"%PDF-1.7\n1 0 obj << /Type /Catalog /Pages 2 0 R >>\nendobj\ntrailer <<>>\n%%EOF", "not a readable PDF"),
+        ("empty.pdf", b"", "not a readable PDF"),
+    ],
+)
+def test_what_cannot_be_read_is_said_with_the_reason(tmp_path, name, content, words):
+    path = tmp_path / name
+    path.write_bytes(content if content is not None else (PDFS / name).read_bytes())
+    with pytest.raises(NoteError, match=words):
+        pdf.read_pdf(str(path), name, max_bytes=10**8, max_text_bytes=10**7)
+
+
+def test_a_pdf_over_the_size_limit_or_a_reader_over_its_time_or_memory_is_skipped(monkeypatch):
+    with pytest.raises(NoteError, match="over the 10 kB limit for a PDF.*max_pdf_bytes"):
+        read("manual.pdf", max_bytes=10_000)
+    with pytest.raises(NoteError, match="limit for a note"):
+        read("manual.pdf", max_text_bytes=100)
+    pdf._cache.clear()
+    monkeypatch.setattr(pdf, "SECONDS", 0.01)
+    with pytest.raises(NoteError, match="took more than 0 s to read"):
+        read("manual.pdf")
+
+
+def bomb(megabytes: int) -> bytes:
+    """A one-page PDF of ~0.3% its size whose page's text stream inflates to `megabytes` (a decompression bomb)."""
+    packer = zlib.compressobj(9)
+    ops = b"BT /F1 12 Tf 72 712 Td (a) Tj ET\n" * 30_000
+    data = b"".join(packer.compress(ops) for _ in range(megabytes * 1_000_000 // len(ops))) + packer.flush()
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
+        b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(data) + data + b"\nendstream",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ]
+    out, offsets = [b"%PDF-1.7\n"], []
+    for n, body in enumerate(objects, 1):
+        offsets.append(sum(map(len, out)))
+        out.append(b"%d 0 obj\n" % n + body + b"\nendobj\n")
+    xref = sum(map(len, out))
+    out.append(b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1) + b"".join(b"%010d 00000 n \n" % o for o in offsets))
+    out.append(b"trailer << /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref))
+    return b"".join(out)
+
+
+def test_a_decompression_bomb_stops_at_the_readers_memory_bound_and_the_rest_of_the_vault_is_indexed(workspace, monkeypatch):
+    monkeypatch.setattr(pdf, "MEMORY_BYTES", 100_000_000)  # 2 GB in use; 150 MB of text operators pass that here
+    vault = workspace.settings.vault
+    (vault / "Bomb.pdf").write_bytes(bomb(150))
+    shutil.copy(PDFS / "manual.pdf", vault / "Manual.pdf")
+    started = time.perf_counter()
+    report = workspace.sync()
+    assert time.perf_counter() - started < 60
+    assert "a damaged or hostile PDF" in dict(report.skipped)["Bomb.pdf"]
+    assert workspace.retriever.keyword("GPIO").hits[0].chunk.path == "Manual.pdf"
+
+
+def test_the_sync_indexes_pdfs_beside_notes_skips_the_unreadable_with_their_reasons_and_reuses_a_moved_ones_vectors(workspace):
+    vault = workspace.settings.vault
+    (vault / "Papers").mkdir()
+    shutil.copy(PDFS / "manual.pdf", vault / "Papers" / "Manual.pdf")
+    shutil.copy(PDFS / "scan.pdf", vault / "Papers" / "Scan.pdf")
+    (vault / "Papers" / "Broken.pdf").write_bytes(b"%PDF-1.4 nothing else")
+    report = workspace.sync()
+    skipped = dict(report.skipped)
+    assert "no text layer" in skipped["Papers/Scan.pdf"] and "not a readable PDF" in skipped["Papers/Broken.pdf"]
+    assert {s["path"] for s in workspace.status()["skipped"]} >= {"Papers/Scan.pdf", "Papers/Broken.pdf"}
+    hits = workspace.retriever.keyword("GPIO").hits
+    assert hits and hits[0].chunk.path == "Papers/Manual.pdf" and hits[0].chunk.heading_path.startswith("Greenhouse controller manual › p. 1")
+    embedded = len(workspace.embedder.embedded)
+    (vault / "Papers" / "Manual.pdf").rename(vault / "Manual moved.pdf")
+    moved = workspace.sync()
+    assert moved.files_added == 1 and moved.files_removed == 1
+    assert workspace.retriever.keyword("GPIO").hits[0].chunk.path == "Manual moved.pdf"
+    assert len(workspace.embedder.embedded) == embedded  # its chunks' vectors are reused, nothing embedded again
+
+
+def test_a_pdf_is_read_by_line_range_but_never_written(settings, workspace):
+    vault = settings.vault
+    shutil.copy(PDFS / "manual.pdf", vault / "Manual.pdf")
+    got = read_text(settings, "Manual.pdf", start_line=4, end_line=5)
+    assert got.content == "# p. 1\n## Greenhouse controller manual\n" and got.total_lines > 20
+    with pytest.raises(VaultError):
+        write_note(settings, "Manual.pdf", "# overwritten\n")
+    assert (vault / "Manual.pdf").read_bytes() == (PDFS / "manual.pdf").read_bytes()
+
+
+def test_the_citation_dialog_numbers_a_pdfs_lines_as_on_its_page(tmp_path):
+    shutil.copy(PDFS / "manual.pdf", tmp_path / "Manual.pdf")
+    text = read_note(tmp_path, "Manual.pdf").text
+    lines = text.split("\n")
+    n = lines.index("Раз в месяц датчики протирают спиртом. Если показания") + 1
+    shown = passage(tmp_path, "Manual.pdf", n, n + 1, "\n".join(lines[n - 1 : n + 1]))
+    assert str(shown.place) == "p. 2, lines 2-3"
+    cited = [(row.number, row.text) for row in shown.lines if row.cited]
+    assert cited == [(2, lines[n - 1]), (3, lines[n])]
+    assert not any(pdf.PAGE_HEADING.match(row.text) for row in shown.lines)
+
+
+@pytest.fixture(scope="module")
+def pdf_vault(tmp_path_factory, real_embedder):
+    root = tmp_path_factory.mktemp("pdfs")
+    vault = root / "vault"
+    vault.mkdir()
+    shutil.copy(PDFS / "manual.pdf", vault / "Greenhouse manual.pdf")
+    (vault / "Garden.md").write_text("# Garden\n\nThe tomatoes go in the east bed. See [[Greenhouse manual.pdf]].\n", encoding="utf-8")
+    from rag.config import load_settings
+
+    settings = load_settings(vault=vault, db_path=root / "index.db", env={})
+    with Workspace.open(settings, create=True, embedder=real_embedder) as ws:
+        ws.sync()
+    return settings
+
+
+@pytest.mark.parametrize(
+    ("question", "page", "words"),
+    [("Which GPIO pins do the sensors connect to?", 1, "GPIO 32"), ("Чем протирают датчики раз в месяц?", 2, "спиртом")],
+)
+def test_an_answer_from_a_pdf_cites_its_page_and_lines_with_the_real_embedder(pdf_vault, real_embedder, question, page, words):
+    with Workspace.open(pdf_vault, embedder=real_embedder) as ws:
+        answer = ask(ws, question)
+    assert not answer.not_found and words in answer.text
+    first = answer.citations[0]
+    assert first.path == "Greenhouse manual.pdf" and first.place is not None and first.place.page == page
+    data = answer.to_json()
+    assert data["citations"][0]["page"] == page and data["citations"][0]["page_lines"] == [first.place.line, first.place.end_line]
+    assert f"p. {page}" in answer.context.get(first.id).label  # the model is told the page too
+
+
+def test_cli_search_and_mcp_search_give_the_page(pdf_vault, real_embedder, monkeypatch):
+    monkeypatch.setattr("rag.workspace.make_embedder", lambda settings: real_embedder)
+    args = ["--vault", str(pdf_vault.vault), "--db", str(pdf_vault.db_path)]
+    out = CliRunner().invoke(cli, ["search", "GPIO pins", *args], catch_exceptions=False).output
+    assert "1. Greenhouse manual.pdf · p. 1, lines " in out
+    hits = json.loads(CliRunner().invoke(cli, ["search", "GPIO pins", "--json", *args], catch_exceptions=False).output)
+    assert hits[0]["page"] == 1 and len(hits[0]["page_lines"]) == 2
+    live = LiveIndex(pdf_vault, embedder=real_embedder)
+    try:
+        found = VaultTools(Knowledge(live)).knowledge_search("GPIO pins")
+    finally:
+        live.close()
+    first = found.results[0]
+    assert first.path == "Greenhouse manual.pdf" and first.page == 1 and first.page_lines[0] >= 1
