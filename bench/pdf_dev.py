@@ -50,7 +50,9 @@ PRINTED = {
 STYLE = "body{font-family:'DejaVu Sans';font-size:11pt} pre{white-space:pre-wrap;font-size:9pt} table{border-collapse:collapse}"
 
 
-def make() -> None:
+def make(as_markdown: bool = False) -> None:
+    """`as_markdown`: the ten documents as their Markdown originals instead of PDFs (the same place and name), the
+    reference the PDFs are measured against."""
     shutil.rmtree(ROOT, ignore_errors=True)
     VAULT.mkdir(parents=True)
     printed = set()
@@ -59,13 +61,18 @@ def make() -> None:
         for lang, paths in PRINTED.items():
             for rel in paths:
                 text = (DOCS / f"vault-{lang}" / rel).read_text(encoding="utf-8")
+                printed.add(rel)
+                if as_markdown:
+                    out = VAULT / "PDF" / lang / (Path(rel).stem + ".md")
+                    out.parent.mkdir(parents=True, exist_ok=True)
+                    out.write_text(text, encoding="utf-8")
+                    continue
                 html = f'<html lang="{lang}"><head><meta charset="utf-8"><title>{Path(rel).stem}</title><style>{STYLE}</style></head><body>{md.render(text)}</body></html>'
                 page = Path(tmp) / "page.html"
                 page.write_text(html, encoding="utf-8")
                 out = VAULT / "PDF" / lang / (Path(rel).stem + ".pdf")
                 out.parent.mkdir(parents=True, exist_ok=True)
                 _print(page, out)
-                printed.add((lang, rel))
         scan = Path(tmp) / "scan.html"
         scan.write_text('<html><body><img src="data:image/png;base64,' + _png_b64() + '" width="600"></body></html>', encoding="utf-8")
         _print(scan, VAULT / "PDF" / "scanned receipt.pdf")
@@ -73,10 +80,12 @@ def make() -> None:
     for lang in PRINTED:
         for f in sorted((DOCS / f"vault-{lang}").rglob("*.md")):
             rel = f.relative_to(DOCS / f"vault-{lang}").as_posix()
-            if (lang, rel) not in printed:
+            if rel not in printed:  # nor its translation: the answers are only in the ten documents
                 target = VAULT / "Docs" / lang / rel
                 target.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy(f, target)
+    if as_markdown:
+        return
     from rag.notes.vault import read_note
 
     with (ROOT / "pages.jsonl").open("w", encoding="utf-8") as out:
@@ -163,12 +172,15 @@ def score() -> dict:
                     texts[c.path] = read_note(VAULT, c.path).text if c.path.endswith(".pdf") else ""
                 where = pdfs.place(texts[c.path], c.start_line, c.end_line) if texts[c.path] else None
                 found.append((c.path, where))
-            hit = any(p == q["pdf"] and w is not None and w.page <= q["page"] <= w.end_page for p, w in found)
+            markdown = q["pdf"].removesuffix(".pdf") + ".md"
+            hit = any(p == q["pdf"] and w is not None and w.page <= q["page"] <= w.end_page or p == markdown for p, w in found)
             answer = ask(ws, q["question"])
             first = answer.citations[0] if answer.citations else None
             said = answer.text.casefold()
             has_key = not answer.not_found and all(any(k.casefold() in said for k in group) for group in q["keys"])
-            cited = first is not None and first.path == q["pdf"] and first.place is not None and first.place.page <= q["page"] <= first.place.end_page
+            cited = first is not None and (
+                first.path == q["pdf"] and first.place is not None and first.place.page <= q["page"] <= first.place.end_page or first.path == markdown
+            )
             hits5, key, on_page = hits5 + hit, key + has_key, on_page + cited
             rows.append({"id": q["id"], "hit@5": hit, "key": has_key, "cited_page": cited, "first": first and f"{first.path} {first.place}"})
     n = len(questions)
@@ -196,9 +208,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("command", choices=["make", "score"])
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--as-markdown", action="store_true", help="make: the documents as Markdown, the reference (hits are then on the document)")
     args = parser.parse_args()
     if args.command == "make":
-        make()
+        make(args.as_markdown)
         return
     report = score()
     print(json.dumps(report, ensure_ascii=False, indent=2) if args.json else report)

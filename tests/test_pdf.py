@@ -148,6 +148,10 @@ def test_the_sync_indexes_pdfs_beside_notes_skips_the_unreadable_with_their_reas
     assert moved.files_added == 1 and moved.files_removed == 1
     assert workspace.retriever.keyword("GPIO").hits[0].chunk.path == "Manual moved.pdf"
     assert len(workspace.embedder.embedded) == embedded  # its chunks' vectors are reused, nothing embedded again
+    shutil.copy(PDFS / "encrypted.pdf", vault / "Manual moved.pdf")  # changed on disk: read again, and now refused
+    changed = workspace.sync()
+    assert "protected by a password" in dict(changed.skipped)["Manual moved.pdf"]
+    assert not workspace.retriever.keyword("GPIO").hits  # its old text is no longer served
 
 
 def test_a_pdf_is_read_by_line_range_but_never_written(settings, workspace):
@@ -216,3 +220,23 @@ def test_cli_search_and_mcp_search_give_the_page(pdf_vault, real_embedder, monke
         live.close()
     first = found.results[0]
     assert first.path == "Greenhouse manual.pdf" and first.page == 1 and first.page_lines[0] >= 1
+
+
+def test_a_heading_wrapped_onto_two_lines_names_its_section_whole_and_the_pages_lines_still_count():
+    sizes = [16.0, 16.0, 10.0, 10.0, 10.0]
+    texts = [
+        "Settings and environment",
+        "variables { #settings }",
+        "The first line of the body text.",
+        "Body two, as long as a line of text.",
+        "The third line of the body.",
+    ]
+    lines = [pdf._Line(t, size, 700.0 - 14 * i) for i, (t, size) in enumerate(zip(texts, sizes))]
+    text = pdf._render([lines])
+    assert text.split("\n")[1:4] == [
+        "## Settings and environment variables { #settings }",
+        "variables { #settings }",
+        "The first line of the body text.",
+    ]
+    body = text.split("\n").index("Body two, as long as a line of text.") + 1
+    assert pdf.place(text, body, body).line == 4  # the fourth line of the page, as the PDF shows it

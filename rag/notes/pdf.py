@@ -268,16 +268,32 @@ def _render(pages: list[list[_Line]]) -> str:
         steps = [a.baseline - b.baseline for a, b in zip(lines, lines[1:]) if a.text and b.text and a.baseline > b.baseline]
         usual = sorted(steps)[len(steps) // 4] if steps else 0.0  # from a line to the next: most steps are within a paragraph
         for k, line in enumerate(lines):
+            previous = lines[k - 1] if k else None
             if _heading(line, body_size):
                 level = min(2 + heading_sizes.index(round(line.size, 1)), 4)
+                if (
+                    previous is not None
+                    and _heading(previous, body_size)
+                    and round(previous.size, 1) == round(line.size, 1)
+                    and out[-1].startswith("#")
+                ):
+                    # a heading wrapped onto a second line: whole on its first line (the section's name), this line
+                    # kept as text so the page's lines still count as the PDF shows them
+                    out[-1] = f"{out[-1]} {line.text.strip()}"
+                    out.append(_escaped(line.text))
+                    continue
                 out.append(f"{'#' * level} {line.text.strip()}")
                 continue
-            previous = lines[k - 1] if k else None
             if previous is not None and usual and previous.baseline - line.baseline > PARAGRAPH_GAP * usual and out[-1]:
                 out.append("")  # a paragraph's end, as the chunker reads it
-            out.append(("\\" + line.text) if _MARKDOWN_START.match(line.text) else line.text)
+            out.append(_escaped(line.text))
         out.append("")
     return "\n".join(out)
+
+
+def _escaped(text: str) -> str:
+    """A line of the PDF's text that Markdown would read as syntax (a heading, a fence, frontmatter) kept as text."""
+    return ("\\" + text) if _MARKDOWN_START.match(text) else text
 
 
 def _heading(line: _Line, body_size: float) -> bool:
