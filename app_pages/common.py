@@ -19,9 +19,10 @@ import streamlit as st
 from rag.answer.chat import try_model
 from rag.answer.servers import find_servers, shown_name
 from rag.config import DEMO_VAULT, Settings, allowed_range, load_settings
-from rag.errors import RagError
+from rag.errors import NoteError, RagError
 from rag.knowledge import Knowledge
 from rag.live import LiveIndex, Progress
+from rag.notes.vault import pdf_page_image
 from rag.search.presentation import why_found
 from rag.search.similar import NoteVectors
 from rag.text import wikilinks
@@ -476,6 +477,12 @@ def lines_label(where, start: int, end: int) -> str:
     return t("page_lines", page=where.page, start=where.line, end=where.end_line)
 
 
+@st.cache_data(max_entries=8, show_spinner=False)
+def _page_image(vault: str, path: str, page: int, outside: tuple[str, ...]):
+    """A PDF's page as drawn (a few of them kept: the dialog is drawn again on every rerun)."""
+    return pdf_page_image(Path(vault), path, page, outside=outside)
+
+
 def passage_dialog(vault, **passage_args) -> None:
     """The cited passage in a dialog (its title in the session's language)."""
     st.dialog(t("passage.title"), width="large")(_passage_body)(vault, **passage_args)
@@ -493,6 +500,12 @@ def _passage_body(
     if shown.changed:
         st.warning(t("passage.changed"), icon=":material/history:")
     st.html(PASSAGE_CSS + passage_html(shown))
+    if shown.place is not None:
+        with st.expander(t("passage.page_image", page=shown.place.page), icon=":material/picture_as_pdf:"):
+            try:
+                st.image(_page_image(str(vault), path, shown.place.page, tuple(outside)), width="stretch")
+            except NoteError as exc:
+                st.caption(untrusted.text(str(exc)))
     page = shown.place.page if shown.place else None
     st.link_button(t("obsidian.open"), obsidian_url(vault, path, page), icon=":material/open_in_new:")
 

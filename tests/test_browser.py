@@ -443,6 +443,8 @@ def test_a_citation_of_a_pdf_opens_its_page_with_the_lines_numbered_as_on_it(bro
         sync_api.expect(dialog).to_contain_text("Greenhouse manual.pdf")
         sync_api.expect(dialog).to_contain_text("p. 2, lines")
         sync_api.expect(dialog).to_contain_text("Раз в месяц датчики протирают спиртом")
+        dialog.get_by_text("Page 2 as printed").click()  # the page itself, drawn
+        sync_api.expect(dialog.locator("img").first).to_be_visible(timeout=30_000)
         sync_api.expect(dialog.get_by_role("link", name="Open in Obsidian")).to_have_attribute(
             "href", "obsidian://open?vault=vault&file=Greenhouse%20manual.pdf%23page%3D2"
         )

@@ -22,7 +22,7 @@ from rag.knowledge import Knowledge
 from rag.live import LiveIndex
 from rag.notes import pdf
 from rag.notes.files import read_text, write_note
-from rag.notes.vault import read_note
+from rag.notes.vault import pdf_page_image, read_note
 from rag.web.ui_render import passage
 from rag.workspace import Workspace
 
@@ -240,3 +240,15 @@ def test_a_heading_wrapped_onto_two_lines_names_its_section_whole_and_the_pages_
     ]
     body = text.split("\n").index("Body two, as long as a line of text.") + 1
     assert pdf.place(text, body, body).line == 4  # the fourth line of the page, as the PDF shows it
+
+
+def test_a_page_is_drawn_for_the_dialog_in_the_bounded_reader_and_only_a_vaults_pdf(tmp_path):
+    shutil.copy(PDFS / "manual.pdf", tmp_path / "Manual.pdf")
+    image = pdf_page_image(tmp_path, "Manual.pdf", 2)
+    assert image.ndim == 3 and image.shape[2] == 3 and image.shape[1] in (pdf.PAGE_WIDTH, pdf.PAGE_WIDTH + 1)
+    assert image.min() < 100 < 250 < image.max()  # text on a white page
+    with pytest.raises(NoteError, match="could not be drawn"):
+        pdf_page_image(tmp_path, "Manual.pdf", 3)  # it has two
+    (tmp_path / "Notes.md").write_text("# not a PDF\n", encoding="utf-8")
+    with pytest.raises(NoteError, match="not a PDF of the vault"):
+        pdf_page_image(tmp_path, "../Manual.pdf", 1)

@@ -14,6 +14,7 @@ with the other skipped notes (`rag status`, the Index page). Run as `python -m r
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import re
@@ -32,6 +33,8 @@ PAGE_HEADING = re.compile(r"^# p\. (\d+)$")
 MAX_PAGES = 2000
 SECONDS = 60.0  # to read one PDF, whole
 MEMORY_BYTES = 2_000_000_000  # the child's address space
+PAGE_WIDTH = 900  # pixels of a page drawn for the citation dialog
+MAX_DRAWN_PIXELS = 20_000_000
 HEADING_SIZE = 1.15  # a line set this much larger than the body text is a heading
 HEADING_CHARS = 120
 PARAGRAPH_GAP = 1.4  # a step between baselines this many times the usual one starts a paragraph
@@ -131,10 +134,30 @@ _cache: dict[tuple[str, int, int], Read] = {}  # (real path, mtime_ns, size) →
 CACHE_SIZE = 32
 
 
-def _in_child(raw: bytes, rel: str) -> dict:
+def render_page(real: str, rel: str, page: int, *, max_bytes: int, width: int = PAGE_WIDTH):
+    """Page `page` (from 1) of the PDF drawn as RGB pixels (a numpy array) `width` wide, for the citation dialog: in
+    the bounded child, like its reading. Raises NoteError."""
+    import numpy as np
+
     try:
-        done = subprocess.run(
-            [sys.executable, "-m", "rag.notes.pdf"],
+        st = os.stat(real)
+        if st.st_size > max_bytes:
+            raise NoteError(f"{rel} is over the {_size(max_bytes)} limit for a PDF.")
+        with open(real, "rb") as handle:
+            raw = handle.read(max_bytes + 1)
+    except OSError as exc:
+        raise NoteError(f"Cannot read {rel}: {exc.strerror}.") from exc
+    done = _child(raw, rel, "--page", str(int(page)), "--width", str(int(width)))
+    try:
+        return np.load(io.BytesIO(done.stdout), allow_pickle=False)
+    except (ValueError, OSError, EOFError):
+        raise NoteError(f"Page {page} of {rel} could not be drawn (exit {done.returncode}).") from None
+
+
+def _child(raw: bytes, rel: str, *args: str) -> subprocess.CompletedProcess:
+    try:
+        return subprocess.run(
+            [sys.executable, "-m", "rag.notes.pdf", *args],
             input=raw,
             capture_output=True,
             timeout=SECONDS,
@@ -145,6 +168,10 @@ def _in_child(raw: bytes, rel: str) -> dict:
         raise NoteError(f"{rel} took more than {SECONDS:.0f} s to read; it is skipped (a damaged or hostile PDF?).") from exc
     except OSError as exc:
         raise NoteError(f"Cannot start the PDF reader for {rel}: {exc}.") from exc
+
+
+def _in_child(raw: bytes, rel: str) -> dict:
+    done = _child(raw, rel)
     try:
         out = json.loads(done.stdout.decode("utf-8"))
     except (ValueError, UnicodeDecodeError):
@@ -319,8 +346,25 @@ def _join_hyphens(lines: list[_Line]) -> None:
         lines[-1].text = lines[-1].text.replace("\x02", "")
 
 
+def draw(data: bytes, page: int, width: int) -> None:
+    """Page `page` as RGB pixels, written to stdout in numpy's format (nothing for a page it cannot draw)."""
+    import numpy as np
+    import pypdfium2 as pdfium
+
+    pdf = pdfium.PdfDocument(data)
+    if not 1 <= page <= min(len(pdf), MAX_PAGES):
+        return
+    drawn = pdf[page - 1]
+    w, h = drawn.get_size()
+    scale = min(width / max(w, 1.0), (MAX_DRAWN_PIXELS / max(w * h, 1.0)) ** 0.5)  # a page 100 m long stays bounded too
+    np.save(sys.stdout.buffer, drawn.render(scale=max(scale, 0.01), rev_byteorder=True).to_numpy(), allow_pickle=False)
+
+
 def main() -> None:
     data = sys.stdin.buffer.read()
+    if "--page" in sys.argv:
+        draw(data, int(sys.argv[sys.argv.index("--page") + 1]), int(sys.argv[sys.argv.index("--width") + 1]))
+        return
     try:
         out = to_markdown(data)
     except MemoryError:

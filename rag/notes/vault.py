@@ -223,6 +223,15 @@ def pdf_place(vault: Path, rel: str, start_line: int, end_line: int, *, outside:
         return None
 
 
+def pdf_page_image(vault: Path, rel: str, page: int, *, outside: tuple[str, ...] = (), max_pdf_bytes: int = DEFAULT_MAX_PDF_BYTES):
+    """Page `page` of the vault's PDF `rel` drawn as RGB pixels (rag/notes/pdf.py `render_page`). Raises NoteError
+    (a path outside the vault included)."""
+    real = os.path.realpath(vault / rel)
+    if not rel.lower().endswith(pdf.SUFFIX) or not _inside(real, allowed_roots(vault, outside)):
+        raise NoteError(f"{rel} is not a PDF of the vault.")
+    return pdf.render_page(real, rel, page, max_bytes=max_pdf_bytes)
+
+
 def _size(n: int) -> str:
     return f"{n / 1e9:.1f} GB" if n >= 1e9 else f"{n / 1e6:.1f} MB" if n >= 1e6 else f"{n / 1e3:.0f} kB" if n >= 1e3 else f"{n} bytes"
 

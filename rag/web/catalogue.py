@@ -91,6 +91,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     # the passage dialog and "why found"
     "passage.title": ("Cited passage", "Цитируемый фрагмент"),
     "passage.where": ("{heading} · lines {start}–{end} · found by {why}", "{heading} · строки {start}–{end} · найдено: {why}"),
+    "passage.page_image": ("Page {page} as printed", "Страница {page}, как в PDF"),
     "passage.where_page": ("{heading} · {lines} · found by {why}", "{heading} · {lines} · найдено: {why}"),
     "passage.changed": (
         "This note changed since; showing the passage as it was cited.",
