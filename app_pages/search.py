@@ -8,6 +8,7 @@ import streamlit as st
 from app_pages import common
 from app_pages.common import t
 from rag.errors import RagError
+from rag.notes.vault import pdf_place
 from rag.search.by_note import Filters, NoteMatch
 from rag.search.presentation import heading_without_title, snippet
 from rag.search.when import hit_day
@@ -100,7 +101,9 @@ def _passage(ctx: common.AppContext, n: int, h: int, hit, title: str | None, que
     where = f"{untrusted.words(place)} · " if place else ""
     day = hit_day(hit)
     when = f" · {day_label(day, common.language())}" if day else ""
-    text.markdown(f":gray[{where}{t('lines', start=c.start_line, end=c.end_line)}{when} · {why}]  \n{highlighted(shown, spans)}")
+    page = pdf_place(ctx.settings.vault, c.path, c.start_line, c.end_line, outside=ctx.settings.outside_folders)
+    lines = common.lines_label(page, c.start_line, c.end_line)
+    text.markdown(f":gray[{where}{lines}{when} · {why}]  \n{highlighted(shown, spans)}")
     if button.button(t("show"), key=f"hit-{n}-{h}", help=t("show.help")):
         common.passage_dialog(
             ctx.settings.vault,

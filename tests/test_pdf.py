@@ -252,3 +252,31 @@ def test_a_page_is_drawn_for_the_dialog_in_the_bounded_reader_and_only_a_vaults_
     (tmp_path / "Notes.md").write_text("# not a PDF\n", encoding="utf-8")
     with pytest.raises(NoteError, match="not a PDF of the vault"):
         pdf_page_image(tmp_path, "../Manual.pdf", 1)
+
+
+def test_the_search_page_shows_a_pdfs_passage_by_page_and_its_index_page_lists_the_scan_it_skipped(app, vault):
+    from tests.app_harness import shown
+
+    shutil.copy(PDFS / "manual.pdf", vault / "Manual.pdf")
+    shutil.copy(PDFS / "scan.pdf", vault / "Scan.pdf")
+    at = app("app_pages/search.py")
+    at.text_input(key="rag_search_query").input("GPIO pins analogue converter").run()
+    markdown = shown(at.markdown)
+    assert "p. 1, lines " in markdown and "Manual.pdf" in markdown
+    index = app("app_pages/index.py")
+    assert "Scan.pdf has no text layer" in shown(index.markdown) + shown(index.caption) + shown(index.warning)
+
+
+def test_a_pdf_over_the_page_limit_is_skipped_before_its_pages_are_read(tmp_path):
+    import io
+
+    import pypdfium2
+
+    made = pypdfium2.PdfDocument.new()
+    for _ in range(pdf.MAX_PAGES + 1):
+        made.new_page(50, 50)
+    data = io.BytesIO()
+    made.save(data)
+    (tmp_path / "Book.pdf").write_bytes(data.getvalue())
+    with pytest.raises(NoteError, match="has 2,001 pages, over the 2,000-page limit"):
+        read_note(tmp_path, "Book.pdf")
