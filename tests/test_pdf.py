@@ -280,3 +280,13 @@ def test_a_pdf_over_the_page_limit_is_skipped_before_its_pages_are_read(tmp_path
     (tmp_path / "Book.pdf").write_bytes(data.getvalue())
     with pytest.raises(NoteError, match="has 2,001 pages, over the 2,000-page limit"):
         read_note(tmp_path, "Book.pdf")
+
+
+def test_headings_set_in_the_body_texts_size_come_from_the_pdfs_outline():
+    text = read("outlined.pdf")  # chromium's outline of <h1>/<h2> set at 12pt, like the text
+    assert [line for line in text.split("\n") if line.startswith("#")] == [
+        "# p. 1",
+        "## Pump service log",
+        "### March service",
+        "### September service",
+    ]

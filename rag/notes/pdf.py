@@ -1,7 +1,7 @@
 """A PDF in the vault read as a note: its text page by page, as Markdown the chunker and every reader of notes take.
 
 Each page opens with a heading of its own, `# p. N`, so every chunk sits on one page and its heading path names it;
-the PDF's own headings (lines set larger than its body text) follow as `##`–`####`; each line of the text is a line
+the PDF's own headings follow as `##`–`####` (the entries of its outline, and lines set larger than its body text); each line of the text is a line
 of the PDF, so a passage's lines are lines on its page (`place` turns the note's line numbers into the page's). A word
 hyphenated at a line's end is joined on the first line. The title is the PDF's own, else the file name.
 
@@ -229,6 +229,7 @@ def to_markdown(data: bytes) -> dict:
             return {"error": "pages", "pages": len(pdf)}
         pages = [_lines(pdf[i]) for i in range(len(pdf))]
         title = _title(pdf)
+        outline = _outline(pdf)
     except MemoryError:
         return {"error": "memory"}
     except pdfium.PdfiumError as exc:
@@ -237,7 +238,7 @@ def to_markdown(data: bytes) -> dict:
         pdf.close()
     if not any(line.text.strip() for page in pages for line in page):
         return {"error": "no_text"}
-    return {"text": _render(pages), "title": title}
+    return {"text": _render(pages, outline), "title": title}
 
 
 def _lines(page) -> list[_Line]:
@@ -280,13 +281,47 @@ def _title(pdf) -> str | None:
     return title
 
 
-def _render(pages: list[list[_Line]]) -> str:
+def _outline(pdf) -> list[tuple[int, int, str]]:
+    """The PDF's outline (its bookmarks) as (page from 1, depth from 0, title); empty when it has none or it cannot
+    be read. Bounded: a hostile outline may be deep, long or a loop (pypdfium2 stops at a loop)."""
+    out = []
+    try:
+        for item in pdf.get_toc(max_depth=8):
+            dest = item.get_dest()
+            index = dest.get_index() if dest is not None else None
+            if index is not None and 0 <= index < len(pdf):
+                out.append((index + 1, item.level, " ".join((item.get_title() or "").split())))
+            if len(out) >= 10 * MAX_PAGES:
+                break
+    except Exception:  # noqa: BLE001 — the outline is optional: the font sizes still give headings
+        return []
+    return out
+
+
+def _marked(pages: list[list[_Line]], outline: list[tuple[int, int, str]]) -> dict[tuple[int, int], int]:
+    """(page, line index) → outline depth, for the line each outline entry names on its page (its title, or the
+    first line of a title wrapped onto two)."""
+    marked: dict[tuple[int, int], int] = {}
+    for page, depth, title in outline:
+        wanted = title.casefold()
+        if not wanted or page > len(pages):
+            continue
+        for k, line in enumerate(pages[page - 1]):
+            text = " ".join(_clean(line.text).split()).casefold()
+            if (page, k) not in marked and text and (text == wanted or (len(text) >= 12 and wanted.startswith(text))):
+                marked[(page, k)] = depth
+                break
+    return marked
+
+
+def _render(pages: list[list[_Line]], outline: list[tuple[int, int, str]] = ()) -> str:
     body = Counter()
     for page in pages:
         for line in page:
             body[round(line.size, 1)] += len(line.text)
     body_size = body.most_common(1)[0][0] if body else 0.0
     heading_sizes = sorted({round(line.size, 1) for page in pages for line in page if _heading(line, body_size)}, reverse=True)
+    marked = _marked(pages, list(outline))  # the outline names headings the font sizes may not show
     out = []
     for number, page in enumerate(pages, 1):
         out.append(f"# p. {number}")
@@ -296,6 +331,9 @@ def _render(pages: list[list[_Line]]) -> str:
         usual = sorted(steps)[len(steps) // 4] if steps else 0.0  # from a line to the next: most steps are within a paragraph
         for k, line in enumerate(lines):
             previous = lines[k - 1] if k else None
+            if (number, k) in marked:
+                out.append(f"{'#' * min(2 + marked[(number, k)], 4)} {line.text.strip()}")
+                continue
             if _heading(line, body_size):
                 level = min(2 + heading_sizes.index(round(line.size, 1)), 4)
                 if (
