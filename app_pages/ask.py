@@ -368,7 +368,7 @@ def _source_line(ctx: common.AppContext, i: int, a: Answer, s, mark: str) -> Non
         lines += " · " + day_label(s.dated, common.language())
     text.markdown(
         f"**[{s.id}]** {untrusted.text(s.path)} › {untrusted.words(s.heading)} · {lines}  \n"
-        f":gray[{t('sources.found_by', why=common.why(s.bm25_rank, s.dense_rank))} · {mark}]"
+        f":gray[{t('sources.found_by', why=common.why(s.bm25_rank, s.dense_rank, s.linked_from))} · {mark}]"
     )
     if button.button(t("show"), key=f"src-{i}-{s.id}", help=t("show.help")):
         _open_citation(ctx, a, s.id)
@@ -388,7 +388,7 @@ def _open_citation(ctx: common.AppContext, a: Answer, source_id: str) -> None:
         start=s.start_line,
         end=s.end_line,
         text=s.text,
-        why=common.why(s.bm25_rank, s.dense_rank),
+        why=common.why(s.bm25_rank, s.dense_rank, s.linked_from),
         quoted=quoted,
     )
 

@@ -142,9 +142,9 @@ def language() -> str:
     return st.session_state.get("rag_language", "en")
 
 
-def why(bm25_rank: int | None, dense_rank: int | None) -> str:
-    """Why a passage was found, in the session's language ("keyword #2 · meaning #1")."""
-    return why_found(bm25_rank, dense_rank, names=i18n.labels(language(), "why"))
+def why(bm25_rank: int | None, dense_rank: int | None, linked_from: str | None = None) -> str:
+    """Why a passage was found, in the session's language ("keyword #2 · meaning #1", "linked from Garden.md")."""
+    return why_found(bm25_rank, dense_rank, linked_from=linked_from, names=i18n.labels(language(), "why"))
 
 
 def _choose_language(settings: Settings, knowledge: Knowledge | None) -> str:

@@ -94,7 +94,7 @@ def _note(ctx: common.AppContext, n: int, match: NoteMatch, query: str) -> None:
 
 def _passage(ctx: common.AppContext, n: int, h: int, hit, title: str | None, query: str) -> None:
     c = hit.chunk
-    why = common.why(hit.bm25_rank, hit.dense_rank)
+    why = common.why(hit.bm25_rank, hit.dense_rank, hit.linked_from)
     text, button = st.columns([5, 1], vertical_alignment="center")
     place = heading_without_title(c.heading_path, title, c.path)
     shown, spans = snippet(c.text, stemming.query_terms(query))

@@ -127,7 +127,7 @@ def search(settings, query: str, k: int, mode: str, everything: bool, after, bef
     terms = query_terms(query)
     for i, hit in enumerate(result.hits, 1):
         chunk = hit.chunk
-        why = why_found(hit.bm25_rank, hit.dense_rank)
+        why = why_found(hit.bm25_rank, hit.dense_rank, linked_from=hit.linked_from)
         place = heading_without_title(chunk.heading_path, None, chunk.path)
         stated = hit_day(hit)  # a file time is not the passage's day
         day = f"  · {day_label(stated)}" if stated else ""

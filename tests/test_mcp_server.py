@@ -100,7 +100,21 @@ async def test_search_gives_path_heading_lines_score_and_an_excerpt_of_at_most_2
         found = await call(client, "knowledge_search", query="zebrafish", limit=3)
         hydration = await call(client, "knowledge_search", query="sourdough hydration", limit=2)
     top = found["results"][0]
-    assert set(top) == {"path", "heading", "start_line", "end_line", "score", "excerpt", "project", "tier", "day", "day_from", "page", "page_lines"}
+    assert set(top) == {
+        "path",
+        "heading",
+        "start_line",
+        "end_line",
+        "score",
+        "excerpt",
+        "project",
+        "tier",
+        "day",
+        "day_from",
+        "page",
+        "page_lines",
+        "linked_from",
+    }
     assert top["path"] == "Notes/Long.md" and len(top["excerpt"]) == 2000 and top["excerpt"].endswith("…")
     first = hydration["results"][0]
     assert first["path"] == "Notes/Sourdough.md" and first["heading"].startswith("Sourdough bread")

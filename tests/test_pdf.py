@@ -290,3 +290,19 @@ def test_headings_set_in_the_body_texts_size_come_from_the_pdfs_outline():
         "### March service",
         "### September service",
     ]
+
+
+def test_a_pdf_a_found_note_links_to_is_found_with_it_on_the_linked_page(workspace):
+    vault = workspace.settings.vault
+    shutil.copy(PDFS / "manual.pdf", vault / "Greenhouse manual.pdf")
+    (vault / "Schematic.md").write_text("# Schematic\n\nWhere I filed the schematic: ![[Greenhouse manual.pdf#page=2]]\n", encoding="utf-8")
+    workspace.sync()
+    hits = workspace.retriever.hybrid("where did I file the schematic", k=4).hits
+    paths = [h.chunk.path for h in hits]
+    assert len(hits) == 4 and "Greenhouse manual.pdf" in paths, paths  # its own words share nothing with the question
+    linked = hits[paths.index("Greenhouse manual.pdf")]
+    assert paths[paths.index("Greenhouse manual.pdf") - 1] == "Schematic.md" and linked.linked_from == "Schematic.md"
+    assert "p. 2" in linked.chunk.heading_path.split(" › ")  # the page the link names
+    assert workspace.retriever.hybrid("sourdough hydration", k=4).hits[0].linked_from is None
+    out = CliRunner().invoke(cli, ["search", "where did I file the schematic", "--vault", str(vault), "--db", str(workspace.settings.db_path)])
+    assert "linked from Schematic.md" in out.output

@@ -228,7 +228,7 @@ def _search_hit(hit: Hit, settings) -> SearchHit:
     page = pdf_place(settings.vault, c.path, c.start_line, c.end_line, outside=settings.outside_folders)
     return SearchHit(
         c.path, c.heading_path, c.start_line, c.end_line, round(hit.score, 4), block_excerpt(c.text), c.project, c.tier, c.day, c.day_source,
-        page.page if page else None, [page.line, page.end_line] if page else None,
+        page.page if page else None, [page.line, page.end_line] if page else None, hit.linked_from,
     )  # fmt: skip
 
 

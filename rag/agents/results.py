@@ -24,6 +24,7 @@ class SearchHit:
     day_from: str | None = None  # where that day was read; "file time" when the note says nothing (a copy or sync resets it)
     page: int | None = None  # a PDF's passage: the page it starts on, and its lines there (null for a Markdown note)
     page_lines: list[int] | None = None
+    linked_from: str | None = None  # a PDF found because this note, among the best results, links to it
 
 
 @dataclass(frozen=True)

@@ -69,6 +69,7 @@ class Source:
     day: str | None = None  # ISO day the passage is from (rag/notes/dates.py), and where that was read
     day_source: str | None = None
     place: Place | None = None  # a PDF's passage: its page and the lines on it (rag/notes/pdf.py)
+    linked_from: str | None = None  # a PDF found because a note among the best passages links to it
 
     @property
     def lines(self) -> str:
@@ -262,7 +263,7 @@ def _source(source_id: str, span: _Span) -> Source:
     return Source(
         source_id, span.path, common_heading(c.heading_path for c in chunks), first.start_line, last.end_line, sha, text, best.score,
         bm25, dense, span.start, span.end,
-        first.day, first.day_source, where,
+        first.day, first.day_source, where, best.linked_from if bm25 is None and dense is None else None,
     )  # fmt: skip
 
 

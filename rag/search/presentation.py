@@ -30,13 +30,16 @@ def block_excerpt(text: str, limit: int = AGENT_EXCERPT) -> str:
     return (cut[:boundary] if boundary >= limit * 0.8 else cut) + "…"
 
 
-_WHY_WORDS = {"keyword": "keyword", "meaning": "meaning", "only": " only", "boosted": "boosted (curated note)"}
+_WHY_WORDS = {"keyword": "keyword", "meaning": "meaning", "only": " only", "boosted": "boosted (curated note)", "linked": "linked from {note}"}
 
 
-def why_found(bm25_rank: int | None, dense_rank: int | None, *, names: dict[str, str] | None = None) -> str:
-    """Why retrieval chose a passage: its rank in each channel that found it ("keyword #2 · meaning #1"). `names`
-    gives the words in another language (keys "keyword", "meaning", "only", "boosted")."""
+def why_found(bm25_rank: int | None, dense_rank: int | None, *, linked_from: str | None = None, names: dict[str, str] | None = None) -> str:
+    """Why retrieval chose a passage: its rank in each channel that found it ("keyword #2 · meaning #1"), or the
+    note that links to it (a PDF, rag/search/linked.py). `names` gives the words in another language (keys
+    "keyword", "meaning", "only", "boosted", "linked")."""
     words = {**_WHY_WORDS, **(names or {})}
+    if linked_from and not (bm25_rank or dense_rank):
+        return words["linked"].replace("{note}", linked_from)
     parts = [f"{words[name]} #{rank}" for name, rank in (("keyword", bm25_rank), ("meaning", dense_rank)) if rank]
     if not parts:
         return words["boosted"]

@@ -53,6 +53,7 @@ class Hit:
     score: float
     bm25_rank: int | None = None  # 1-based rank in the keyword channel, None if it did not find this chunk
     dense_rank: int | None = None  # 1-based rank in the dense channel
+    linked_from: str | None = None  # a PDF found because this note, among the best passages, links to it (rag/search/linked.py)
 
 
 # What a person reads when the meaning channel is missing (the app shows them in its language: rag/web/i18n.py).
@@ -236,7 +237,15 @@ class Retriever:
         crossing = functools.partial(self.crossing_ranking, words, n, rows=rows)
         hits = self._hits(self._fuse(words, keyword, dense, frequencies, crossing), bm25=keyword, dense=dense, boost=True)
         fused = self.settings.fusion if dense else None  # meaning served: the scores are fused (z-scores, or RRF)
-        return SearchResult(hits[:k], channels, notice, term_coverage(terms, *frequencies), fused=fused, pool=len(dense))
+        result = SearchResult(hits[:k], channels, notice, term_coverage(terms, *frequencies), fused=fused, pool=len(dense))
+        from rag.search.linked import with_linked_pdfs  # the vault's links: imported here, not at the index's import
+
+        return with_linked_pdfs(self, query, result, k, vault=self.settings.vault)
+
+    def hits_of(self, rowids: list[int]) -> list[Hit]:
+        """The chunks of these rowids as hits of no score, in that order (those still in the index)."""
+        chunks = self.store.chunks_by_rowid(list(rowids))
+        return [Hit(chunks[r], 0.0) for r in rowids if r in chunks]
 
     def term_frequencies(self, terms: list[str]) -> tuple[int, dict[str, int]]:
         """(number of chunks, {term: chunks containing it}) as the keyword index counts its tokens. A stem the index
