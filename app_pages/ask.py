@@ -317,16 +317,22 @@ def _claim_list(a: Answer) -> None:
         st.markdown(f"- {label} · {untrusted.words(text)} · :gray[{untrusted.text(reason)}]")
     with st.expander(t("claim.evidence"), icon=":material/fact_check:"):
         for c in a.claims:
-            _claim_evidence(c)
+            _claim_evidence(c, a.context)
 
 
-def _claim_evidence(c) -> None:
-    """One claim, its status, and the evidence lines quoted (the claim's words they lack marked)."""
+def _claim_evidence(c, context) -> None:
+    """One claim, its status, and the evidence lines quoted (the claim's words they lack marked); a PDF's lines by
+    their page."""
     label = (_NOTE_LABELS.get(c.status) or ":green[:material/check: **{}**]").format(t(f"claim.{c.status}"))
     st.markdown(f"{label} · {untrusted.words(c.text)}")
     for e in c.evidence:
-        key = "claim.line" if e.start_line == e.end_line else "claim.lines"
-        where = t(key, source=e.source, start=e.start_line, end=e.end_line)
+        source = context.get(e.source)
+        page = source.place_of(e.start_line, e.end_line) if source is not None else None
+        if page is not None:
+            where = f"{e.source}, {common.lines_label(page, e.start_line, e.end_line)}"
+        else:
+            key = "claim.line" if e.start_line == e.end_line else "claim.lines"
+            where = t(key, source=e.source, start=e.start_line, end=e.end_line)
         st.markdown(f"> :gray[{where}] {untrusted.words(e.text)}")
     if c.unmatched and c.status in SUPPORTING:
         st.caption(":orange[" + t("claim.unmatched", words=", ".join(c.unmatched)) + "]")

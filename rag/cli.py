@@ -266,7 +266,10 @@ def _grounding_lines(answer) -> list[str]:
     for c in answer.claims:
         lines.append(f"  {marks[c.status]}: {readable(c.text)}" + (f"  ({c.reason})" if c.reason else ""))
         for e in c.evidence:
-            lines.append(f"      {e.source} lines {e.start_line}-{e.end_line}: “{readable(e.text)}”")
+            source = answer.context.get(e.source)
+            page = source.place_of(e.start_line, e.end_line) if source is not None else None
+            where = f"{e.source} {page}" if page else f"{e.source} lines {e.start_line}-{e.end_line}"
+            lines.append(f"      {where}: “{readable(e.text)}”")
         if c.unmatched and c.status in SUPPORTING:
             lines.append(f"      not in those lines: {', '.join(c.unmatched)}")
     if answer.citations and any(c.status in ("misattributed", "uncited") for c in answer.claims):

@@ -306,3 +306,24 @@ def test_a_pdf_a_found_note_links_to_is_found_with_it_on_the_linked_page(workspa
     assert workspace.retriever.hybrid("sourdough hydration", k=4).hits[0].linked_from is None
     out = CliRunner().invoke(cli, ["search", "where did I file the schematic", "--vault", str(vault), "--db", str(workspace.settings.db_path)])
     assert "linked from Schematic.md" in out.output
+
+
+def test_a_claim_from_a_pdf_is_checked_against_its_page_and_its_evidence_says_the_page(settings, fake_embedder, srv):
+    from rag.answer.chat import OpenAIChat
+
+    shutil.copy(PDFS / "manual.pdf", settings.vault / "Manual.pdf")
+    srv.chat_handler = lambda body: (
+        "Раз в месяц датчики протирают спиртом [S1]. Датчик заменяют, если показания прыгают больше чем на 50 процентов [S1]."
+    )
+    chat = OpenAIChat(settings.replace(chat_model="fake-chat", openai_base_url=srv.base_url, request_timeout=5.0, max_retries=0))
+    with Workspace.open(settings, create=True, embedder=fake_embedder) as ws:
+        ws.sync()
+        try:
+            answer = ask(ws, "Чем и как часто протирают датчики?", chat=chat)
+        finally:
+            chat.close()
+    assert answer.context.get("S1").path == "Manual.pdf"
+    right, wrong = answer.claims
+    assert right.status == "supported" and wrong.status == "unsupported"
+    (evidence,) = answer.to_json()["claims"][0]["evidence"]
+    assert evidence["page"] == 2 and evidence["page_lines"] == [2, 2] and "спиртом" in evidence["text"]

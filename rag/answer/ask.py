@@ -122,6 +122,14 @@ class Answer:
             counts[c.status] += 1
         return counts
 
+    def _claim_json(self, claim: CheckedClaim) -> dict:
+        """A claim as `to_json` gives it; the evidence from a PDF with its page and the lines on it."""
+        out = claim.to_json()
+        for shown, e in zip(out["evidence"], claim.evidence):
+            source = self.context.get(e.source)
+            shown.update(page_json(source.place_of(e.start_line, e.end_line) if source is not None else None))
+        return out
+
     def to_json(self) -> dict:
         return {
             "question": self.question,
@@ -147,7 +155,7 @@ class Answer:
             "removed_citations": list(self.removed_citations),
             "dropped_sources": [{"path": d.path, "reason": d.reason} for d in self.context.dropped],
             "not_found": self.not_found,
-            "claims": [c.to_json() for c in self.claims],
+            "claims": [self._claim_json(c) for c in self.claims],
             "grounding": self.grounding(),
             "truncated": self.truncated,
             "time": None if self.time is None else self.time.to_json(),

@@ -71,6 +71,10 @@ class Source:
     place: Place | None = None  # a PDF's passage: its page and the lines on it (rag/notes/pdf.py)
     linked_from: str | None = None  # a PDF found because a note among the best passages links to it
 
+    def place_of(self, start_line: int, end_line: int) -> Place | None:
+        """Where lines of this passage are on its PDF's page (None for a note's)."""
+        return pdf.within(self.text, self.start_line, self.place, start_line, end_line) if self.place else None
+
     @property
     def lines(self) -> str:
         """ "lines 12-18", or on a PDF's page "p. 3, lines 12-18"."""

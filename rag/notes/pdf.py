@@ -130,6 +130,23 @@ def place(text: str, start_line: int, end_line: int) -> Place | None:
     return Place(start[0], start[1], end[0], end[1])
 
 
+def within(text: str, first_line: int, where: Place, start_line: int, end_line: int) -> Place:
+    """Lines `start_line`..`end_line` of the note inside a passage of one page (its `text` from note line
+    `first_line`, at `where`) → where they are on that page (a claim's evidence inside its source)."""
+    lines = text.split("\n")
+
+    def counted(line: str) -> bool:
+        return bool(line.strip()) and not PAGE_HEADING.match(line)
+
+    base = where.line - 1  # the passage's first line of text is line `where.line` of the page
+
+    def on_page(n: int) -> int:
+        return max(1, base + sum(1 for line in lines[: max(0, n - first_line + 1)] if counted(line)))
+
+    first = on_page(start_line)
+    return Place(where.page, first, where.page, max(first, on_page(end_line)))
+
+
 _cache: dict[tuple[str, int, int], Read] = {}  # (real path, mtime_ns, size) → what was read; a few PDFs a process
 CACHE_SIZE = 32
 
