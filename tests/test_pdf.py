@@ -327,3 +327,15 @@ def test_a_claim_from_a_pdf_is_checked_against_its_page_and_its_evidence_says_th
     assert right.status == "supported" and wrong.status == "unsupported"
     (evidence,) = answer.to_json()["claims"][0]["evidence"]
     assert evidence["page"] == 2 and evidence["page_lines"] == [2, 2] and "спиртом" in evidence["text"]
+
+
+def test_a_new_pdf_reading_reads_the_pdfs_again_and_nothing_else(workspace, monkeypatch):
+    vault = workspace.settings.vault
+    shutil.copy(PDFS / "manual.pdf", vault / "Manual.pdf")
+    first = workspace.sync()
+    assert workspace.sync().files_updated == 0
+    monkeypatch.setattr(pdf, "READING_VERSION", pdf.READING_VERSION + 1)
+    pdf._cache.clear()
+    again = workspace.sync()
+    assert again.files_updated == 1 and again.files_unchanged == first.files_added - 1  # the PDF only
+    assert workspace.sync().files_updated == 0

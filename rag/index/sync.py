@@ -68,6 +68,7 @@ class _Tally:
 
 
 SKIPPED_KEY = "skipped_notes"
+PDF_READING_KEY = "pdf_reading"  # the PDF reader's version the index's PDFs were read with (rag/notes/pdf.py)
 # What a note's keyword fields hold (see `keyword_fields`); part of the rules, so an index made before them, or by
 # another version, re-derives every note once (its vectors are reused: chunk texts do not change). 2: the sounds
 # of each chunk (schema migration 9).
@@ -120,13 +121,21 @@ def _sync(settings: Settings, store: IndexStore, embedder: Embedder, *, progress
     skipped_before, readable = _read_skipped(store)
     # A note skipped before (binary, too large, not UTF-8) is not read again until it changes: one warning, not one a sync.
     changed = on_disk if redo else [s for s in on_disk if _stat_changed(known.get(s.path), s) and not _still_skipped(skipped_before, s)]
-    tally.unchanged = len(on_disk) - len(changed) - sum(1 for s in on_disk if s.path not in known and _still_skipped(skipped_before, s) and not redo)
+    reading, read_before = pdf.reading_version(), store.get_meta(PDF_READING_KEY)
+    if read_before != reading and not redo:  # the PDF reader changed since: every PDF is read again, and only they
+        again = {s.path for s in changed}
+        changed = changed + [s for s in on_disk if s.path.lower().endswith(pdf.SUFFIX) and s.path not in again]
+    reading_now = {s.path for s in changed}
+    skipped_still = sum(1 for s in on_disk if s.path not in known and _still_skipped(skipped_before, s) and s.path not in reading_now)
+    tally.unchanged = len(on_disk) - len(changed) - skipped_still
     _keep_sentence_rows_current(settings, store)
     for done, stat in enumerate(changed, 1):
         _sync_file(settings, store, embedder, stat, known.get(stat.path), tally, redo=redo)
         progress("read", done, len(changed))
     if previous != rules:
         store.set_meta("rules", rules)
+    if read_before != reading:
+        store.set_meta(PDF_READING_KEY, reading)
     if redo and changed:
         store.merge_keyword_index()  # every FTS row was deleted and written again (SciFact: 10-12 → 8 ms a keyword query)
     _remember_skipped(store, skipped_before if readable else None, tally.skipped, on_disk, changed)
@@ -243,7 +252,6 @@ def _rules(settings: Settings, embedder: Embedder) -> str:
             sorted(settings.project_aliases.items()),
             HEADING_PATH_VERSION,
             KEYWORD_FIELDS_VERSION,
-            pdf.READING_VERSION,
             DATES_VERSION,
         ],
         ensure_ascii=False,

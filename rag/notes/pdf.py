@@ -13,7 +13,9 @@ with the other skipped notes (`rag status`, the Index page). Run as `python -m r
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import importlib.metadata
 import io
 import json
 import os
@@ -27,7 +29,8 @@ from pathlib import PurePosixPath
 from rag.errors import NoteError
 
 SUFFIX = ".pdf"
-# Bump when the text a PDF reads as changes: an index keyed by the PDF's bytes re-reads every PDF once.
+# Bump when the text a PDF reads as changes. A PDF's hash (what the index keys it by) covers its bytes, this and the
+# reader's version; the sync reads every PDF again when `reading_version()` changes, and nothing else.
 READING_VERSION = 1
 PAGE_HEADING = re.compile(r"^# p\. (\d+)$")
 MAX_PAGES = 2000
@@ -46,7 +49,7 @@ _HYPHENS = "-\u00ad\x02"
 @dataclass(frozen=True)
 class Read:
     text: str  # the note as Markdown
-    sha256: str  # of the PDF's bytes
+    sha256: str  # of the PDF's bytes and the reading's version (`_hash`)
 
 
 def read_pdf(real: str, rel: str, *, max_bytes: int, max_text_bytes: int) -> Read:
@@ -72,7 +75,7 @@ def read_pdf(real: str, rel: str, *, max_bytes: int, max_text_bytes: int) -> Rea
         out = _in_child(raw, rel)
         # The title goes in the frontmatter, never as the first heading: that is the first page's
         title = out.get("title") or PurePosixPath(rel).stem
-        read = Read(f"---\ntitle: {json.dumps(str(title), ensure_ascii=False)}\n---\n{out['text']}", hashlib.sha256(raw).hexdigest())
+        read = Read(f"---\ntitle: {json.dumps(str(title), ensure_ascii=False)}\n---\n{out['text']}", _hash(raw))
         if len(_cache) >= CACHE_SIZE:
             _cache.pop(next(iter(_cache)))
         _cache[key] = read
@@ -218,6 +221,25 @@ def _bounded() -> None:  # in the child, before it runs: a bomb fails there
 
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_BYTES, MEMORY_BYTES))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+def _hash(raw: bytes) -> str:
+    digest = hashlib.sha256(raw)
+    digest.update(f"\0ask-your-vault {reading_version()}".encode())
+    return digest.hexdigest()
+
+
+def reading_version() -> str:
+    """This reading's version and its reader's: a PDF read by another is read again."""
+    return f"pdf reading {READING_VERSION}, pypdfium2 {_reader_version()}"
+
+
+@functools.cache
+def _reader_version() -> str:
+    try:
+        return importlib.metadata.version("pypdfium2")
+    except importlib.metadata.PackageNotFoundError:
+        return "?"
 
 
 def _size(n: int) -> str:
