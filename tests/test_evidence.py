@@ -105,3 +105,17 @@ def test_a_purpose_lead_in_that_restates_the_question_is_not_the_notes_to_state(
         question=question,
     )
     assert claim.status == "supported"
+
+
+def test_a_number_in_an_enumeration_counts_what_the_enumeration_does(models):
+    # a correct claim from a real answer was refused as "S1 says 60, not 35": its 35 closed the list of pins
+    text = (
+        "The controller waters each bed when the soil moisture drops below 35 percent and stops at 60 percent.\n"
+        "The sensors connect to GPIO 32, 33, 34 and 35, because these pins have the converter that keeps working while Wi-Fi is on."
+    )
+    (claim,) = verdict(
+        "GPIO 32, 33, 34, and 35 connect to the moisture sensors because those pins keep working while Wi-Fi is on [S1].", text, models=models
+    )
+    assert claim.status == "supported", claim.reason
+    (wrong,) = verdict("The sensors connect to GPIO 32, 33, 34 and 36 [S1].", text, models=models)
+    assert wrong.status == "unsupported" and "36" in wrong.reason

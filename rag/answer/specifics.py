@@ -200,7 +200,25 @@ def _contexts(text: str, reach: int) -> dict[str, frozenset[str]]:
             near = [f for _, f, _ in tokens[max(0, i - reach) : i + reach + 1] if f]
             for key in keys:
                 out.setdefault(key, set()).update(*near)
+    for run in _enumerations(tokens):  # "GPIO 32, 33, 34 and 35": the 35 counts what the 32 does
+        keys = set().union(*(tokens[i][2] for i in run))
+        near = set().union(*(out.get(k, set()) for k in keys))
+        for key in keys:
+            out[key] = near
     return {k: frozenset(v) for k, v in out.items()}
+
+
+def _enumerations(tokens: list[tuple[int, frozenset[str] | None, set[str]]]) -> list[list[int]]:
+    """Runs of two numbers or more with no content word between them ("32, 33, 34 and 35", «с 35 до 60»)."""
+    runs, run = [], []
+    for i, (_, forms, _) in enumerate(tokens):
+        if forms is None:
+            run.append(i)
+        elif forms:  # a content word ends the run; "and", «и», "to" do not
+            runs.append(run)
+            run = []
+    runs.append(run)
+    return [r for r in runs if len(r) > 1]
 
 
 def counted_nouns(text: str) -> dict[str, frozenset[str]]:
