@@ -228,7 +228,7 @@ def test_the_answer_json_has_the_documented_shape(ws, vault, srv, chat):
     assert set(claim) == {"text", "cited", "status", "sources", "reason", "evidence", "unmatched"}
     assert claim["text"] == "38 000" and claim["cited"] == ["S1"] and claim["sources"] == [holder]
     (shown,) = claim["evidence"]  # the lines that state it, as the person sees them
-    assert shown["source"] == holder and "38 000" in shown["text"] and set(shown) == {"source", "lines", "text", "probability"}
+    assert shown["source"] == holder and "38 000" in shown["text"] and set(shown) == {"source", "lines", "text", "probability", "page", "page_lines"}
     source = answer.context.get(holder)
     assert source.start_line <= shown["lines"][0] <= shown["lines"][1] <= source.end_line
     assert claim["status"] == ("supported" if holder == "S1" else "misattributed")

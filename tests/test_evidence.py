@@ -119,3 +119,19 @@ def test_a_number_in_an_enumeration_counts_what_the_enumeration_does(models):
     assert claim.status == "supported", claim.reason
     (wrong,) = verdict("The sensors connect to GPIO 32, 33, 34 and 36 [S1].", text, models=models)
     assert wrong.status == "unsupported" and "36" in wrong.reason
+
+
+@pytest.mark.parametrize(
+    ("claim", "status"),
+    [
+        ("Датчики протирают спиртом раз в месяц [S1].", "supported"),
+        ("Датчики протирают спиртом ежемесячно [S1].", "supported"),
+        ("Датчики протирают спиртом раз в год [S1].", "unsupported"),
+        ("The sensors are wiped with alcohol once a week [S1].", "unconfirmed"),  # across languages: never shown supported
+    ],
+)
+def test_how_often_is_a_specific_a_claim_must_find(models, claim, status):
+    # a scripted answer over a PDF said «раз в год» where the page says «Раз в месяц», and it was shown supported
+    text = "Раз в месяц датчики протирают спиртом. Если показания прыгают больше чем на десять процентов, датчик заменяют."
+    (checked,) = verdict(claim, text, models=models)
+    assert checked.status == status, checked.reason

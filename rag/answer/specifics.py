@@ -24,6 +24,19 @@ _NUMBER = re.compile(
 _SCALES = {"th": 1_000, "ты": 1_000, "mi": 1_000_000, "мл": 1_000_000, "ми": 1_000_000, "bi": 1_000_000_000}
 _DATE = re.compile(r"(?<!\d)(\d{1,2})[./](\d{1,2})[./](\d{2,4})(?!\d)|(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
 _WORD = re.compile(r"[^\W_][\w'’.-]*[^\W_]|[^\W_]", re.UNICODE)
+# How often: "once a month", "every week", "daily", «раз в месяц», «каждую неделю», «ежегодно» — a claim that says
+# "once a year" where the note says «раз в месяц» states another thing, though no number differs.
+_PERIODS = {
+    "day": "day", "days": "day", "daily": "day", "день": "day", "сутки": "day", "ежедневно": "day", "ежедневный": "day",
+    "week": "week", "weeks": "week", "weekly": "week", "неделю": "week", "недели": "week", "еженедельно": "week",
+    "month": "month", "months": "month", "monthly": "month", "месяц": "month", "месяца": "month", "ежемесячно": "month",
+    "year": "year", "years": "year", "yearly": "year", "annually": "year", "год": "year", "года": "year", "ежегодно": "year",
+}  # fmt: skip
+_FREQUENCY = re.compile(
+    r"\b(?:(?:once|twice|\w+ times|one time)\s+(?:a|an|per|every)|every|each|per|(?:\d+|один|два|три|четыре|пять|несколько)?\s*раза?\s+в|кажд(?:ый|ую|ое|ые))\s+"
+    r"(days?|weeks?|months?|years?|день|сутки|неделю|месяц|год)\b|\b(daily|weekly|monthly|yearly|annually|ежедневно|еженедельно|ежемесячно|ежегодно)\b",
+    re.IGNORECASE,
+)
 _CAPITALISED_PAIR = re.compile(r"\b([A-ZА-ЯЁ][\w]+) (?=([A-ZА-ЯЁ][\w]+))")
 _ABBREVIATION = re.compile(r"\(([A-ZА-Я][\w-]{0,11})\)")
 _LETTERS = re.compile(r"[^\W\d_]+")
@@ -103,6 +116,8 @@ def specifics(text: str) -> list[Specific]:
         found.setdefault(m.group(0), Specific(m.group(0).strip(), frozenset(_number_keys(m))))
     for m in _MONTH.finditer(text):
         found.setdefault(m.group(0).lower(), Specific(m.group(0), frozenset({f"month:{_month(m)}"})))
+    for m in _FREQUENCY.finditer(text):
+        found.setdefault(m.group(0).strip().lower(), Specific(m.group(0).strip(), frozenset({_frequency(m)})))
     defined = {m.group(1) for m in _ABBREVIATION.finditer(text)}  # "reactive oxygen species (ROS)": the claim's own shorthand
     for word in _names(text):
         if not any(word in c for c in code) and word not in defined:
@@ -122,6 +137,7 @@ def profile(text: str) -> Profile:
         day, month, year = (m.group(1), m.group(2), m.group(3)) if m.group(1) else (m.group(6), m.group(5), m.group(4))
         keys |= {f"num:{int(day)}", f"num:{int(year)}", f"month:{int(month)}"}
     keys |= {f"month:{_month(m)}" for m in _MONTH.finditer(text)}
+    keys |= {_frequency(m) for m in _FREQUENCY.finditer(text)}
     for word in set(_WORD.findall(text)):
         keys |= _passage_word_keys(word)
     for pair in _CAPITALISED_PAIR.finditer(text):  # "Super Bowl" is «Супербоул» in Russian
@@ -253,6 +269,10 @@ _UNIT_WORDS = frozenset(
     месяцев месяца месяц лет года год кг мг мл км см мм гб мб кб мбит рублей рубля рубль руб долларов доллара доллар евро
     штук штуки шт""".split()
 )
+
+
+def _frequency(m: re.Match) -> str:
+    return "per:" + _PERIODS[(m.group(1) or m.group(2)).lower()]
 
 
 def occurs(specific: Specific, where: Profile) -> bool:
