@@ -103,7 +103,7 @@ def make(as_markdown: bool = False) -> None:
 
 def _pages(text: str) -> dict[int, list[str]]:
     """Each page's lines as the PDF shows them, numbered as citations number them (rag/notes/pdf.py `place`)."""
-    from rag.notes.pdf import PAGE_HEADING
+    from rag.notes.pdf import PAGE_HEADING, printed
 
     pages: dict[int, list[str]] = {}
     current = None
@@ -111,7 +111,7 @@ def _pages(text: str) -> dict[int, list[str]]:
         m = PAGE_HEADING.match(line)
         if m:
             current = pages.setdefault(int(m.group(1)), [])
-        elif current is not None and line.strip():
+        elif current is not None and printed(line):
             current.append(line.lstrip("#").strip() if line.startswith("#") else line)
     return pages
 

@@ -339,3 +339,22 @@ def test_a_new_pdf_reading_reads_the_pdfs_again_and_nothing_else(workspace, monk
     again = workspace.sync()
     assert again.files_updated == 1 and again.files_unchanged == first.files_added - 1  # the PDF only
     assert workspace.sync().files_updated == 0
+
+
+def test_a_table_is_read_as_rows_under_its_header_and_an_answer_quotes_the_row(tmp_path, real_embedder):
+    text = read("parts.pdf")
+    assert "| Part | Supplier | Price |\n| --- | --- | --- |\n| Capacitive sensor | Robotdyn | 4.50 EUR |" in text
+    lines = text.split("\n")
+    pump = lines.index("| Peristaltic pump | Kamoer | 12 EUR |") + 1
+    assert str(pdf.place(text, pump, pump)) == "p. 1, line 5"  # the delimiter row is not a line of the page
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    shutil.copy(PDFS / "parts.pdf", vault / "Parts.pdf")
+    from rag.config import load_settings
+
+    settings = load_settings(vault=vault, db_path=tmp_path / "index.db", env={})
+    with Workspace.open(settings, create=True, embedder=real_embedder) as ws:
+        ws.sync()
+        answer = ask(ws, "How much does the peristaltic pump cost?")
+    assert "12 EUR" in answer.text and "Price" in answer.text  # the row, with the header that says what 12 EUR is
+    assert str(answer.citations[0].place).startswith("p. 1")

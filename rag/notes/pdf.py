@@ -1,9 +1,11 @@
 """A PDF in the vault read as a note: its text page by page, as Markdown the chunker and every reader of notes take.
 
-Each page opens with a heading of its own, `# p. N`, so every chunk sits on one page and its heading path names it;
-the PDF's own headings follow as `##`–`####` (the entries of its outline, and lines set larger than its body text); each line of the text is a line
-of the PDF, so a passage's lines are lines on its page (`place` turns the note's line numbers into the page's). A word
-hyphenated at a line's end is joined on the first line. The title is the PDF's own, else the file name.
+Each page opens with a heading of its own, `# p. N`, so every chunk sits on one page and its heading path names it.
+The PDF's own headings follow as `##`–`####` (the entries of its outline, and lines set larger than its body text).
+Each line of the text is a line of the PDF, so a passage's lines are lines on its page (`place` turns the note's line
+numbers into the page's). A word hyphenated at a line's end is joined on the first line; lines set in columns are a
+table's rows under its header (the delimiter row added is not a line of the page). The title is the PDF's own, else
+the file name.
 
 A PDF is hostile input like any note, and its reader (PDFium, through pypdfium2) is native code: it runs in a child
 process with a memory and a time bound, fed the bytes that were hashed, so a bomb, a loop or a crash costs that one
@@ -38,6 +40,8 @@ SECONDS = 60.0  # to read one PDF, whole
 MEMORY_BYTES = 2_000_000_000  # the child's address space
 PAGE_WIDTH = 900  # pixels of a page drawn for the citation dialog
 MAX_DRAWN_PIXELS = 20_000_000
+COLUMN_SLACK = 3.0  # points: cells of one column start this close
+_DELIMITER = re.compile(r"^\|(?: -{3} \|)+$")  # the delimiter row a table's header gets here
 HEADING_SIZE = 1.15  # a line set this much larger than the body text is a heading
 HEADING_CHARS = 120
 PARAGRAPH_GAP = 1.4  # a step between baselines this many times the usual one starts a paragraph
@@ -122,7 +126,7 @@ def place(text: str, start_line: int, end_line: int) -> Place | None:
         if not above:
             return None
         top, page = above[-1]
-        return page, max(1, sum(1 for line in lines[top : min(n, len(lines))] if line.strip()))
+        return page, max(1, sum(1 for line in lines[top : min(n, len(lines))] if printed(line)))
 
     start = at(max(start_line, 1)) or (heads[0][1], 1) if heads else None
     if start is None or not lines:
@@ -138,13 +142,10 @@ def within(text: str, first_line: int, where: Place, start_line: int, end_line: 
     `first_line`, at `where`) → where they are on that page (a claim's evidence inside its source)."""
     lines = text.split("\n")
 
-    def counted(line: str) -> bool:
-        return bool(line.strip()) and not PAGE_HEADING.match(line)
-
     base = where.line - 1  # the passage's first line of text is line `where.line` of the page
 
     def on_page(n: int) -> int:
-        return max(1, base + sum(1 for line in lines[: max(0, n - first_line + 1)] if counted(line)))
+        return max(1, base + sum(1 for line in lines[: max(0, n - first_line + 1)] if printed(line)))
 
     first = on_page(start_line)
     return Place(where.page, first, where.page, max(first, on_page(end_line)))
@@ -254,6 +255,7 @@ class _Line:
     text: str
     size: float  # mean font size of its characters
     baseline: float  # page coordinates (y grows upwards)
+    cells: tuple[tuple[float, str], ...] = ()  # (left x, text) of each cell, when the line is set in columns
 
 
 def to_markdown(data: bytes) -> dict:
@@ -291,11 +293,30 @@ def _lines(page) -> list[_Line]:
             sizes = [raw.FPDFText_GetFontSize(textpage.raw, i) for i in range(at, at + len(piece)) if not piece[i - at].isspace()]
             first = next((i for i in range(at, at + len(piece)) if not piece[i - at].isspace()), None)
             baseline = _origin_y(raw, textpage, first) if first is not None else 0.0
-            out.append(_Line(piece, sum(sizes) / len(sizes) if sizes else 0.0, baseline))
+            size = sum(sizes) / len(sizes) if sizes else 0.0
+            out.append(_Line(piece, size, baseline, _cells(textpage, piece, at, size)))
             at += len(piece) + 2
         return out
     finally:
         textpage.close()
+
+
+def _cells(textpage, piece: str, at: int, size: float) -> tuple[tuple[float, str], ...]:
+    """The line's cells when a space in it spans more than a character's height (a table's columns), else ()."""
+    if size <= 0 or " " not in piece.strip():
+        return ()
+    bounds, start = [], 0
+    for j in range(1, len(piece) - 1):
+        if piece[j] == " " and piece[j - 1] != " " and piece[j + 1] != " ":
+            if textpage.get_charbox(at + j + 1)[0] - textpage.get_charbox(at + j - 1)[2] > size:
+                bounds.append((start, j))
+                start = j + 1
+    if not bounds:
+        return ()
+    bounds.append((start, len(piece)))
+    cells = tuple((textpage.get_charbox(at + a)[0], piece[a:b].strip()) for a, b in bounds)
+    # a cell of a table says something; a tree drawn with "│  ├──" is not one
+    return cells if all(any(c.isalnum() for c in text) for _, text in cells) else ()
 
 
 def _origin_y(raw, textpage, index: int) -> float:
@@ -364,8 +385,9 @@ def _render(pages: list[list[_Line]], outline: list[tuple[int, int, str]] = ()) 
     out = []
     for number, page in enumerate(pages, 1):
         out.append(f"# p. {number}")
-        lines = [_Line(_clean(line.text), line.size, line.baseline) for line in page]
+        lines = [_Line(_clean(line.text), line.size, line.baseline, tuple((x, _clean(c)) for x, c in line.cells)) for line in page]
         _join_hyphens(lines)
+        table = _table_rows(lines)
         steps = [a.baseline - b.baseline for a, b in zip(lines, lines[1:]) if a.text and b.text and a.baseline > b.baseline]
         usual = sorted(steps)[len(steps) // 4] if steps else 0.0  # from a line to the next: most steps are within a paragraph
         for k, line in enumerate(lines):
@@ -388,11 +410,48 @@ def _render(pages: list[list[_Line]], outline: list[tuple[int, int, str]] = ()) 
                     continue
                 out.append(f"{'#' * level} {line.text.strip()}")
                 continue
-            if previous is not None and usual and previous.baseline - line.baseline > PARAGRAPH_GAP * usual and out[-1]:
+            if k in table:  # a row of a table: its cells as Markdown's, the header followed by the delimiter row
+                if k - 1 not in table and out[-1]:
+                    out.append("")
+                out.append("| " + " | ".join(c.replace("|", "\\|") for _, c in line.cells) + " |")
+                if table[k] == "header":
+                    out.append("|" + " --- |" * len(line.cells))
+                continue
+            if k - 1 in table and out[-1]:
+                out.append("")  # the table's end
+            elif previous is not None and usual and previous.baseline - line.baseline > PARAGRAPH_GAP * usual and out[-1]:
                 out.append("")  # a paragraph's end, as the chunker reads it
             out.append(_escaped(line.text))
         out.append("")
     return "\n".join(out)
+
+
+def _table_rows(lines: list[_Line]) -> dict[int, str]:
+    """Line index → "header" or "row", for runs of two lines or more set in the same columns (the same number of
+    cells, the first column and another starting within COLUMN_SLACK points)."""
+
+    def same(a: _Line, b: _Line) -> bool:
+        if len(a.cells) < 2 or len(a.cells) != len(b.cells) or abs(a.cells[0][0] - b.cells[0][0]) > COLUMN_SLACK:
+            return False
+        return any(abs(x - y) <= COLUMN_SLACK for (x, _), (y, _) in zip(a.cells[1:], b.cells[1:]))
+
+    out: dict[int, str] = {}
+    i = 0
+    while i < len(lines):
+        j = i
+        while j + 1 < len(lines) and same(lines[j], lines[j + 1]):
+            j += 1
+        if j > i:
+            out[i] = "header"
+            out.update({n: "row" for n in range(i + 1, j + 1)})
+        i = j + 1
+    return out
+
+
+def printed(line: str) -> bool:
+    """A line of the note that is a line of the PDF's page (not a page heading, a blank this reading added, or a
+    table's delimiter row)."""
+    return bool(line.strip()) and not PAGE_HEADING.match(line) and not _DELIMITER.match(line)
 
 
 def _escaped(text: str) -> str:
