@@ -106,11 +106,11 @@ def stop(proc: subprocess.Popen) -> None:
         proc.kill()
 
 
-def ask_and_open_first_citation(page, url: str) -> None:
+def ask_and_open_first_citation(page, url: str, question: str = QUESTION) -> None:
     page.goto(url)
     page.get_by_text("Index up to date").wait_for(timeout=120_000)  # the app indexed the vault in the background
     box = page.get_by_placeholder("Ask your notes")
-    box.fill(QUESTION)
+    box.fill(question)
     box.press("Enter")
     citation = page.locator('a[href^="#cite-0-S"]').first
     citation.wait_for(timeout=60_000)
@@ -430,14 +430,7 @@ def test_a_citation_of_a_pdf_opens_its_page_with_the_lines_numbered_as_on_it(bro
     proc, url = start_app(vault, tmp_path / "index" / "index.db")
     try:
         page = browser.new_page(locale="en-US")
-        page.goto(url)
-        page.get_by_text("Index up to date").wait_for(timeout=120_000)
-        box = page.get_by_placeholder("Ask your notes")
-        box.fill("Чем протирают датчики раз в месяц?")
-        box.press("Enter")
-        citation = page.locator('a[href^="#cite-0-S"]').first
-        citation.wait_for(timeout=60_000)
-        citation.click()
+        ask_and_open_first_citation(page, url, "Чем протирают датчики раз в месяц?")
         dialog = page.get_by_role("dialog")
         dialog.wait_for(timeout=30_000)
         sync_api.expect(dialog).to_contain_text("Greenhouse manual.pdf")

@@ -20,7 +20,7 @@ from rag.cli import cli
 from rag.errors import NoteError, VaultError
 from rag.knowledge import Knowledge
 from rag.live import LiveIndex
-from rag.notes import pdf
+from rag.notes import pdf, pdf_layout
 from rag.notes.files import read_text, write_note
 from rag.notes.vault import pdf_page_image, read_note
 from rag.web.ui_render import passage
@@ -64,8 +64,10 @@ def test_a_passages_note_lines_are_told_as_lines_on_its_page():
 
 
 def test_a_word_hyphenated_at_a_lines_end_is_joined_on_the_first_line_and_text_markdown_would_read_as_syntax_is_escaped():
-    lines = [pdf._Line(t, 10.0, 700.0 - 12 * i) for i, t in enumerate(["The con-", "troller waters", "# of pumps: 2", "```", "Wi-", "Fi is on"])]
-    text = pdf._render([lines])
+    lines = [
+        pdf_layout._Line(t, 10.0, 700.0 - 12 * i) for i, t in enumerate(["The con-", "troller waters", "# of pumps: 2", "```", "Wi-", "Fi is on"])
+    ]
+    text = pdf_layout._render([lines])
     assert text.split("\n")[1:7] == ["The controller", "waters", "\\# of pumps: 2", "\\```", "Wi-", "Fi is on"]
 
 
@@ -231,8 +233,8 @@ def test_a_heading_wrapped_onto_two_lines_names_its_section_whole_and_the_pages_
         "Body two, as long as a line of text.",
         "The third line of the body.",
     ]
-    lines = [pdf._Line(t, size, 700.0 - 14 * i) for i, (t, size) in enumerate(zip(texts, sizes))]
-    text = pdf._render([lines])
+    lines = [pdf_layout._Line(t, size, 700.0 - 14 * i) for i, (t, size) in enumerate(zip(texts, sizes))]
+    text = pdf_layout._render([lines])
     assert text.split("\n")[1:4] == [
         "## Settings and environment variables { #settings }",
         "variables { #settings }",

@@ -81,10 +81,6 @@ class Citation:
     day: str | None = None  # ISO day the passage is from, when the note says it (not a file time)
     place: Place | None = None  # a PDF's passage: its page and the lines on it
 
-    @property
-    def lines(self) -> str:
-        return str(self.place) if self.place else f"lines {self.start_line}-{self.end_line}"
-
 
 @dataclass(frozen=True)
 class Answer:

@@ -190,11 +190,7 @@ def read_note(
         )
     if rel.lower().endswith(pdf.SUFFIX):
         read = pdf.read_pdf(real, rel, max_bytes=max_pdf_bytes, max_text_bytes=max_bytes)
-        try:
-            st = os.stat(real)
-        except OSError as exc:
-            raise NoteError(f"{rel} vanished while reading; it will be picked up on the next sync if it returns.") from exc
-        return Note(rel, read.text, read.sha256, st.st_mtime, st.st_size)
+        return Note(rel, read.text, read.sha256, read.mtime, read.size)
     try:
         st = os.stat(real)
         if st.st_size > max_bytes:
