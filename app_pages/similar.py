@@ -38,11 +38,11 @@ def main() -> None:
     rows = [
         {
             names["note"]: titles.get(n.path, n.path),
-            names["path"]: n.path,
+            names["path"]: f"{n.path} · {t('page_short', page=n.page)}" if n.page else n.path,
             names["closeness"]: common.closeness_text(language, n.closeness, n.percentile),
             names["score"]: n.score,
             names["overlap"]: n.overlap,
-            names["open"]: obsidian_url(ctx.settings.vault, n.path),
+            names["open"]: obsidian_url(ctx.settings.vault, n.path, n.page),
         }
         for n in neighbours
     ]

@@ -332,12 +332,13 @@ def import_command(settings, kind: str, source: Path, dry_run: bool, as_json: bo
 @common_options
 @click.argument("path")
 @click.option("--limit", type=click.IntRange(1, 50), default=8, show_default=True, help="Number of notes.")
-@click.option("--json", "as_json", is_flag=True, help='Print a JSON list of {"path", "score", "overlap", "closeness", "percentile"}.')
+@click.option("--json", "as_json", is_flag=True, help='Print a JSON list of {"path", "score", "overlap", "closeness", "percentile", "page"}.')
 def similar_command(settings, path: str, limit: int, as_json: bool) -> None:
     """Notes nearest in meaning to the note PATH (vault-relative), by the mean of their chunk vectors.
 
     Each line: the cosine, how close in plain words (near-duplicate, very similar, related, loosely related,
-    unrelated — calibrated on real notes), and the share of this vault's note pairs that are less alike."""
+    unrelated — calibrated on real notes), and the share of this vault's note pairs that are less alike. A PDF
+    comes with its page most like the note."""
     with open_knowledge(settings) as knowledge:
         neighbours = knowledge.similar(path, limit)
     if as_json:
@@ -346,7 +347,7 @@ def similar_command(settings, path: str, limit: int, as_json: bool) -> None:
     if not neighbours:
         echo("No other note has vectors yet.")
     for n in neighbours:
-        echo(f"{n.score:.4f}  {n.closeness:<15}  {_closer_than(n.percentile)}{n.path}")
+        echo(f"{n.score:.4f}  {n.closeness:<15}  {_closer_than(n.percentile)}{n.path}" + (f" · p. {n.page}" if n.page else ""))
 
 
 @cli.command(name="duplicates")

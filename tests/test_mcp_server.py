@@ -280,7 +280,7 @@ async def test_similar_notes_are_nearest_by_meaning_and_exclude_the_note_itself(
     assert len(paths) == 3 and "Notes/Sourdough.md" not in paths
     assert paths[0] == "Conversations/claude-ai/General/2026-04-10 Bread chat.md"
     first = similar["notes"][0]  # how close, in words an agent can pass on: the same fields as the CLI and the app
-    assert set(first) == {"path", "score", "overlap", "closeness", "percentile"}
+    assert set(first) == {"path", "score", "overlap", "closeness", "percentile", "page"} and first["page"] is None
     assert first["closeness"] in CLOSENESS and 0.0 <= first["overlap"] <= 1.0 and 0.0 <= first["percentile"] <= 99.9
     assert "not in the index" in unknown
 

@@ -256,7 +256,7 @@ def test_a_page_is_drawn_for_the_dialog_in_the_bounded_reader_and_only_a_vaults_
         pdf_page_image(tmp_path, "../Manual.pdf", 1)
 
 
-def test_the_search_page_shows_a_pdfs_passage_by_page_and_its_index_page_lists_the_scan_it_skipped(app, vault):
+def test_the_search_page_shows_a_pdfs_passage_by_page_its_index_page_lists_the_scan_it_skipped_and_similar_notes_its_page(app, vault):
     from tests.app_harness import shown
 
     shutil.copy(PDFS / "manual.pdf", vault / "Manual.pdf")
@@ -267,6 +267,13 @@ def test_the_search_page_shows_a_pdfs_passage_by_page_and_its_index_page_lists_t
     assert "p. 1, lines " in markdown and "Manual.pdf" in markdown
     index = app("app_pages/index.py")
     assert "Scan.pdf has no text layer" in shown(index.markdown) + shown(index.caption) + shown(index.warning)
+    similar = app("app_pages/similar.py")
+    similar.selectbox(key="rag_similar_pick").select("Notes/SQLite.md").run()
+    rows = similar.dataframe[0].value
+    manual = [p for p in rows["Path"] if p.startswith("Manual.pdf")]
+    assert manual and manual[0] in ("Manual.pdf · p. 1", "Manual.pdf · p. 2"), list(rows["Path"])  # the PDF with its page
+    opens = rows["Open"][list(rows["Path"]).index(manual[0])]
+    assert opens.endswith(f"file=Manual.pdf%23page%3D{manual[0][-1]}")  # Obsidian opens it at that page
 
 
 def test_a_pdf_over_the_page_limit_is_skipped_before_its_pages_are_read(tmp_path):
@@ -360,3 +367,29 @@ def test_a_table_is_read_as_rows_under_its_header_and_an_answer_quotes_the_row(t
         answer = ask(ws, "How much does the peristaltic pump cost?")
     assert "12 EUR" in answer.text and "Price" in answer.text  # the row, with the header that says what 12 EUR is
     assert str(answer.citations[0].place).startswith("p. 1")
+
+
+def test_similar_notes_give_a_pdfs_page_most_like_the_note_with_the_real_embedder(tmp_path, real_embedder, monkeypatch):
+    from rag.config import load_settings
+
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    shutil.copy(PDFS / "manual.pdf", vault / "Greenhouse manual.pdf")
+    (vault / "Sensor care.md").write_text("# Уход за датчиками\n\nДатчики влажности раз в месяц протирать спиртом, сломанные менять.\n", encoding="utf-8")
+    (vault / "Wiring.md").write_text("# Wiring\n\nThe moisture sensors are wired to the ADC pins GPIO 32–35 of the ESP32.\n", encoding="utf-8")
+    (vault / "Bread.md").write_text("# Bread\n\nSourdough at 75% hydration, baked at 240 °C.\n", encoding="utf-8")
+    settings = load_settings(vault=vault, db_path=tmp_path / "index.db", env={})
+    monkeypatch.setattr("rag.workspace.make_embedder", lambda settings: real_embedder)
+    args = ["--vault", str(vault), "--db", str(settings.db_path)]
+    CliRunner().invoke(cli, ["index", *args], catch_exceptions=False)
+
+    def near(note: str) -> dict:
+        out = CliRunner().invoke(cli, ["similar", note, "--json", *args], catch_exceptions=False).output
+        return {n["path"]: n for n in json.loads(out)}
+
+    assert near("Sensor care.md")["Greenhouse manual.pdf"]["page"] == 2
+    assert near("Wiring.md")["Greenhouse manual.pdf"]["page"] == 1
+    assert near("Wiring.md")["Bread.md"]["page"] is None  # a note has no page
+    assert near("Greenhouse manual.pdf")["Wiring.md"]["page"] is None  # a PDF's neighbours are asked of it whole
+    out = CliRunner().invoke(cli, ["similar", "Sensor care.md", *args], catch_exceptions=False).output
+    assert "Greenhouse manual.pdf · p. 2" in out

@@ -195,8 +195,8 @@ class VaultTools:
         """Notes closest in meaning to the given note (by the mean of their passage vectors), best first. Each has
         its cosine (`score`), `closeness` in plain words (near-duplicate, very similar, related, loosely related,
         unrelated; calibrated on real notes), `percentile` (% of this vault's note pairs less alike; null in a vault
-        under 10 notes) and `overlap` (share of the shorter note's text also in the other). Useful to find related
-        work or duplicates before writing a new note."""
+        under 10 notes), `overlap` (share of the shorter note's text also in the other) and, for a PDF, the `page`
+        most like the note (null for a note). Useful to find related work or duplicates before writing a new note."""
         rel, _ = notes.confine(self.settings, path)
         return Similar(rel, tuple(self.knowledge.similar(rel, limit)))
 

@@ -20,12 +20,15 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from rag.errors import IndexMissing, NoteError
+from rag.index.chunking import SEPARATOR
 from rag.index.storage import IndexStore
+from rag.notes import pdf
 from rag.search.languages import align_scripts
 from rag.text.stemming import stem, words
 
@@ -42,6 +45,7 @@ TYPICAL_COSINE = 0.82  # median pair cosine of the bench's and the demo vault (0
 MIN_NOTES = 10  # fewer notes than this: too few pairs to rank against (no percentile, TYPICAL_COSINE as median)
 PAIR_SAMPLE = 20_000  # note pairs sampled for the percentiles (all pairs, when a vault has no more)
 CANDIDATES = 20  # each note's nearest notes checked for near-duplicates
+_PAGE = re.compile(r"^p\. (\d+)$")  # a PDF passage's page, in its heading path (rag/notes/pdf.py)
 _BLOCK = 1024  # rows of the note-by-note similarity matrix computed at once (bounded memory for big vaults)
 
 
@@ -52,6 +56,7 @@ class Neighbour:
     overlap: float  # share of the shorter note's word runs (3 stemmed words) also in the other, 0–1
     closeness: str  # one of CLOSENESS
     percentile: float | None  # % of this vault's note pairs less alike (0–99.9); None under MIN_NOTES notes
+    page: int | None = None  # a PDF's page most like the note (its passage nearest the note's vector); None for a note
 
 
 @dataclass(frozen=True)
@@ -72,6 +77,8 @@ class NoteVectors:
     paths: tuple[str, ...]
     matrix: np.ndarray  # float32, shape (notes, dim), rows of unit length
     pair_cosines: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))
+    # a PDF's path → (the page of each of its passages, their unit vectors): which page of it is most like a note
+    pdf_pages: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.paths)
@@ -81,6 +88,13 @@ class NoteVectors:
             return self.paths.index(path)
         except ValueError:
             return None
+
+    def page_nearest(self, path: str, vector: np.ndarray) -> int | None:
+        """The page of the PDF `path` whose passage is nearest `vector` (None for a note, or a PDF without pages)."""
+        if path not in self.pdf_pages:
+            return None
+        pages, unit = self.pdf_pages[path]
+        return int(pages[int(np.argmax(unit @ vector))])
 
     def typical(self) -> float:
         """The median cosine of a note pair in this vault (TYPICAL_COSINE under MIN_NOTES notes)."""
@@ -134,7 +148,22 @@ def note_vectors(store: IndexStore, model: str) -> NoteVectors:
     sums = np.zeros((len(names), matrix.shape[1]), np.float32)
     np.add.at(sums, owner[keep], unit)
     notes = _normalise(sums)
-    return NoteVectors(tuple(names), notes, pair_cosines(notes))
+    return NoteVectors(tuple(names), notes, pair_cosines(notes), _pdf_pages(chunks, rowids, unit, paths, keep))
+
+
+def _pdf_pages(chunks: dict, rowids: np.ndarray, unit: np.ndarray, paths: list, keep: np.ndarray) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Each PDF's passages (`unit` holds the kept rows' vectors) with the page each is on (its `p. N` heading)."""
+    rows: dict[str, tuple[list[int], list[int]]] = {}
+    for k, i in enumerate(np.flatnonzero(keep).tolist()):
+        path = paths[i]
+        if not path.lower().endswith(pdf.SUFFIX):
+            continue
+        page = next((int(m.group(1)) for part in chunks[int(rowids[i])].heading_path.split(SEPARATOR) if (m := _PAGE.match(part))), None)
+        if page is not None:
+            pages, at = rows.setdefault(path, ([], []))
+            pages.append(page)
+            at.append(k)
+    return {path: (np.array(pages), unit[at]) for path, (pages, at) in rows.items()}
 
 
 def pair_cosines(matrix: np.ndarray, *, sample: int = PAIR_SAMPLE, seed: int = 0) -> np.ndarray:
@@ -173,7 +202,8 @@ def similar_notes(store: IndexStore, model: str, path: str, limit: int = 8, *, v
     for i in best.tolist():
         score = min(float(scores[i]), 1.0)
         overlap = texts.overlap(path, vectors.paths[i])
-        out.append(Neighbour(vectors.paths[i], round(score, 6), round(overlap, 3), closeness(score, overlap, typical), vectors.percentile(score)))
+        page = vectors.page_nearest(vectors.paths[i], vectors.matrix[row])
+        out.append(Neighbour(vectors.paths[i], round(score, 6), round(overlap, 3), closeness(score, overlap, typical), vectors.percentile(score), page))
     return out
 
 

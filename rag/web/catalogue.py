@@ -105,6 +105,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "why.boosted": ("boosted (curated note)", "поднято (ключевая заметка)"),
     "why.linked": ("linked from {note}", "по ссылке из {note}"),
     "lines": ("lines {start}–{end}", "строки {start}–{end}"),
+    "page_short": ("p. {page}", "с. {page}"),
     "page_lines": ("p. {page}, lines {start}–{end}", "с. {page}, строки {start}–{end}"),
     "page_span": ("p. {page}, line {start} – p. {end_page}, line {end}", "с. {page}, строка {start} – с. {end_page}, строка {end}"),
     "show": ("Show", "Показать"),
