@@ -229,7 +229,11 @@ def test_cli_similar_and_duplicates_with_the_real_default_embedder(vault, tmp_pa
     assert near.exit_code == 0, near.output
     first, second = json.loads(near.stdout)
     assert first["path"] == "Notes/SQLite copy.md" and first["closeness"] == "near-duplicate" and first["overlap"] == 1.0
-    assert set(first) == {"path", "score", "overlap", "closeness", "percentile", "page"} and first["page"] is None and second["closeness"] in CLOSENESS[1:]
+    assert (
+        set(first) == {"path", "score", "overlap", "closeness", "percentile", "page"}
+        and first["page"] is None
+        and second["closeness"] in CLOSENESS[1:]
+    )
     assert first["percentile"] >= second["percentile"]  # the fixture vault has enough notes to rank against
     dupes = runner.invoke(cli, ["duplicates", *common, "--json"], catch_exceptions=False)
     (pair,) = json.loads(dupes.stdout)

@@ -207,6 +207,10 @@ def _in_child(raw: bytes, rel: str) -> dict:
     except (ValueError, UnicodeDecodeError):
         if b"MemoryError" in done.stderr or done.returncode in (-9, 137):
             raise NoteError(f"{rel} needed more than {_size(MEMORY_BYTES)} of memory to read; it is skipped (a damaged or hostile PDF?).") from None
+        if done.returncode == -6:  # PDFium aborts when an allocation fails, which the memory bound makes it do
+            raise NoteError(
+                f"Reading {rel} stopped the PDF reader (it aborted, most likely at its {_size(MEMORY_BYTES)} memory bound); it is skipped (a damaged or hostile PDF?)."
+            ) from None
         raise NoteError(f"Reading {rel} stopped the PDF reader (exit {done.returncode}); it is skipped (a damaged or hostile PDF?).") from None
     if not isinstance(out, dict) or "error" in out or not isinstance(out.get("text"), str):
         raise NoteError(_why(out if isinstance(out, dict) else {"error": "broken"}, rel))

@@ -203,7 +203,9 @@ def similar_notes(store: IndexStore, model: str, path: str, limit: int = 8, *, v
         score = min(float(scores[i]), 1.0)
         overlap = texts.overlap(path, vectors.paths[i])
         page = vectors.page_nearest(vectors.paths[i], vectors.matrix[row])
-        out.append(Neighbour(vectors.paths[i], round(score, 6), round(overlap, 3), closeness(score, overlap, typical), vectors.percentile(score), page))
+        out.append(
+            Neighbour(vectors.paths[i], round(score, 6), round(overlap, 3), closeness(score, overlap, typical), vectors.percentile(score), page)
+        )
     return out
 
 
