@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import tempfile
 import time
 import zlib
 from pathlib import Path
@@ -18,6 +19,7 @@ from rag.agents.mcp_server import VaultTools
 from rag.answer.ask import ask
 from rag.cli import cli
 from rag.errors import NoteError, VaultError
+from rag.index.chunking import chunk_note
 from rag.knowledge import Knowledge
 from rag.live import LiveIndex
 from rag.notes import pdf, pdf_layout
@@ -395,3 +397,22 @@ def test_similar_notes_give_a_pdfs_page_most_like_the_note_with_the_real_embedde
     assert near("Greenhouse manual.pdf")["Wiring.md"]["page"] is None  # a PDF's neighbours are asked of it whole
     out = CliRunner().invoke(cli, ["similar", "Sensor care.md", *args], catch_exceptions=False).output
     assert "Greenhouse manual.pdf · p. 2" in out
+
+
+def test_lines_set_in_a_fixed_pitch_font_are_a_code_block_indented_as_printed_and_its_fences_are_not_lines_of_the_page():
+    text = read("code.pdf")
+    block = "```\ndef water(bed):\n    if bed.moisture() < DRY_PERCENT:\n        bed.valve.open()\n        # the pump stops itself at 60 percent\n"
+    assert block in text
+    assert "\n\\```not a fence\n    return bed.valve.close()\n```\n" in text  # a page's own fence-like line cannot close it
+    assert "A single line of code stays in its sentence: make flash.\n" in text  # inline code stays in its sentence
+    assert "\nmake flash PORT=/dev/ttyUSB0\n" in text  # one line is not a block
+    lines = text.split("\n")
+    opened = lines.index("        bed.valve.open()") + 1
+    assert str(pdf.place(text, opened, opened)) == "p. 1, line 6"  # the fence is not a line of the page
+    chunks = chunk_note("Code.pdf", text, count_tokens=lambda s: len(s.split()), target=400, hard=800, min_tokens=1, pages=True)
+    assert not any("pump stops" in c.heading_path for c in chunks)  # a comment in the code is no heading
+    folder = Path(tempfile.mkdtemp())
+    shutil.copy(PDFS / "code.pdf", folder / "Code.pdf")
+    shown = passage(folder, "Code.pdf", opened - 3, opened, "\n".join(lines[opened - 4 : opened]))
+    assert [(row.number, row.text) for row in shown.lines if row.cited] == [(4, "def water(bed):"), (5, lines[opened - 2]), (6, lines[opened - 1])]
+    assert "```" not in [row.text for row in shown.lines]  # the dialog shows the page's lines, not the fences

@@ -25,13 +25,13 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from rag.errors import NoteError
-from rag.notes.pdf_layout import DELIMITER, MAX_PAGES, PAGE_HEADING
+from rag.notes.pdf_layout import DELIMITER, FENCE, MAX_PAGES, PAGE_HEADING
 from rag.recent import Recent
 
 SUFFIX = ".pdf"
 # Bump when the text a PDF reads as changes. A PDF's hash (what the index keys it by) covers its bytes, this and the
 # reader's version; the sync reads every PDF again when `reading_version()` changes, and nothing else.
-READING_VERSION = 1
+READING_VERSION = 2  # 2: code blocks
 SECONDS = 60.0  # to read one PDF, whole
 MEMORY_BYTES = 2_000_000_000  # the child's address space
 PAGE_WIDTH = 900  # pixels of a page drawn for the citation dialog
@@ -95,9 +95,9 @@ def page_json(where: Place | None) -> dict:
 
 
 def printed(line: str) -> bool:
-    """A line of the note that is a line of the PDF's page (not a page heading, a blank this reading added, or a
-    table's delimiter row)."""
-    return bool(line.strip()) and not PAGE_HEADING.match(line) and not DELIMITER.match(line)
+    """A line of the note that is a line of the PDF's page (not a page heading, a blank this reading added, a table's
+    delimiter row or a code block's fence)."""
+    return bool(line.strip()) and not PAGE_HEADING.match(line) and not DELIMITER.match(line) and line != FENCE
 
 
 def numbered(text: str) -> list[tuple[int, int] | None]:

@@ -7,6 +7,8 @@ passage is on its page) because it runs PDFium, native code, on hostile input, i
 - the PDF's headings: the entries of its outline, and lines set HEADING_SIZE× the body text's size, as `##`–`####`;
 - paragraphs by the steps between baselines; a word hyphenated at a line's end joined on the first line;
 - lines set in the same columns as a table's rows under its header (the DELIMITER row added);
+- runs of lines set in a fixed-pitch font as a code block, their indentation from where each starts (the FENCE
+  lines added);
 - a line Markdown would read as syntax escaped. Every other line of the text is a line of the page.
 """
 
@@ -20,12 +22,14 @@ from dataclasses import dataclass
 
 PAGE_HEADING = re.compile(r"^# p\. (\d+)$")
 DELIMITER = re.compile(r"^\|(?: -{3} \|)+$")  # the delimiter row a table's header gets here
+FENCE = "```"  # the line that opens and closes a code block here (a page's own line like it is escaped)
 MAX_PAGES = 2000
 MAX_DRAWN_PIXELS = 20_000_000
 COLUMN_SLACK = 3.0  # points: cells of one column start this close
 HEADING_SIZE = 1.15  # a line set this much larger than the body text is a heading
 HEADING_CHARS = 120
 PARAGRAPH_GAP = 1.4  # a step between baselines this many times the usual one starts a paragraph
+CODE_LINES = 2  # a code block: at least this many lines in a row set in a fixed-pitch font
 _MARKDOWN_START = re.compile(r"^(?:#|```|~~~|---|\+\+\+|<!--)")  # a line of text Markdown would read as syntax
 _LIGATURES = str.maketrans({"ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi", "ﬄ": "ffl", "ﬅ": "st", "ﬆ": "st"})
 _HYPHENS = "-\u00ad\x02"
@@ -37,6 +41,9 @@ class _Line:
     size: float  # mean font size of its characters
     baseline: float  # page coordinates (y grows upwards)
     cells: tuple[tuple[float, str], ...] = ()  # (left x, text) of each cell, when the line is set in columns
+    fixed: bool = False  # set in a fixed-pitch font (code)
+    left: float = 0.0  # where its first character's advance starts
+    advance: float = 0.0  # and how wide it is (in a fixed-pitch font, every character's)
 
 
 def to_markdown(data: bytes) -> dict:
@@ -75,7 +82,9 @@ def _lines(page) -> list[_Line]:
             first = next((i for i in range(at, at + len(piece)) if not piece[i - at].isspace()), None)
             baseline = _origin_y(raw, textpage, first) if first is not None else 0.0
             size = sum(sizes) / len(sizes) if sizes else 0.0
-            out.append(_Line(piece, size, baseline, _cells(textpage, piece, at, size)))
+            fixed = first is not None and _fixed_pitch(raw, textpage, [i for i in range(at, at + len(piece)) if not piece[i - at].isspace()])
+            left, advance = _advance(raw, textpage, first) if fixed else (0.0, 0.0)
+            out.append(_Line(piece, size, baseline, () if fixed else _cells(textpage, piece, at, size), fixed, left, advance))
             at += len(piece) + 2
         return out
     finally:
@@ -98,6 +107,31 @@ def _cells(textpage, piece: str, at: int, size: float) -> tuple[tuple[float, str
     cells = tuple((textpage.get_charbox(at + a)[0], piece[a:b].strip()) for a, b in bounds)
     # a cell of a table says something; a tree drawn with "│  ├──" is not one
     return cells if all(any(c.isalnum() for c in text) for _, text in cells) else ()
+
+
+def _fixed_pitch(raw, textpage, indexes: list[int]) -> bool:
+    """Whether a line's characters are set in a fixed-pitch font: its first, middle and last ones (a word of inline
+    code in a sentence is not a line of code)."""
+    import ctypes
+
+    flags = ctypes.c_int()
+    for i in {indexes[0], indexes[len(indexes) // 2], indexes[-1]}:
+        name = ctypes.create_string_buffer(128)
+        raw.FPDFText_GetFontInfo(textpage.raw, i, name, 128, ctypes.byref(flags))
+        # the font's flag, or its name when a writer left the flag out
+        if not flags.value & 1 and not re.search(rb"mono|courier|consol|menlo|code", name.value, re.I):
+            return False
+    return True
+
+
+def _advance(raw, textpage, index: int) -> tuple[float, float]:
+    """Where a character's advance starts and its width (the loose box: the font's metrics, not the glyph's ink)."""
+    import ctypes
+
+    box = raw.FS_RECTF()
+    if not raw.FPDFText_GetLooseCharBox(textpage.raw, index, ctypes.byref(box)):
+        return 0.0, 0.0
+    return float(box.left), float(box.right - box.left)
 
 
 def _origin_y(raw, textpage, index: int) -> float:
@@ -166,13 +200,28 @@ def _render(pages: list[list[_Line]], outline: list[tuple[int, int, str]] = ()) 
     out = []
     for number, page in enumerate(pages, 1):
         out.append(f"# p. {number}")
-        lines = [_Line(_clean(line.text), line.size, line.baseline, tuple((x, _clean(c)) for x, c in line.cells)) for line in page]
+        lines = [
+            _Line(_clean(line.text), line.size, line.baseline, tuple((x, _clean(c)) for x, c in line.cells), line.fixed, line.left, line.advance)
+            for line in page
+        ]
         _join_hyphens(lines)
         table = _table_rows(lines)
+        code = _code_lines(lines, body_size)
         steps = [a.baseline - b.baseline for a, b in zip(lines, lines[1:]) if a.text and b.text and a.baseline > b.baseline]
         usual = sorted(steps)[len(steps) // 4] if steps else 0.0  # from a line to the next: most steps are within a paragraph
         for k, line in enumerate(lines):
             previous = lines[k - 1] if k else None
+            if k in code:  # a line of a code block: indented as set, the block between FENCE lines
+                if k - 1 not in code:
+                    out += [""] if out[-1] else []
+                    out.append(FENCE)
+                elif previous is not None and usual and previous.baseline - line.baseline > PARAGRAPH_GAP * usual:
+                    out.append("")  # a blank line of the code
+                text = " " * code[k] + line.text.strip()
+                out.append(("\\" + text) if text.startswith(FENCE) else text)
+                if k + 1 not in code:
+                    out += [FENCE, ""]
+                continue
             if (number, k) in marked:
                 out.append(f"{'#' * min(2 + marked[(number, k)], 4)} {line.text.strip()}")
                 continue
@@ -205,6 +254,24 @@ def _render(pages: list[list[_Line]], outline: list[tuple[int, int, str]] = ()) 
             out.append(_escaped(line.text))
         out.append("")
     return "\n".join(out)
+
+
+def _code_lines(lines: list[_Line], body_size: float) -> dict[int, int]:
+    """Line index → its indentation in characters, for runs of CODE_LINES lines or more set in a fixed-pitch font (not
+    a heading). The indentation is how far right of the run's leftmost line a line starts, in character widths."""
+    out: dict[int, int] = {}
+    i = 0
+    while i < len(lines):
+        j = i
+        while j < len(lines) and lines[j].fixed and lines[j].text.strip() and not _heading(lines[j], body_size):
+            j += 1
+        if j - i >= CODE_LINES:
+            run = lines[i:j]
+            left = min(line.left for line in run)
+            for k, line in enumerate(run, i):
+                out[k] = min(round((line.left - left) / line.advance), 40) if line.advance > 0 else 0
+        i = max(j, i + 1)
+    return out
 
 
 def _table_rows(lines: list[_Line]) -> dict[int, str]:
@@ -248,7 +315,7 @@ def _join_hyphens(lines: list[_Line]) -> None:
     """ "con-" / "troller waters" → "controller" / "waters": the word whole on the first line, line count kept."""
     for a, b in zip(lines, lines[1:]):
         head = a.text.rstrip()
-        if len(head) >= 2 and head[-1] in _HYPHENS and head[-2].isalpha() and b.text[:1].islower():
+        if len(head) >= 2 and head[-1] in _HYPHENS and head[-2].isalpha() and b.text[:1].islower() and not a.fixed:
             rest = b.text.split(" ", 1)
             a.text = head[:-1] + rest[0]
             b.text = rest[1] if len(rest) > 1 else ""

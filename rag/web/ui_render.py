@@ -152,9 +152,9 @@ def passage(
     lines = note.split("\n")
     first, last = max(1, start_line - around), min(len(lines), end_line + around)
     where = pdf.place(note, start_line, end_line) if path.lower().endswith(pdf.SUFFIX) else None
-    if where is not None:  # a PDF's lines numbered as on its page; the page's heading and added blank lines are not shown
+    if where is not None:  # a PDF's lines numbered as on its page; what this reading added to them is not shown
         marks = pdf.numbered(note)
-        shown = [n for n in range(first, last + 1) if lines[n - 1].strip() and not pdf.PAGE_HEADING.match(lines[n - 1])]
+        shown = [n for n in range(first, last + 1) if pdf.printed(lines[n - 1])]
         rows = tuple(PassageLine(marks[n - 1][1], lines[n - 1], start_line <= n <= end_line, n in quoted) for n in shown)
         return Passage(path, start_line, end_line, rows, changed=False, place=where)
     rows = tuple(PassageLine(n, lines[n - 1], start_line <= n <= end_line, n in quoted) for n in range(first, last + 1))
