@@ -231,8 +231,10 @@ class Knowledge:
 
     # --- notes and projects (for agents) ------------------------------------------------------------------------
 
-    def read(self, path: str, *, start_line: int | None = None, end_line: int | None = None) -> notes.NoteText:
-        return notes.read_text(self.settings, path, start_line=start_line, end_line=end_line)
+    def read(
+        self, path: str, *, start_line: int | None = None, end_line: int | None = None, page: int | None = None, end_page: int | None = None
+    ) -> notes.NoteText:
+        return notes.read_text(self.settings, path, start_line=start_line, end_line=end_line, page=page, end_page=end_page)
 
     def write(self, path: str, content: str, *, expected_sha256: str | None = None, tool: str = "write") -> SavedNote:
         return self._saved(notes.write_note(self.settings, path, content, expected_sha256=expected_sha256, tool=tool))

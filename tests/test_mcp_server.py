@@ -145,7 +145,9 @@ async def test_ask_answers_extractively_with_citations_when_no_chat_model_is_con
 async def test_read_returns_the_text_and_the_hash_the_index_holds(live):
     async with connect(live) as client:
         note = await call(client, "knowledge_read", path="Notes/SQLite.md", start_line=3, end_line=3)
+        paged = await fails(client, "knowledge_read", path="Notes/SQLite.md", page=1)  # pages are a PDF's
     assert note["content"] == "WAL mode lets readers continue while one writer commits.\n"
+    assert "it has no pages" in paged
     assert note["sha256"] == live.workspace().store.file_info("Notes/SQLite.md").sha256
 
 

@@ -158,11 +158,19 @@ def test_the_sync_indexes_pdfs_beside_notes_skips_the_unreadable_with_their_reas
     assert not workspace.retriever.keyword("GPIO").hits  # its old text is no longer served
 
 
-def test_a_pdf_is_read_by_line_range_but_never_written(settings, workspace):
+def test_a_pdf_is_read_by_line_range_or_by_page_but_never_written(settings, workspace):
     vault = settings.vault
     shutil.copy(PDFS / "manual.pdf", vault / "Manual.pdf")
     got = read_text(settings, "Manual.pdf", start_line=4, end_line=5)
     assert got.content == "# p. 1\n## Greenhouse controller manual\n" and got.total_lines > 20
+    second = read_text(settings, "Manual.pdf", page=2)  # a page whole, as an agent asks for the page a hit gave
+    assert second.content.startswith("# p. 2\n") and "Раз в месяц" in second.content and second.end_line == second.total_lines
+    both = read_text(settings, "Manual.pdf", page=1, end_page=2)
+    assert both.content.startswith("---") is False and both.content.startswith("# p. 1\n") and "# p. 2\n" in both.content
+    with pytest.raises(VaultError, match="has 2 pages"):
+        read_text(settings, "Manual.pdf", page=3)
+    with pytest.raises(VaultError, match="no pages"):
+        read_text(settings, "Notes/SQLite.md", page=1)
     with pytest.raises(VaultError):
         write_note(settings, "Manual.pdf", "# overwritten\n")
     assert (vault / "Manual.pdf").read_bytes() == (PDFS / "manual.pdf").read_bytes()
@@ -220,10 +228,12 @@ def test_cli_search_and_mcp_search_give_the_page(pdf_vault, real_embedder, monke
     live = LiveIndex(pdf_vault, embedder=real_embedder)
     try:
         found = VaultTools(Knowledge(live)).knowledge_search("GPIO pins")
+        page = VaultTools(Knowledge(live)).knowledge_read("Greenhouse manual.pdf", page=found.results[0].page)
     finally:
         live.close()
     first = found.results[0]
     assert first.path == "Greenhouse manual.pdf" and first.page == 1 and first.page_lines[0] >= 1
+    assert page.content.startswith("# p. 1\n") and "GPIO 32" in page.content and "# p. 2" not in page.content  # the hit's page
 
 
 def test_a_heading_wrapped_onto_two_lines_names_its_section_whole_and_the_pages_lines_still_count():

@@ -106,13 +106,18 @@ class VaultTools:
 
     @tool(READ)
     def knowledge_read(
-        self, path: NotePath, start_line: Annotated[int | None, Field(ge=1)] = None, end_line: Annotated[int | None, Field(ge=1)] = None
+        self,
+        path: NotePath,
+        start_line: Annotated[int | None, Field(ge=1)] = None,
+        end_line: Annotated[int | None, Field(ge=1)] = None,
+        page: Annotated[int | None, Field(ge=1, description="A PDF's page to read whole (instead of lines).")] = None,
+        end_page: Annotated[int | None, Field(ge=1, description="With page: the last page to read.")] = None,
     ) -> NoteText:
         """Read a note, or lines start_line..end_line of it (1-based, inclusive), straight from disk. A PDF is read
-        as its text is searched (each page opens with a line "# p. N"); it is never written. Returns the
-        text and the sha256 of the whole file: pass that sha256 to knowledge_write or knowledge_append. Long notes come
-        back cut at whole lines with truncated=true: read on from end_line + 1."""
-        return self.knowledge.read(path, start_line=start_line, end_line=end_line)
+        as its text is searched (each page opens with a line "# p. N"), or by page..end_page; it is never written.
+        Returns the text and the sha256 of the whole file: pass that sha256 to knowledge_write or knowledge_append.
+        Long notes come back cut at whole lines with truncated=true: read on from end_line + 1."""
+        return self.knowledge.read(path, start_line=start_line, end_line=end_line, page=page, end_page=end_page)
 
     @tool(WRITE)
     def knowledge_write(self, path: NotePath, content: str, expected_sha256: Sha = None) -> Saved:

@@ -130,11 +130,21 @@ def _refuse_outside(settings: Settings, path: str, full: Path, *, outside: tuple
 
 
 def read_text(
-    settings: Settings, path: str, *, start_line: int | None = None, end_line: int | None = None, max_chars: int = MAX_READ_CHARS
+    settings: Settings,
+    path: str,
+    *,
+    start_line: int | None = None,
+    end_line: int | None = None,
+    page: int | None = None,
+    end_page: int | None = None,
+    max_chars: int = MAX_READ_CHARS,
 ) -> NoteText:
     """A note or a range of its lines, with the hash of the whole file. Ranges are 1-based and inclusive. A PDF is
-    read as its text is indexed (rag/notes/pdf.py: `# p. N` opens each page), with the hash of its bytes."""
+    read as its text is indexed (rag/notes/pdf.py: `# p. N` opens each page), with the hash of its bytes; `page`
+    (to `end_page`, else that page alone) reads whole pages of it."""
     rel, full = confine(settings, path)
+    if (page is not None or end_page is not None) and not rel.lower().endswith(pdf.SUFFIX):
+        raise VaultError(f"{rel} is a note, not a PDF: it has no pages. Read it by start_line and end_line.")
     if rel.lower().endswith(pdf.SUFFIX):
         try:
             note = read_note(
@@ -143,6 +153,10 @@ def read_text(
         except NoteError as exc:
             raise VaultError(str(exc)) from exc
         lines = _lines(note.text)
+        if page is not None or end_page is not None:
+            if start_line is not None or end_line is not None:
+                raise VaultError("Give pages or lines, not both.")
+            start_line, end_line = _page_lines(rel, note.text, page or 1, end_page or page or 1)
         first, last = _line_range(rel, len(lines), start_line, end_line)
         content, last, truncated = _take(lines, first, last, max_chars)
         return NoteText(rel, note.sha256, first, last, len(lines), content, truncated)
@@ -153,6 +167,20 @@ def read_text(
     first, last = _line_range(rel, len(lines), start_line, end_line)
     content, last, truncated = _take(lines, first, last, max_chars)
     return NoteText(rel, disk.sha256(raw), first, last, len(lines), content, truncated)
+
+
+def _page_lines(rel: str, text: str, page: int, end_page: int) -> tuple[int, int]:
+    """The note lines (1-based, inclusive) that hold pages `page` to `end_page` of a PDF's text."""
+    starts = {}
+    for n, line in enumerate(text.split("\n"), 1):
+        m = pdf.PAGE_HEADING.match(line)
+        if m:
+            starts[int(m.group(1))] = n
+    pages = max(starts, default=0)
+    if not 1 <= page <= pages or end_page < page:
+        raise VaultError(f"{rel} has {pages} page{'s' if pages != 1 else ''}; ask for pages 1 to {pages}, the first not after the last.")
+    after = starts.get(min(end_page, pages) + 1)
+    return starts[page], (after - 1 if after else len(text.split("\n")))
 
 
 def _read_bytes(rel: str, full: Path) -> bytes:
