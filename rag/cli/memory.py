@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from rag.cli_common import common_options, echo, open_knowledge
+from rag.cli.common import common_options, echo, open_knowledge
 from rag.progress import ProgressBars
 
 

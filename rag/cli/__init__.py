@@ -17,9 +17,9 @@ import click
 from tqdm import tqdm
 
 from rag.answer.grounding import SUPPORTING
-from rag.cli_common import common_options, echo, open_knowledge, time_line, time_options
-from rag.cli_memory import memory_group
-from rag.cli_models import models_command
+from rag.cli.common import common_options, echo, open_knowledge, time_line, time_options
+from rag.cli.memory import memory_group
+from rag.cli.models import models_command
 from rag.eval.cli import eval_group
 from rag.knowledge import Knowledge
 from rag.live import LiveIndex, Progress

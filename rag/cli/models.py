@@ -12,7 +12,7 @@ import click
 
 from rag.answer.chat import try_model
 from rag.answer.servers import ModelServer, find_servers, shown_name
-from rag.cli_common import common_options, echo
+from rag.cli.common import common_options, echo
 from rag.endpoints import api_key_for, same_endpoint
 
 
