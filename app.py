@@ -8,15 +8,18 @@ A thin adapter over `rag/`: it reads this session's settings (sidebar), opens th
 import streamlit as st
 
 from app_pages import common
+from app_pages.browser_scripts import keep_browser_cookie, narrow_navigation
+from app_pages.session_settings import ignored_secrets, session_settings
+from app_pages.shared_index import index_status, open_context
 
 st.set_page_config(page_title="Ask your vault", page_icon="📚", layout="centered")
 
-settings = common.session_settings()
+settings = session_settings()
 settings_box = st.sidebar.container()  # the settings panel, drawn once the session's language is known
-ctx = common.open_context(settings, settings_box)
-common.keep_browser_cookie()  # this browser's id, which its saved conversations belong to
-common.index_status(ctx)
-common.ignored_secrets()  # a working folder's .streamlit/secrets.toml is not read: say so
+ctx = open_context(settings, settings_box)
+keep_browser_cookie()  # this browser's id, which its saved conversations belong to
+index_status(ctx)
+ignored_secrets()  # a working folder's .streamlit/secrets.toml is not read: say so
 
 t = common.t
 page_list = [
@@ -28,5 +31,5 @@ page_list = [
     st.Page("app_pages/index.py", title=t("nav.index"), icon=":material/database:"),
 ]
 pages = st.navigation(page_list, position="sidebar")
-common.narrow_navigation(page_list)  # a narrow window folds the sidebar away: the pages stay one tap away
+narrow_navigation(page_list)  # a narrow window folds the sidebar away: the pages stay one tap away
 pages.run()

@@ -9,6 +9,7 @@ import streamlit as st
 
 from app_pages import common
 from app_pages.common import t
+from app_pages.shared_index import progress_label
 from rag.live import Progress
 from rag.web import i18n, untrusted
 
@@ -55,7 +56,7 @@ def _progress(ctx: common.AppContext) -> None:
     state = ctx.knowledge.progress()
     if state.running:
         st.session_state["rag_index_page_running"] = True
-        st.progress(state.fraction, text=common.progress_label(state))
+        st.progress(state.fraction, text=progress_label(state))
         return
     if st.session_state.pop("rag_index_page_running", False):
         st.rerun(scope="app")  # the run ended: redraw the counts

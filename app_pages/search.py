@@ -7,6 +7,7 @@ import streamlit as st
 
 from app_pages import common
 from app_pages.common import t
+from app_pages.passage_dialog import passage_dialog
 from rag.errors import RagError
 from rag.notes.vault import pdf_place
 from rag.search.by_note import Filters, NoteMatch
@@ -105,7 +106,7 @@ def _passage(ctx: common.AppContext, n: int, h: int, hit, title: str | None, que
     lines = common.lines_label(page, c.start_line, c.end_line)
     text.markdown(f":gray[{where}{lines}{when} · {why}]  \n{highlighted(shown, spans)}")
     if button.button(t("show"), key=f"hit-{n}-{h}", help=t("show.help")):
-        common.passage_dialog(
+        passage_dialog(
             ctx.settings.vault,
             outside=ctx.settings.outside_folders,
             source_id="",

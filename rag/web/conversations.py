@@ -2,7 +2,7 @@
 the index.
 
 Each conversation belongs to the browser that had it (`browser`: the random id the app keeps in that browser's
-cookie, app_pages/common.py): a `ConversationFile` is one browser's view of the file, and lists, opens, saves and
+cookie, app_pages/browser_scripts.py): a `ConversationFile` is one browser's view of the file, and lists, opens, saves and
 deletes only that browser's conversations; another browser never sees them, not even by their id in a link.
 Conversations saved before they had an owner (the app shared one list with every browser) go to the first browser
 that lists them: on this local app that is almost always the person who had them, and no other browser ever sees them.

@@ -19,7 +19,7 @@ browser fetches it and the facts leave. So:
   scheme but `obsidian` and the same link rule, so a slip in the rules above still cannot load or run anything.
   Show the result with `st.html`, never `st.markdown`. `st.html` drops every `obsidian:` address from an `href`
   (its sanitizer allows web schemes only), so a live note link also carries it in `data-obsidian`, from which the
-  page's script (app_pages/common.py) sets it back.
+  page's script (app_pages/browser_scripts.py) sets it back.
 """
 
 from __future__ import annotations
