@@ -5,7 +5,7 @@ words them in its language from the catalogue's `ask.example.<form>`).
 Cheap: no model and no search, only the note list (with modification times) and a look at the headings of a few
 notes. A title or heading that would make a poor question is passed over: one that is mostly a date (a daily note),
 a generic one ("Index", "TODO", «Заметки»), one too short or too long. The demo vault has its own curated questions
-instead (`ask.demo.*` in rag/web/catalogue.py). Titles and headings are the notes' text: the page shows them as text.
+instead (`ask.demo.*` in rag/web/catalogue/ask.py). Titles and headings are the notes' text: the page shows them as text.
 Knows nothing about Streamlit.
 """
 

@@ -1,6 +1,6 @@
 """The browser app's words in English and Russian: one catalogue, one lookup, and the choice of language.
 
-Every text a page shows comes from `CATALOGUE` (rag/web/catalogue.py; tests check that both languages hold every key, with the same
+Every text a page shows comes from `CATALOGUE` (rag/web/catalogue/; tests check that both languages hold every key, with the same
 placeholders, and that every key a page asks for exists). A count picks its words by the language's plural rule:
 `{n:# note|# notes}` in English (one, other), `{n:# заметка|# заметки|# заметок}` in Russian (one, few, many), `#`
 standing for the number as the language writes it. Numbers are written the language's way too (`decimal`, `whole`,
