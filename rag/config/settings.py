@@ -18,6 +18,8 @@ CONNECT_TIMEOUT = 2.0  # seconds to open a connection to a model endpoint: a clo
 # memory, app. Only `vault` and `db_path` have no default, and they come first.
 @dataclass(frozen=True)
 class Settings(s.AppSettings, s.MemorySettings, s.ChatSettings, s.AnswerSettings, s.SearchSettings, s.IndexSettings):
+    """Every setting of every section, read flat (`settings.fusion`); made by `load_settings`, changed by `replace`."""
+
     def __post_init__(self) -> None:
         if self.openai_api_key and self.openai_key_endpoint is None:  # bound once, where the key and its endpoint are read
             object.__setattr__(self, "openai_key_endpoint", self.openai_base_url or OPENAI_ENDPOINT)
