@@ -16,8 +16,9 @@ from pathlib import Path
 
 import streamlit as st
 
-from rag.answer.chat import try_model
-from rag.answer.servers import find_servers, shown_name
+from rag.chat import kinds
+from rag.chat.openai_chat import try_model
+from rag.chat.servers import find_servers, shown_name
 from rag.config import DEMO_VAULT, Settings, allowed_range, load_settings
 from rag.errors import NoteError, RagError
 from rag.knowledge import Knowledge
@@ -339,7 +340,7 @@ def _language_picked(settings: Settings) -> None:
 
 def _model_picker(settings: Settings) -> None:
     """Chat models found on this machine's usual ports (loopback only), to pick one and test it with one request."""
-    if st.button(t("models.find"), key="rag_find_models", icon=":material/radar:", help=t("models.find.help")):
+    if st.button(t("models.find"), key="rag_find_models", icon=":material/radar:", help=t("models.find.help", servers=kinds.listed())):
         st.session_state["rag_found_models"] = find_servers()
     found = st.session_state.get("rag_found_models")
     if found is None:

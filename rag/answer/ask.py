@@ -20,14 +20,15 @@ from dataclasses import asdict, dataclass, replace
 from datetime import date
 from typing import Callable, Iterable
 
-from rag.answer import reader, replies, second_reading
-from rag.answer.chat import ChatModel, Message
+from rag.answer import reader, second_reading
 from rag.answer.citations import CitationFilter, clean
 from rag.answer.context import ContextLimits, FrozenContext, Source, build_context, fence_for, render_sources
 from rag.answer.extractive import Quote, extract
 from rag.answer.grounding import STATUSES, SUPPORTING, CheckedClaim, Evidence, check
-from rag.answer.prompts import LANGUAGE_NAMES, language_of, render
 from rag.answer.translation import merge, translated_question
+from rag.chat import replies
+from rag.chat.prompts import LANGUAGE_NAMES, language_of, render
+from rag.chat.protocol import ChatModel, Message
 from rag.embed.pairs import shared as pair_scorer
 from rag.errors import AnswerStopped, ChatError, PromptTooLong
 from rag.notes.dates import full_date
