@@ -12,7 +12,7 @@ from app_pages import common
 from app_pages.common import t
 from app_pages.passage_dialog import passage_dialog
 from rag.answer.ask import SUPPORTING, Answer
-from rag.answer.servers import shown_name
+from rag.chat.servers import shown_name
 from rag.text.date_labels import day_label
 from rag.web import answer_words, i18n, untrusted
 from rag.web.conversations import ChatTurn

@@ -11,7 +11,7 @@ import streamlit as st
 from app_pages import answer_view, browser_scripts, common
 from app_pages.common import t
 from rag.answer.ask import CHECKING, GENERATING, ModelReading, Turn
-from rag.answer.servers import shown_name
+from rag.chat.servers import shown_name
 from rag.errors import RagError
 from rag.web import answer_words, i18n, untrusted
 from rag.web.conversations import UNREADABLE, ChatTurn, Conversation, ConversationFile

@@ -12,8 +12,9 @@ import streamlit as st
 
 from app_pages.common import error_text, language, t
 from app_pages.session_settings import LANGUAGE_CHOICE, base_settings, user_secrets
-from rag.answer.chat import try_model
-from rag.answer.servers import find_servers, shown_name
+from rag.chat import kinds
+from rag.chat.openai_chat import try_model
+from rag.chat.servers import find_servers, shown_name
 from rag.config import Settings, allowed_range
 from rag.errors import RagError
 from rag.web import i18n, saved_choices, untrusted
@@ -120,7 +121,7 @@ def _saved_line() -> None:
 
 def _model_picker(settings: Settings) -> None:
     """Chat models found on this machine's usual ports (loopback only), to pick one and test it with one request."""
-    if st.button(t("models.find"), key="rag_find_models", icon=":material/radar:", help=t("models.find.help")):
+    if st.button(t("models.find"), key="rag_find_models", icon=":material/radar:", help=t("models.find.help", servers=kinds.listed())):
         st.session_state["rag_found_models"] = find_servers()
     found = st.session_state.get("rag_found_models")
     if found is None:

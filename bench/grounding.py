@@ -25,9 +25,9 @@ from pathlib import Path
 from rag.answer import specifics, support
 from rag.answer.ask import Answer, ask
 from rag.answer.ask import text_vectors as index_vectors
-from rag.answer.chat import make_chat_model
 from rag.answer.citations import clean
 from rag.answer.grounding import STATUSES, SUPPORTING, check
+from rag.chat.configured import make_chat_model
 from rag.config import load_settings
 from rag.eval.data import EVAL_DATA
 from rag.eval.qa import QAItem, load_dataset

@@ -25,8 +25,8 @@ from grounding import RecordedChat  # noqa: E402
 from offline_answers import SETS, _ranges, has_keys, index_path, questions  # noqa: E402
 
 from rag.answer.ask import ask  # noqa: E402
-from rag.answer.chat import make_chat_model  # noqa: E402
 from rag.answer.grounding import STATUSES, SUPPORTING  # noqa: E402
+from rag.chat.configured import make_chat_model  # noqa: E402
 from rag.config import load_settings  # noqa: E402
 from rag.workspace import Workspace  # noqa: E402
 

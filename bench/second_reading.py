@@ -112,7 +112,7 @@ def main() -> None:
             answers[a["key"]] = a["reply"]
     seconds = []
     if args.ask:
-        from rag.answer.chat import OpenAIChat
+        from rag.chat.openai_chat import OpenAIChat
         from rag.config import load_settings
 
         chat = OpenAIChat(load_settings(temperature=0.0))

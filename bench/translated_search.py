@@ -19,8 +19,8 @@ import json
 import time
 from pathlib import Path
 
-from rag.answer.chat import make_chat_model
 from rag.answer.translation import merge, target_script, translate
+from rag.chat.configured import make_chat_model
 from rag.config import load_settings
 from rag.errors import ChatError
 from rag.eval import retrieval as evaluate

@@ -19,7 +19,7 @@ from datetime import date
 
 from rag import projects as project_notes
 from rag.answer.ask import Answer, Turn, ask
-from rag.answer.chat import make_chat_model
+from rag.chat.configured import make_chat_model
 from rag.config import Settings
 from rag.errors import RagError
 from rag.index.records import FileInfo

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from rag.answer.ask import Turn, ask, messages_for, search_query
-from rag.answer.chat import OpenAIChat
 from rag.answer.context import ContextLimits, build_context
 from rag.answer.phantoms import phantoms
+from rag.chat.openai_chat import OpenAIChat
 from rag.errors import ChatError
 from rag.search.retrieve import Hit
 from rag.tokens import count_tokens

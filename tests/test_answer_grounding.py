@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from rag.answer.ask import CHECKING, GENERATING, SEARCHING, ask
-from rag.answer.chat import OpenAIChat
+from rag.chat.openai_chat import OpenAIChat
 from rag.cli import cli
 
 BAIKAL = "Сколько стоили билеты на самолёт на Байкал?"

@@ -312,7 +312,7 @@ def test_reindex_runs_in_the_background_and_embedding_errors_are_shown_with_the_
 def test_settings_find_the_local_model_servers_test_a_model_and_use_it(app, monkeypatch):
     with FakeOpenAI(models=("qwen2.5:7b", "llama3.2:3b")) as server:
         server.kind, server.model_num_ctx = "ollama", 8192
-        monkeypatch.setattr("rag.answer.servers.LOCAL_PORTS", ((server.port, "Ollama"),))
+        monkeypatch.setattr("rag.chat.servers.LOCAL_PORTS", ((server.port, "Ollama"),))
         at = app()
         at.button(key="rag_find_models").click().run()
         picker = at.selectbox(key="rag_model_pick")

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from rag.answer import chat as chat_module
-from rag.answer.chat import OpenAIChat, make_chat_model
+from rag.chat import timing
+from rag.chat.configured import make_chat_model
+from rag.chat.openai_chat import OpenAIChat
 from rag.config import load_settings
 from rag.errors import ChatError, ConfigError
 
@@ -93,14 +94,14 @@ def test_a_slow_first_token_times_out_with_the_setting_to_raise(srv, tmp_path):
 
 
 def test_the_wait_for_the_first_word_covers_reading_a_long_prompt_and_the_speed_is_kept(srv, tmp_path):
-    chat_module._speeds.clear()
+    timing._speeds.clear()
     srv.delay_first_token = 2.0  # a CPU model reading ~2,000 tokens: slow, but well inside twice the expected time
     srv.script_chat("read it")
     chat = OpenAIChat(chat_settings(tmp_path, srv.base_url, request_timeout=0.3))
     long = [{"role": "user", "content": "word " * 2000}]
     assert chat.reading_seconds(long) is None  # not measured yet: no guess shown (the wait assumes 10 tokens/s)
     assert "".join(chat.stream(long)) == "read it"
-    speed = chat_module._speeds[(srv.base_url, "fake-chat")]
+    speed = timing._speeds[(srv.base_url, "fake-chat")]
     assert 500 < speed < 1500 and chat.reading_seconds(long) < 5  # ~2,000 tokens in ~2 s, kept for the next question
 
 

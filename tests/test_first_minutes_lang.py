@@ -13,7 +13,7 @@ import pyarrow as pa
 import pytest
 
 from rag.answer.grounding import CheckedClaim
-from rag.answer.prompts import render
+from rag.chat.prompts import render
 from rag.web import i18n
 from tests.app_harness import answers, ask, idle, shown, texts, unescaped
 

@@ -17,10 +17,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from click.testing import CliRunner
 
-from rag.answer import grounding, replies, servers
+from rag.answer import grounding
 from rag.answer.ask import ask
-from rag.answer.chat import OpenAIChat, make_chat_model, try_model
-from rag.answer.ollama import OllamaChat
+from rag.chat import replies, servers
+from rag.chat.configured import make_chat_model
+from rag.chat.ollama_chat import OllamaChat
+from rag.chat.openai_chat import OpenAIChat, try_model
 from rag.cli import cli
 from rag.config import load_settings
 from rag.embed.embedders import make_embedder
@@ -293,7 +295,7 @@ def test_a_huge_model_name_with_escape_sequences_is_listed_cut_and_without_them(
 
 def test_the_app_lists_a_found_model_cut_and_never_sends_the_key_to_its_server(app, monkeypatch):
     with FakeOpenAI(models=("gpt-4o-mini", "![x](http://evil.example/p.png)" + "B" * 5000)) as local:
-        monkeypatch.setattr("rag.answer.servers.LOCAL_PORTS", ((local.port, "llama.cpp"),))
+        monkeypatch.setattr("rag.chat.servers.LOCAL_PORTS", ((local.port, "llama.cpp"),))
         monkeypatch.setenv("OPENAI_API_KEY", KEY)
         at = app()
         at.button(key="rag_find_models").click().run()

@@ -12,10 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from rag.answer import chat as chat_module
 from rag.answer.ask import ask
-from rag.answer.chat import make_chat_model
-from rag.answer.servers import describe, window_in_error
+from rag.chat import openai_chat as chat_module
+from rag.chat import servers
+from rag.chat.configured import make_chat_model
+from rag.chat.servers import describe, window_in_error
 from rag.config import allowed_range
 from rag.errors import ChatError, ConfigError
 from rag.web import untrusted
@@ -127,7 +128,7 @@ def test_a_bare_address_in_text_is_not_read_as_a_link(value):
 @pytest.fixture
 def ws(workspace):
     workspace.sync()
-    chat_module._windows.clear()  # what servers said in other tests
+    servers._windows.clear()  # what servers said in other tests
     return workspace
 
 

@@ -212,7 +212,7 @@ class ScriptedChat:
 
 def test_a_rewrite_finds_a_fact_in_the_other_language_and_a_failed_one_changes_nothing(opened, monkeypatch):
     chat = ScriptedChat("Что пьёт Анна по утрам?\nAnna's morning drink\nАнна пьёт по утрам")
-    monkeypatch.setattr("rag.answer.chat.make_chat_model", lambda settings: chat)
+    monkeypatch.setattr("rag.chat.configured.make_chat_model", lambda settings: chat)
     on = opened(memory_rewrite=True, chat_model="scripted", openai_base_url="http://127.0.0.1:9/v1")
     fact = on.memory.remember("Анна пьёт зелёный чай по утрам.", category="preferences")
     other = on.memory.remember("Anna's laptop is a ThinkPad.", category="config")
@@ -224,7 +224,7 @@ def test_a_rewrite_finds_a_fact_in_the_other_language_and_a_failed_one_changes_n
     off = on.for_settings(on.settings.__class__(**{**on.settings.__dict__, "memory_rewrite": False}))
     assert off.memory.recall(question, 2)[0].channels["semantic"] == 0  # the fake embedder shares no Russian word
     failing = ScriptedChat(error="The chat endpoint is down")
-    monkeypatch.setattr("rag.answer.chat.make_chat_model", lambda settings: failing)
+    monkeypatch.setattr("rag.chat.configured.make_chat_model", lambda settings: failing)
     assert {r.fact.id for r in on.memory.recall("Anna's laptop", 2)} >= {other.id} and failing.prompts
 
 

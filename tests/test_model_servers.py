@@ -1,4 +1,4 @@
-"""Chat model servers found, not typed (rag/answer/servers.py, `rag models`): each kind of local server recognised
+"""Chat model servers found, not typed (rag/chat/servers.py, `rag models`): each kind of local server recognised
 through its own endpoints with the window it runs a model with, against the test server behaving like it; nothing
 listening is quick to say so; only loopback is probed; `--test` times one request."""
 
@@ -11,8 +11,8 @@ import time
 import pytest
 from click.testing import CliRunner
 
-from rag.answer import servers
-from rag.answer.servers import describe, find_servers, is_loopback, window_in_error
+from rag.chat import servers
+from rag.chat.servers import describe, find_servers, is_loopback, window_in_error
 from rag.cli import cli
 from tests.openai_server import FakeOpenAI
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import pytest
 
-from rag.answer import chat as chat_module
 from rag.answer.ask import ask
-from rag.answer.chat import make_chat_model
-from rag.answer.ollama import OllamaChat
+from rag.chat import servers, timing
+from rag.chat.configured import make_chat_model
+from rag.chat.ollama_chat import OllamaChat
 from tests.openai_server import FakeOpenAI
 
 QUESTION = "What hydration do I keep for white bread and for whole wheat?"
@@ -19,7 +19,7 @@ QUESTION = "What hydration do I keep for white bread and for whole wheat?"
 @pytest.fixture
 def ws(workspace):
     workspace.sync()
-    chat_module._windows.clear()  # what servers said in other tests
+    servers._windows.clear()  # what servers said in other tests
     return workspace
 
 
@@ -60,14 +60,14 @@ def test_a_server_that_refuses_a_prompt_as_too_long_gets_it_again_with_fewer_sou
         url = server.base_url
     assert len(chats) == 2 and answer.window == 1400 and answer.context.left_out >= 1
     assert "72%" in answer.text
-    assert chat_module._windows[(url, "local")][1].context_tokens == 1400  # the next question is sized at once
+    assert servers._windows[(url, "local")][1].context_tokens == 1400  # the next question is sized at once
 
 
 def test_while_the_model_reads_the_answer_says_how_many_sources_and_how_long_and_ticks(ws, settings):
     from rag.answer.ask import GENERATING, ModelReading
     from rag.web.ui_stream import StreamedCall
 
-    chat_module._speeds.clear()
+    timing._speeds.clear()
     with FakeOpenAI(models=("local",)) as server:
         server.kind, server.context_tokens = "llama.cpp", 8192
         server.delay_first_token = 2.5  # a CPU model reading the prompt

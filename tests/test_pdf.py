@@ -330,7 +330,7 @@ def test_a_pdf_a_found_note_links_to_is_found_with_it_on_the_linked_page(workspa
 
 
 def test_a_claim_from_a_pdf_is_checked_against_its_page_and_its_evidence_says_the_page(settings, fake_embedder, srv):
-    from rag.answer.chat import OpenAIChat
+    from rag.chat.openai_chat import OpenAIChat
 
     shutil.copy(PDFS / "manual.pdf", settings.vault / "Manual.pdf")
     srv.chat_handler = lambda body: (

@@ -8,9 +8,9 @@ import pytest
 
 from rag.answer import second_reading
 from rag.answer.ask import ask
-from rag.answer.chat import OpenAIChat
 from rag.answer.context import FrozenContext, Source
 from rag.answer.grounding import Evidence, check
+from rag.chat.openai_chat import OpenAIChat
 from rag.embed.pairs import shared
 from rag.errors import ChatError
 from rag.search.text_vectors import TextVectors

@@ -15,7 +15,7 @@ from mcp import Client
 
 from rag.agents.mcp_server import build_server
 from rag.answer.ask import ask
-from rag.answer.chat import OpenAIChat
+from rag.chat.openai_chat import OpenAIChat
 from rag.cli import cli
 from rag.config import load_settings
 from rag.errors import ConfigError

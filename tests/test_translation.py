@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from rag.answer.ask import ask
-from rag.answer.chat import OpenAIChat
 from rag.answer.translation import target_script
+from rag.chat.openai_chat import OpenAIChat
 from rag.config import load_settings
 from rag.workspace import Workspace
 

@@ -9,7 +9,9 @@ ids (each a supported claim by construction). A follow-up question is first rewr
 query from the last few turns, then retrieval runs afresh.
 
 The index is read only while retrieving (the hits are plain values once returned); building the context reads the
-note files, and streaming touches neither, so indexing can go on during a long answer.
+note files, and streaming touches neither, so indexing can go on during a long answer. Here: the answer's values and
+the two ways to write one; what it is answered from is retrieval.py, the prompt and its room prompt.py, the model's
+streamed reply streaming.py, an extractive answer's quotes quoted.py.
 """
 
 from __future__ import annotations
@@ -20,34 +22,26 @@ from dataclasses import asdict, dataclass, replace
 from datetime import date
 from typing import Callable, Iterable
 
-from rag.answer import reader, replies, second_reading
-from rag.answer.chat import ChatModel, Message
+from rag.answer import second_reading
 from rag.answer.citations import CitationFilter, clean
-from rag.answer.context import ContextLimits, FrozenContext, Source, build_context, fence_for, render_sources
+from rag.answer.context import FrozenContext
 from rag.answer.extractive import Quote, extract
-from rag.answer.grounding import STATUSES, SUPPORTING, CheckedClaim, Evidence, check
-from rag.answer.prompts import LANGUAGE_NAMES, language_of, render
-from rag.answer.translation import merge, translated_question
+from rag.answer.grounding import STATUSES, SUPPORTING, CheckedClaim, check
+from rag.answer.prompt import CITATION, Turn, messages_for, prompt_room, source_budget
+from rag.answer.quoted import quote_block, quoted_claims
+from rag.answer.retrieval import frozen_context, read_in_period, retrieve_context, search_query, text_vectors
+from rag.answer.streaming import streamed
+from rag.chat.prompts import language_of, render
+from rag.chat.protocol import ChatModel
 from rag.embed.pairs import shared as pair_scorer
-from rag.errors import AnswerStopped, ChatError, PromptTooLong
-from rag.notes.dates import full_date
+from rag.errors import PromptTooLong
 from rag.notes.pdf import Place, page_json
 from rag.search.filters import Filters
 from rag.search.retrieve import SearchResult
 from rag.search.text_vectors import TextVectors
-from rag.search.when import TimeScope, timed_hybrid
-from rag.text import stemming
-from rag.text.date_labels import day_label
-from rag.tokens import count_tokens
+from rag.search.when import TimeScope
 from rag.workspace import Workspace
 
-MESSAGE_OVERHEAD_TOKENS = 8  # per chat message (role, separators), plus a margin for the per-context fence
-# Of the model's window, the share the prompt may fill: our tokenizer (cl100k) is not the model's, and a prompt one
-# token too long is cut at its start by Ollama's OpenAI endpoint, or refused by llama.cpp.
-WINDOW_SHARE = 0.9
-TURN_CHARS = 600  # of each earlier answer kept for query rewriting and as background
-_CITATION = re.compile(r"\s*\[S\d+\]")
-_WIKILINK = re.compile(r"\[\[[^\]]*\]\]")  # a link's target names another note, not this line's day
 # What `ask` is doing, for `on_stage`: the app says "searching your notes", then "waiting for the model" …
 SEARCHING, EXTRACTING, GENERATING, CHECKING = "searching", "extracting", "generating", "checking"
 
@@ -63,12 +57,6 @@ class ModelReading(str):
         stage = super().__new__(cls, GENERATING)
         stage.sources, stage.seconds = sources, seconds
         return stage
-
-
-@dataclass(frozen=True)
-class Turn:
-    question: str
-    answer: str
 
 
 @dataclass(frozen=True)
@@ -184,7 +172,7 @@ def ask(
     stage(SEARCHING)
     turns = tuple(history)[-settings.history_turns :] if settings.history_turns > 0 else ()
     query = search_query(question, turns, chat=chat)
-    budget = None if chat is None else _source_budget(question, turns, _prompt_room(chat.context_tokens, settings))
+    budget = None if chat is None else source_budget(question, turns, prompt_room(chat.context_tokens, settings))
     result, context = retrieve_context(workspace, query, max_tokens=budget, today=today, filters=filters, chat=chat)
     emit = on_text or (lambda text: None)
     if chat is None:
@@ -192,160 +180,26 @@ def ask(
         newest = (result.time.before or today) if result.time is not None and result.time.newest_first else None
         answer = _extractive(question, query, context, workspace, emit, coverage=result.coverage, newest_until=newest, time=result.time)
     else:
-        try:
-            answer = _generated(
-                question, query, context, turns, chat, emit, stage=stage, vectors=text_vectors(workspace), stop=stop, second=settings.second_reading
-            )
-        except PromptTooLong as exc:  # the server's window is smaller than it said (or than set): fewer sources, once
-            chat.context_tokens = exc.window
-            context = frozen_context(workspace, result, _source_budget(question, turns, _prompt_room(exc.window, settings)))
-            answer = _generated(
-                question, query, context, turns, chat, emit, stage=stage, vectors=text_vectors(workspace), stop=stop, second=settings.second_reading
-            )
-        answer = replace(answer, window=chat.context_tokens)
+        answer = _within_window(workspace, question, query, result, context, turns, chat, emit, stage=stage, stop=stop)
     answer = replace(answer, time=result.time, translation=result.translation)
     return answer if result.notice is None else replace(answer, notice=result.notice)
 
 
-def read_in_period(question: str, scope: TimeScope | None) -> tuple[str, reader.Period | None]:
-    """What the reader reads when the search kept to a period the question names: the question without the words
-    that named it (they did their part in choosing the passages), and the period's days; else the question as is."""
-    if scope is None or not scope.narrows:
-        return question, None
-    period = (scope.after, scope.before)
-    words = scope.words
-    if not words or words not in question:
-        return question, period
-    at = question.index(words)
-    after = _POSSESSIVE.sub("", question[at + len(words) :], count=1)  # "yesterday's note": "note", not "'s note"
-    return " ".join(f"{question[:at]} {after}".split()), period
-
-
-_POSSESSIVE = re.compile(r"^['’]s\b")
-
-
-def retrieve_context(
-    workspace: Workspace,
-    query: str,
-    *,
-    max_tokens: int | None = None,
-    today: date | None = None,
-    filters: Filters = Filters(),
-    chat: ChatModel | None = None,
-) -> tuple[SearchResult, FrozenContext]:
-    """The ranked hits for `query` and the frozen context built from them, under the settings' caps (the same with
-    a model and without one; `max_tokens` also fits it to a model's window). With `chat` and `translate_questions`,
-    the question is also searched in the vault's other language (rag/answer/translation.py)."""
+def _within_window(workspace: Workspace, question, query, result: SearchResult, context, turns, chat: ChatModel, emit, *, stage, stop) -> Answer:
+    """The model's answer; when its server says the prompt was longer than its window (smaller than it said, or than
+    set), once more with fewer sources, fitted to the window it named."""
     settings = workspace.settings
-    # The only index read: the store's lock is held per query inside, and the hits come back as frozen values.
-    n = settings.answer_candidates
-    result = timed_hybrid(workspace.retriever, query, n, today=today, filters=filters, candidates=max(100, n))
-    if settings.translate_questions and chat is not None:
-        translation = translated_question(chat, query, workspace.store.script_shares())
-        if translation is not None:
-            other = timed_hybrid(workspace.retriever, translation, n, today=today, filters=filters, candidates=max(100, n))
-            result = merge(result, other, translation, n)
-    return result, frozen_context(workspace, result, max_tokens)
-
-
-def frozen_context(workspace: Workspace, result: SearchResult, max_tokens: int | None) -> FrozenContext:
-    settings = workspace.settings
-    limits = ContextLimits.from_settings(settings)
-    return build_context(result.hits, vault=settings.vault, outside=settings.outside_folders, limits=limits, max_tokens=max_tokens)
-
-
-def _prompt_room(window: int, settings) -> int:
-    """Tokens the prompt may take of a model's window: its share, less the answer's reserve. A window with none left
-    is the settings' fault, not the question's: the error says which to change."""
-    room = int(window * WINDOW_SHARE) - settings.max_answer_tokens
-    if room <= 0:
-        raise ChatError(
-            f"The chat model's window ({window} tokens) leaves no room for a prompt once max_answer_tokens "
-            f"({settings.max_answer_tokens}) are kept for the answer. Set chat_context_tokens in rag.toml to the model's "
-            "real window, or lower max_answer_tokens."
+    try:
+        answer = _generated(
+            question, query, context, turns, chat, emit, stage=stage, vectors=text_vectors(workspace), stop=stop, second=settings.second_reading
         )
-    return room
-
-
-def text_vectors(workspace: Workspace) -> TextVectors:
-    """Sentence vectors as the index has them: its stored vectors, and its language handling and vocabulary when its
-    vectors are this embedder's (not while a new model backfills)."""
-    model = workspace.embedder.name
-    mine = workspace.retriever.embedder is workspace.embedder
-    languages = workspace.retriever.vectors if mine else None
-    words = workspace.retriever.lexicon.match_scores if mine else None  # the vault's vocabulary, by this embedder
-    return TextVectors(
-        workspace.embedder,
-        stored=lambda keys: workspace.store.vectors_for_keys(model, keys),
-        scope=workspace.store.location,
-        languages=languages,
-        words=words,
-    )
-
-
-def search_query(question: str, turns: tuple[Turn, ...], *, chat: ChatModel | None) -> str:
-    """The question itself, or for a follow-up a standalone query: rewritten by the chat model if there is one,
-    else — when it looks like a follow-up — the previous question joined to this one (so "and how much did it
-    cost?" keeps its topic, while an unrelated new question is searched on its own)."""
-    if not turns:
-        return question
-    if chat is not None:
-        history = _turns_text(turns)
-        reply = chat.complete([{"role": "user", "content": render("rewrite", **_fenced(history), question=question)}])
-        lines = [line.strip() for line in reply.strip().splitlines() if line.strip()]
-        if lines:
-            return lines[0].strip("\"'«»“”")[:500]
-    return f"{turns[-1].question} {question}" if looks_like_follow_up(question) else question
-
-
-# Words that point back at an earlier turn ("how much did *it* cost?", "а *там* что?").
-_ANAPHORA = frozenset(
-    "it its that this these those they them their there he she his her then also same "
-    "он она оно они его ее её их это этот эта эти тот та те там тогда туда оттуда тоже такой такая такие".split()
-)
-_CONTINUATIONS = ("and ", "but ", "what about", "how about", "also", "а ", "и ", "но ", "а что", "ещё", "еще", "тогда")
-
-
-def looks_like_follow_up(question: str) -> bool:
-    """Without a chat model to rewrite it, is this question a follow-up that needs the previous one's topic?
-    Yes if it is short, starts like a continuation, or points back with a pronoun; a full new question is not."""
-    words = stemming.words(question)
-    content = [w for w in words if w not in stemming.STOP_WORDS]
-    lowered = question.strip().lower()
-    return len(content) <= 2 or lowered.startswith(_CONTINUATIONS) or any(w in _ANAPHORA for w in words)
-
-
-def messages_for(question: str, context: FrozenContext, turns: tuple[Turn, ...] = ()) -> list[Message]:
-    """The chat messages for one question: the system rules, then the fenced sources, background and question."""
-    history = _turns_text(turns)
-    # One fence for the sources and the earlier turns (answers are model output, questions may quote notes): longer
-    # than any backtick run in either, so nothing in them can close it.
-    fence = max(context.fence, fence_for([history]), key=len)
-    conversation = render("conversation", **_fenced(history, fence)) if turns else ""
-    language = LANGUAGE_NAMES[language_of(question)]
-    user = render(
-        "answer", fence=fence, sources=render_sources(context.sources, fence), conversation=conversation, language=language, question=question
-    )
-    return [{"role": "system", "content": render("system", fence=fence).strip()}, {"role": "user", "content": user.strip()}]
-
-
-def _fenced(history: str, fence: str | None = None) -> dict[str, str]:
-    """The template variables of fenced earlier turns: the fence, and the turns as the fence's `text` block."""
-    fence = fence or fence_for([history])
-    return {"fence": fence, "turns": f"text\n{history}\n"}
-
-
-def _source_budget(question: str, turns: tuple[Turn, ...], window: int) -> int:
-    """Tokens left for the sources once the rules, the question and the background are in the prompt."""
-    empty = FrozenContext((), (), "```", 0)
-    fixed = sum(count_tokens(m["content"]) + MESSAGE_OVERHEAD_TOKENS for m in messages_for(question, empty, turns))
-    budget = window - fixed
-    if budget <= 0:
-        raise ChatError(
-            f"The question and conversation take {fixed} tokens, leaving no room for sources in the chat model's window "
-            f"({window} tokens after the answer's reserve). Shorten the question, or set chat_context_tokens in rag.toml."
+    except PromptTooLong as exc:
+        chat.context_tokens = exc.window
+        context = frozen_context(workspace, result, source_budget(question, turns, prompt_room(exc.window, settings)))
+        answer = _generated(
+            question, query, context, turns, chat, emit, stage=stage, vectors=text_vectors(workspace), stop=stop, second=settings.second_reading
         )
-    return budget
+    return replace(answer, window=chat.context_tokens)
 
 
 def _generated(
@@ -356,8 +210,8 @@ def _generated(
     messages = messages_for(question, context, turns)
     reading = getattr(chat, "reading_seconds", None)
     stage(ModelReading(len(context.sources), reading(messages) if reading else None))
-    cleaned, truncated = _streamed(chat, messages, CitationFilter(context.ids), emit, stop)
-    if not re.search(r"\w", _CITATION.sub("", cleaned.text)):  # an empty reply, or citations alone: nothing to show or check
+    cleaned, truncated = streamed(chat, messages, CitationFilter(context.ids), emit, stop)
+    if not re.search(r"\w", CITATION.sub("", cleaned.text)):  # an empty reply, or citations alone: nothing to show or check
         text = _not_found_text(question, emit)
         return Answer(question, query, "llm", text, (), context, cleaned.removed, not_found=True, notice=NOTICE_EMPTY_REPLY, truncated=truncated)
     stage(CHECKING)
@@ -366,32 +220,6 @@ def _generated(
     citations = tuple(_citation(context, i) for i in clean(grounded.text, context.ids).cited)  # as now shown
     found = {"not_found": not grounded.grounded, "claims": grounded.claims, "abstained": grounded.abstains, "truncated": truncated}
     return Answer(question, query, "llm", grounded.text, citations, context, cleaned.removed, **found)
-
-
-def _streamed(chat: ChatModel, messages, stream: CitationFilter, emit, stop: threading.Event | None = None) -> tuple:
-    """Stream the model's reply through the citation filter, emitting what is safe to show; (cleaned, truncated).
-    Once `stop` is set, the next piece closes the request (a server stops generating when its client hangs up). The
-    reply is cut at replies.MAX_REPLY_CHARS whatever the chat model (the clients cut there too)."""
-    reply, cap = chat.stream(messages), replies.Cap()
-    while True:
-        try:
-            piece = stream.feed(cap.take(next(reply)))
-        except StopIteration as end:
-            truncated = bool(end.value)
-            break
-        if stop is not None and stop.is_set():
-            reply.close()
-            raise AnswerStopped("The answer was stopped.")
-        if piece:
-            emit(piece)
-        if cap.cut:  # a chat model that does not cut its own reply
-            reply.close()
-            truncated = True
-            break
-    tail = stream.tail()
-    if tail:
-        emit(tail)
-    return stream.finish(), truncated
 
 
 def _extractive(
@@ -411,7 +239,7 @@ def _extractive(
     if found.not_found:
         return Answer(question, query, "extractive", _not_found_text(question, emit), (), context, (), not_found=True)
     lang = language_of(question)
-    blocks = [_quoted(q, context.get(q.source_id), lang) for q in found.quotes]
+    blocks = [quote_block(q, context.get(q.source_id), lang) for q in found.quotes]
     text = render(f"extractive.{lang}", quotes="\n\n".join(blocks)).strip()
     emit(text)
     cited = dict.fromkeys(q.source_id for q in found.quotes)
@@ -426,28 +254,8 @@ def _extractive(
         (),
         not_found=False,
         quotes=found.quotes,
-        claims=_quoted_claims(text, blocks, found.quotes),
+        claims=quoted_claims(text, blocks, found.quotes),
     )
-
-
-def _quoted(q: Quote, source: Source | None, lang: str) -> str:
-    """A quote as its label (which note and section, the day it is from when the note says it and the lines do not,
-    and the source id) above the note's lines in a blockquote."""
-    label = " ".join(q.label.split())
-    dated = source is not None and source.dated and not full_date(_WIKILINK.sub("", q.text))  # a log's row says its own
-    day = f" · {day_label(source.dated, lang)}" if dated else ""
-    return f"{label}{day} [{q.source_id}]\n" + "\n".join(f"> {line}" for line in q.text.split("\n"))
-
-
-def _quoted_claims(text: str, blocks: list[str], quotes: tuple[Quote, ...]) -> tuple[CheckedClaim, ...]:
-    """Each quote is a claim its own source supports: it is that source's text, its own evidence."""
-    out, at = [], 0
-    for block, q in zip(blocks, quotes):
-        start = text.index(block, at)
-        at = start + len(block)
-        shown = (Evidence(q.source_id, q.line, q.end_line, q.text, None),)
-        out.append(CheckedClaim(q.text, start, at, (q.source_id,), "supported", (q.source_id,), evidence=shown))
-    return tuple(out)
 
 
 def _not_found_text(question: str, emit) -> str:
@@ -459,13 +267,3 @@ def _not_found_text(question: str, emit) -> str:
 def _citation(context: FrozenContext, source_id: str) -> Citation:
     s = context.get(source_id)
     return Citation(s.id, s.path, s.heading, s.start_line, s.end_line, s.dated.isoformat() if s.dated else None, s.place)
-
-
-def _turns_text(turns: tuple[Turn, ...]) -> str:
-    """Earlier turns as plain text; their answers lose their (now meaningless) source ids and are shortened."""
-    parts = []
-    for t in turns:
-        answer = _CITATION.sub("", t.answer).strip()
-        answer = answer if len(answer) <= TURN_CHARS else answer[:TURN_CHARS].rsplit(" ", 1)[0] + " …"
-        parts.append(f"Q: {t.question}\nA: {answer}")
-    return "\n\n".join(parts)

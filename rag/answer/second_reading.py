@@ -12,8 +12,8 @@ from __future__ import annotations
 import logging
 import re
 
-from rag.answer.chat import ChatModel, Message
 from rag.answer.context import FrozenContext, Source, fence_for
+from rag.chat.protocol import ChatModel, Message
 from rag.errors import ChatError
 
 log = logging.getLogger(__name__)

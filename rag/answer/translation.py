@@ -12,9 +12,9 @@ from __future__ import annotations
 import logging
 from dataclasses import replace
 
-from rag.answer.chat import ChatModel
 from rag.answer.context import fence_for
-from rag.answer.prompts import render
+from rag.chat.prompts import render
+from rag.chat.protocol import ChatModel
 from rag.errors import ChatError
 from rag.search.retrieve import SearchResult
 from rag.text import sentences

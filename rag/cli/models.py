@@ -10,8 +10,8 @@ from dataclasses import asdict
 
 import click
 
-from rag.answer.chat import try_model
-from rag.answer.servers import ModelServer, find_servers, shown_name
+from rag.chat.openai_chat import try_model
+from rag.chat.servers import ModelServer, find_servers, shown_name
 from rag.cli.common import common_options, echo
 from rag.endpoints import api_key_for, same_endpoint
 

@@ -185,7 +185,7 @@ class ChatSettings:
     request_timeout: float = 60.0
     max_retries: int = 2
     # The chat model's context window (prompt + answer), in tokens; None: as the server says it runs the model
-    # (rag/answer/servers.py: local servers), else DEFAULT_CONTEXT_TOKENS.
+    # (rag/chat/servers.py: local servers), else DEFAULT_CONTEXT_TOKENS.
     chat_context_tokens: int | None = None
     # Generation: deterministic by default (the same question gives the same answer); the answer's length is capped
     # and that much of the window is kept free for it.

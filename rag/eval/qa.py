@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Callable
 
 from rag.answer.ask import Answer, ask
-from rag.answer.chat import ChatModel
 from rag.answer.phantoms import phantoms
+from rag.chat.protocol import ChatModel
 from rag.config import load_settings
 from rag.embed.embedders import Embedder
 from rag.errors import ConfigError

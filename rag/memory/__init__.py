@@ -129,7 +129,7 @@ def _rewrites(settings, query: str) -> tuple[str, ...]:
     """The question in the facts' words, when `memory_rewrite` is on and a chat model is configured; else ()."""
     if not (settings.memory_rewrite and settings.chat_model):
         return ()
-    from rag.answer.chat import make_chat_model  # the chat client is loaded only when asked for
+    from rag.chat.configured import make_chat_model  # the chat client is loaded only when asked for
     from rag.memory.rewrite import cached_rewrites
 
     try:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 
 from rag.answer.context import fence_for
-from rag.answer.prompts import render
+from rag.chat.prompts import render
 from rag.errors import ChatError, ConfigError
 from rag.printable import printable
 from rag.recent import MISSING, Recent

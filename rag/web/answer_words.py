@@ -9,13 +9,13 @@ from __future__ import annotations
 import dataclasses
 import functools
 
-from rag.answer.prompts import render
+from rag.chat.prompts import render
 from rag.web.i18n import LANGUAGES
 
 
 @functools.cache
 def _leads() -> dict[str, str]:
-    """The extractive answer's first line in each language (rag/answer/prompts/extractive.*.md, without the quotes)."""
+    """The extractive answer's first line in each language (rag/chat/prompts/extractive.*.md, without the quotes)."""
     return {language: render(f"extractive.{language}", quotes="").strip() for language in LANGUAGES}
 
 

@@ -14,7 +14,8 @@ import re
 import string
 
 from rag import config, live
-from rag.answer import ask, chat, ollama
+from rag.answer import ask
+from rag.chat import ollama_chat, openai_chat
 from rag.embed import embedders
 from rag.index import backfill, schema, sync
 from rag.notes import vault
@@ -38,13 +39,13 @@ REWORDED = {
     sync.INDEX_HELD_UNKNOWN: "error.index_held_unknown",
     live.RETRYING: "error.retrying",
     schema.INDEX_FOREIGN: "error.index_foreign",
-    chat.CHAT_NO_ENDPOINT: "error.chat_no_endpoint",
-    chat.CHAT_UNREACHABLE: "error.chat_unreachable",
-    chat.CHAT_MODEL_UNKNOWN: "error.chat_model_unknown",
-    chat.CHAT_KEY_WITHHELD: "error.chat_key_withheld",
-    chat.CHAT_KEY_REFUSED: "error.chat_key_refused",
-    ollama.OLLAMA_UNREACHABLE: "error.ollama_unreachable",
-    ollama.OLLAMA_MODEL_MISSING: "error.ollama_model_missing",
+    openai_chat.CHAT_NO_ENDPOINT: "error.chat_no_endpoint",
+    openai_chat.CHAT_UNREACHABLE: "error.chat_unreachable",
+    openai_chat.CHAT_MODEL_UNKNOWN: "error.chat_model_unknown",
+    openai_chat.CHAT_KEY_WITHHELD: "error.chat_key_withheld",
+    openai_chat.CHAT_KEY_REFUSED: "error.chat_key_refused",
+    ollama_chat.OLLAMA_UNREACHABLE: "error.ollama_unreachable",
+    ollama_chat.OLLAMA_MODEL_MISSING: "error.ollama_model_missing",
     retrieve.NOTICE_DENSE_DOWN: "notice.dense_down",
     retrieve.NOTICE_NO_VECTORS: "notice.no_vectors",
     ask.NOTICE_EMPTY_REPLY: "notice.empty_reply",

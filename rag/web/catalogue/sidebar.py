@@ -51,8 +51,8 @@ WORDS: dict[str, tuple[str, str]] = {
     "settings.chat_model.placeholder": ("empty → extractive answers", "пусто → ответы цитатами"),
     "models.find": ("Find chat models on this computer", "Найти чат-модели на этом компьютере"),
     "models.find.help": (
-        "Looks for Ollama (11434), LM Studio (1234), llama.cpp or LocalAI (8080) and vLLM (8000) on this computer only (127.0.0.1).",
-        "Ищет Ollama (11434), LM Studio (1234), llama.cpp или LocalAI (8080) и vLLM (8000) только на этом компьютере (127.0.0.1).",
+        "Looks for {servers} on this computer only (127.0.0.1).",
+        "Ищет {servers} только на этом компьютере (127.0.0.1).",
     ),
     "models.none": (
         "No chat model server answers on this computer's usual ports. Start one (e.g. `ollama serve`), or type its address below.",

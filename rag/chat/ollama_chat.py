@@ -3,7 +3,7 @@
 Ollama's OpenAI-compatible endpoint runs a model with the model's (or the server's default) `num_ctx`, often 2,048 or
 4,096 tokens, and silently drops the start of a longer prompt — the rules and the first sources. The native endpoint
 takes `options.num_ctx`, so the window is the one the prompt was sized for. Same `ChatModel` seam as `OpenAIChat`,
-and the same bounds on the reply (rag/answer/replies.py): a line out of shape is one ChatError, a long reply is cut.
+and the same bounds on the reply (rag/chat/replies.py): a line out of shape is one ChatError, a long reply is cut.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ import urllib.error
 import urllib.request
 from typing import Generator
 
-from rag.answer import replies
-from rag.answer.chat import first_byte_timeout, measured, prompt_tokens, reading_seconds
-from rag.answer.servers import OPENER, root_of
+from rag.chat import replies
+from rag.chat.probe import root_of
+from rag.chat.timing import first_byte_timeout, measured, prompt_tokens, reading_seconds
 from rag.config import Settings
 from rag.errors import ChatError
 
@@ -94,3 +94,11 @@ class OllamaChat:
         if exc.code == 404:
             return OLLAMA_MODEL_MISSING.format(url=self.base_url, model=repr(self.model), detail=detail, name=self.model)
         return f"Ollama at {self.base_url} refused the request (HTTP {exc.code}: {' '.join(str(detail).split())[:300]})."
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):  # a local server has no business sending us to another address
+        return None
+
+
+OPENER = urllib.request.build_opener(_NoRedirect, urllib.request.ProxyHandler({}))  # no proxy for loopback

@@ -1,10 +1,11 @@
-"""Messages → text from a chat model, streamed. The `ChatModel` protocol (the seam) and an OpenAI-compatible client.
+"""Messages → text from a chat model behind an OpenAI-compatible endpoint, streamed (the `ChatModel` seam: protocol.py).
 
 Any server that speaks `/v1/chat/completions` works: OpenAI, Ollama, LM Studio, vLLM, llama.cpp server, LiteLLM.
 The openai client sends the request; the reply's bytes are read by `replies` (bounded, and checked piece by piece).
 The API key goes only to the endpoint it was given for (rag/endpoints.py). Failures become `ChatError` with the fix
 in the message: unreachable endpoint, timeout, unknown model, bad key, a reply that is not a chat completion.
-Knows nothing about sources, prompts or citations.
+How fast a model reads is kept in `timing`; the window a server runs it with, in `servers.served`. Knows nothing about
+sources, prompts or citations.
 """
 
 from __future__ import annotations
@@ -13,25 +14,18 @@ import contextlib
 import logging
 import time
 from dataclasses import dataclass
-from typing import Generator, Protocol
+from typing import Generator
 
-from rag.answer import replies, servers
+from rag.chat import replies, servers
+from rag.chat.protocol import Message
+from rag.chat.timing import first_byte_timeout, measured, prompt_tokens, reading_seconds
 from rag.config import CONNECT_TIMEOUT, Settings
 from rag.endpoints import api_key_for
 from rag.errors import ChatError, ConfigError, PromptTooLong
-from rag.tokens import count_tokens
 
 log = logging.getLogger(__name__)
 
-Message = dict[str, str]  # {"role": "system" | "user" | "assistant", "content": …}
 DEFAULT_CONTEXT_TOKENS = 8192  # when neither the settings nor the server say the window
-# A model on this machine reads the prompt before it sends a byte: 35–65 tokens/s for a 1.5B model on 2 quiet cores,
-# 10–15 for a 7B, a third of that on a busy machine. Until its first answer says its speed, a local model is given
-# this much; the wait for the first byte then covers twice the expected reading time (and request_timeout at least).
-ASSUMED_LOCAL_SPEED = 10.0  # prompt tokens per second
-_speeds: dict[tuple[str, str], float] = {}  # measured prompt tokens per second, per (server, model)
-WINDOW_TTL = 300.0  # seconds a server's answer about a model's window is kept
-_windows: dict[tuple[str, str], tuple[float, servers.ServerModel | None, str | None]] = {}
 # Messages the app recognises and says in its own words (rag/web/messages.py): keep them in step.
 CHAT_NO_ENDPOINT = (
     "RAG_CHAT_MODEL is {model} but there is no endpoint: set OPENAI_BASE_URL "
@@ -46,20 +40,6 @@ CHAT_KEY_WITHHELD = (
     "it was set for: to use a key here, set OPENAI_BASE_URL to {url} with that server's key."
 )
 CHAT_KEY_REFUSED = "The chat endpoint {url} refused the API key. Check OPENAI_API_KEY."
-
-
-class ChatModel(Protocol):
-    name: str
-    context_tokens: int  # the model's window: prompt and answer together
-
-    def stream(self, messages: list[Message]) -> Generator[str, None, bool]:
-        """Text deltas of the reply, as they arrive; the generator returns True if the reply was cut, at the answer's
-        token limit or at replies.MAX_REPLY_CHARS (`reason = yield from chat.stream(…)`). Raises ChatError."""
-        ...
-
-    def complete(self, messages: list[Message]) -> str:
-        """The whole reply at once (short tasks such as rewriting a follow-up question). Raises ChatError."""
-        ...
 
 
 class OpenAIChat:
@@ -79,7 +59,7 @@ class OpenAIChat:
         self.key_withheld = settings.openai_key_endpoint if settings.openai_api_key and not key else None  # for the message
         self.model = settings.chat_model
         self.name = f"{settings.chat_model}@{self.base_url}"
-        self.context_tokens = settings.chat_context_tokens or _served(self.base_url, self.model)[0].context_tokens or DEFAULT_CONTEXT_TOKENS
+        self.context_tokens = settings.chat_context_tokens or servers.served(self.base_url, self.model)[0].context_tokens or DEFAULT_CONTEXT_TOKENS
         self.timeout = settings.request_timeout
         # Sent with every request: temperature 0 (and a seed, if set) gives the same answer to the same question.
         self._generation = {"temperature": settings.temperature, "max_tokens": settings.max_answer_tokens}
@@ -152,7 +132,7 @@ class OpenAIChat:
         except self._openai.OpenAIError as exc:
             window = servers.window_in_error(_detail(exc)) if isinstance(exc, self._openai.BadRequestError) else None
             if window:  # the next question is sized to it at once
-                _windows[(self.base_url.rstrip("/"), self.model)] = (time.monotonic(), servers.ServerModel(self.model, window), None)
+                servers.note_window(self.base_url, self.model, window)
                 raise PromptTooLong(_message(self._openai, self, exc), window) from exc
             raise ChatError(_message(self._openai, self, exc)) from exc
 
@@ -210,56 +190,3 @@ def try_model(settings: Settings, *, base_url: str, model: str) -> Tried:
     finally:
         chat.close()
     return Tried(round(time.perf_counter() - started, 2), " ".join(reply.split())[:200])
-
-
-def make_chat_model(settings: Settings) -> ChatModel | None:
-    """The configured chat model, or None when RAG_CHAT_MODEL is not set (answers are then extractive). A model on
-    Ollama is asked through its native endpoint, which takes the window the prompt needs (rag/answer/ollama.py)."""
-    if not settings.chat_model:
-        return None
-    if settings.openai_base_url:
-        model, kind = _served(settings.openai_base_url, settings.chat_model)
-        if kind == "Ollama":
-            from rag.answer.ollama import OllamaChat
-
-            return OllamaChat(settings, trained=model.trained_tokens)
-    return OpenAIChat(settings)
-
-
-def prompt_tokens(messages: list[Message]) -> int:
-    return sum(count_tokens(m.get("content") or "") + 4 for m in messages)
-
-
-def reading_seconds(base_url: str, model: str, tokens: int) -> float | None:
-    """Expected seconds before the first word: the prompt's tokens at the model's measured reading speed; None until
-    the model's first answer has measured it (a guess shown to a person would be minutes off either way)."""
-    speed = _speeds.get((base_url.rstrip("/"), model))
-    return round(tokens / speed, 1) if speed else None
-
-
-def first_byte_timeout(base_url: str, model: str, tokens: int, floor: float) -> float:
-    """How long to wait for a byte: `floor` (request_timeout), or twice the expected reading time if longer (a local
-    model not measured yet: at ASSUMED_LOCAL_SPEED; a remote one: `floor`)."""
-    speed = _speeds.get((base_url.rstrip("/"), model)) or (ASSUMED_LOCAL_SPEED if servers.is_loopback(base_url) else None)
-    return max(floor, 2 * tokens / speed) if speed else floor
-
-
-def measured(base_url: str, model: str, tokens: int, seconds: float) -> None:
-    """A first word came `seconds` after sending `tokens` of prompt: keep the reading speed (prompts under 200 tokens
-    say more about the server's latency than its speed)."""
-    if tokens >= 200 and seconds > 0:
-        key = (base_url.rstrip("/"), model)
-        speed = tokens / seconds
-        _speeds[key] = speed if key not in _speeds else 0.5 * (_speeds[key] + speed)
-
-
-def _served(base_url: str, model: str) -> tuple[servers.ServerModel, str | None]:
-    """What a local server says of `model` (its window) and what kind it is; asked once per WINDOW_TTL. Servers that
-    are not on this machine are not asked (OpenAI's /models says no window)."""
-    key = (base_url.rstrip("/"), model)
-    cached = _windows.get(key)
-    if cached is None or time.monotonic() - cached[0] > WINDOW_TTL:
-        server = servers.describe(base_url, only=model) if servers.is_loopback(base_url) else None
-        cached = (time.monotonic(), server.model(model) if server else None, server.kind if server else None)
-        _windows[key] = cached
-    return cached[1] or servers.ServerModel(model), cached[2]
