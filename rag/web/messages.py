@@ -15,7 +15,7 @@ import string
 
 from rag import config, live
 from rag.answer import ask, chat, ollama
-from rag.embed import embedders
+from rag.embed import openai_embedder as embedders
 from rag.index import backfill, schema, sync
 from rag.notes import vault
 from rag.search import retrieve
