@@ -229,16 +229,9 @@ def _assemble(ws, entries: tuple[Entry, ...], dim: int) -> FactTable:
         for token in e.identifiers:
             holding.setdefault(token, []).append(i)
     matrix = np.stack([e.vector for e in entries]) if entries else np.zeros((0, dim), np.uint8)
-    widths = {e.meaning.shape[0] for e in entries if e.meaning is not None}
-    meanings, offsets = None, {}
     scripts = np.array([e.script for e in entries], np.int8)
-    if len(widths) == 1:
-        width = widths.pop()
-        meanings = np.zeros((len(entries), width), np.float32)
-        for i, e in enumerate(entries):
-            if e.meaning is not None:
-                meanings[i] = e.meaning
-        offsets = languages.script_offsets(meanings, scripts)
+    meanings = _meanings(entries)
+    offsets = {} if meanings is None else languages.script_offsets(meanings, scripts)
     read = np.array([e.reading is not None for e in entries], bool)
     readings = None
     if read.any():
@@ -263,6 +256,19 @@ def _assemble(ws, entries: tuple[Entry, ...], dim: int) -> FactTable:
         readings=readings,
         read=read,
     )
+
+
+def _meanings(entries: tuple[Entry, ...]) -> np.ndarray | None:
+    """The entries' meaning vectors, one row each (zeros where missing); None when none has one, or they differ in
+    width."""
+    widths = {e.meaning.shape[0] for e in entries if e.meaning is not None}
+    if len(widths) != 1:
+        return None
+    meanings = np.zeros((len(entries), widths.pop()), np.float32)
+    for i, e in enumerate(entries):
+        if e.meaning is not None:
+            meanings[i] = e.meaning
+    return meanings
 
 
 def _read_entry(ws, path: str, dim: int) -> Entry | None:
