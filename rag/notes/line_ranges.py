@@ -1,7 +1,8 @@
-"""A note's text as numbered lines: a range of them (1-based, inclusive) cut to whole lines within a size limit, and a
-PDF's pages as the line ranges that hold them (its text opens each page with `# p. N`).
+"""A note read as numbered lines: its bytes (or the sentence saying why not), a range of its lines (1-based,
+inclusive) cut to whole lines within a size limit, and a PDF's pages as the line ranges that hold them (its text
+opens each page with `# p. N`).
 
-Apart from rag/notes/files.py, whose `read_text` confines the path and reads the bytes, then takes its lines here.
+Apart from rag/notes/files.py, whose `read_text` confines the path first and then takes its lines here.
 """
 
 from __future__ import annotations
