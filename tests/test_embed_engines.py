@@ -148,11 +148,11 @@ def test_the_forced_engines_are_settings():
 
 
 def test_int8_forced_on_a_cpu_without_vnni_uses_7_bit_weights_and_still_agrees(monkeypatch, precisions):
-    from rag.embed import cpu, e5_onnx
+    from rag.embed import cpu, e5_graph, e5_onnx
 
     _, fp32 = precisions
     monkeypatch.setattr(e5_onnx, "this_cpu", lambda: cpu.Cpu("AMD EPYC 7B12", frozenset({"avx2"}), 2))
-    quantized, _ = e5_onnx.quantize_columns(np.array([[1.0, -2.0], [0.5, 2.0]], np.float32), 7)
+    quantized, _ = e5_graph.quantize_columns(np.array([[1.0, -2.0], [0.5, 2.0]], np.float32), 7)
     assert np.abs(quantized).max() == 63  # AVX2's 16-bit pair sums cannot saturate
     slow = LocalEmbedder("onnx-int8")
     assert slow._engine().batch_tokens == e5_onnx.BATCH_TOKENS

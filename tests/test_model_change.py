@@ -9,6 +9,8 @@ import time
 import numpy as np
 import pytest
 
+from rag.errors import IndexMissing
+from rag.index.storage import IndexStore
 from rag.search import similar
 from rag.workspace import Workspace
 
@@ -16,6 +18,14 @@ from .fakes import FakeEmbedder
 from .waiting import wait_for
 
 pytestmark = pytest.mark.both_backends  # the index's behaviour, in SQLite and in PostgreSQL
+
+
+def indexed_model(store: IndexStore) -> str:
+    """The embedding model of the last indexing run (its vectors are the ones in the index)."""
+    model = store.get_meta("embed_model")
+    if not model:
+        raise IndexMissing(f"The index {store.location} has no vectors yet. Run `python -m rag index` first.")
+    return model
 
 
 class NewModel(FakeEmbedder):
@@ -53,13 +63,13 @@ def test_old_vectors_keep_serving_until_the_new_model_is_complete_then_switch(se
         result = ws.retriever.dense("sourdough hydration", 5)
         assert result.channels == ("dense",) and result.hits[0].chunk.path == "Notes/Sourdough.md"
         assert len(ws.retriever.vectors) == chunks  # every chunk still has an (old) vector serving
-        assert similar.indexed_model(ws.store) == fake_embedder.name  # similar notes stay on the complete model
+        assert indexed_model(ws.store) == fake_embedder.name  # similar notes stay on the complete model
         new.gate.set()
         syncing.join(30)
         assert ws.status()["serving_model"] == new.name and ws.status()["vectors_missing"] == 0
         assert ws.retriever.embedder is new and len(ws.retriever.vectors) == chunks
         assert ws.retriever.dense("sourdough hydration", 5).hits[0].chunk.path == "Notes/Sourdough.md"
-        assert similar.indexed_model(ws.store) == new.name
+        assert indexed_model(ws.store) == new.name
 
 
 def test_searches_during_a_model_switch_never_fail_or_come_back_empty(settings, fake_embedder):
@@ -100,7 +110,7 @@ def test_without_the_old_embedder_the_index_still_records_the_complete_model_unt
         report = ws.sync()
         assert report.embed_error and report.vectors_missing == report.chunks_total
         assert ws.store.get_meta("embed_model") == fake_embedder.name
-        assert similar.similar_notes(ws.store, similar.indexed_model(ws.store), "Notes/Sourdough.md", 3)
+        assert similar.similar_notes(ws.store, indexed_model(ws.store), "Notes/Sourdough.md", 3)
         assert ws.retriever.keyword("sourdough").hits  # keyword search is unaffected
         new.fail = False
         new.gate.set()

@@ -22,7 +22,7 @@ from rag.errors import NoteError, VaultError
 from rag.index.chunking import chunk_note
 from rag.knowledge import Knowledge
 from rag.live import LiveIndex
-from rag.notes import pdf, pdf_layout
+from rag.notes import pdf, pdf_markdown
 from rag.notes.files import read_text, write_note
 from rag.notes.vault import pdf_page_image, read_note
 from rag.web.ui_render import passage
@@ -67,9 +67,9 @@ def test_a_passages_note_lines_are_told_as_lines_on_its_page():
 
 def test_a_word_hyphenated_at_a_lines_end_is_joined_on_the_first_line_and_text_markdown_would_read_as_syntax_is_escaped():
     lines = [
-        pdf_layout._Line(t, 10.0, 700.0 - 12 * i) for i, t in enumerate(["The con-", "troller waters", "# of pumps: 2", "```", "Wi-", "Fi is on"])
+        pdf_markdown.Line(t, 10.0, 700.0 - 12 * i) for i, t in enumerate(["The con-", "troller waters", "# of pumps: 2", "```", "Wi-", "Fi is on"])
     ]
-    text = pdf_layout._render([lines])
+    text = pdf_markdown.render([lines])
     assert text.split("\n")[1:7] == ["The controller", "waters", "\\# of pumps: 2", "\\```", "Wi-", "Fi is on"]
 
 
@@ -245,8 +245,8 @@ def test_a_heading_wrapped_onto_two_lines_names_its_section_whole_and_the_pages_
         "Body two, as long as a line of text.",
         "The third line of the body.",
     ]
-    lines = [pdf_layout._Line(t, size, 700.0 - 14 * i) for i, (t, size) in enumerate(zip(texts, sizes))]
-    text = pdf_layout._render([lines])
+    lines = [pdf_markdown.Line(t, size, 700.0 - 14 * i) for i, (t, size) in enumerate(zip(texts, sizes))]
+    text = pdf_markdown.render([lines])
     assert text.split("\n")[1:4] == [
         "## Settings and environment variables { #settings }",
         "variables { #settings }",

@@ -18,7 +18,7 @@ import pytest
 from rag.answer.ask import Turn, messages_for, search_query
 from rag.answer.context import ContextLimits, build_context
 from rag.config import load_settings
-from rag.embed.embedders import OpenAIEmbedder
+from rag.embed.openai_embedder import OpenAIEmbedder
 from rag.errors import ConfigError, ConflictError, NoteError, VaultError
 from rag.importers import import_export
 from rag.notes import disk

@@ -31,9 +31,10 @@ from pathlib import Path
 
 import numpy as np
 
-from rag.embed import model_cache
+from rag.embed import e5_graph, model_cache
 from rag.embed.cpu import this_cpu
 from rag.embed.e5_file import E5File, E5Tokenizer, dequantize
+from rag.embed.e5_graph import encoder_graph
 
 log = logging.getLogger(__name__)
 _LETTER_OR_DIGIT = re.compile(r"[^\W_]")  # \w is str.isalnum's characters and "_"
@@ -205,11 +206,19 @@ class OnnxE5:
 
 
 def _session(ort, options, model, *, int8: bool, probe: bool):
-    """An ONNX Runtime session of `_graph`: built once per model, engine kind and version of this code, then read
+    """An ONNX Runtime session of the encoder graph (rag/embed/e5_graph.py): built once per model, engine kind and version of this code, then read
     from the model cache (rag/embed/model_cache.py) by every later process. A probe graph (a bench's) is not kept."""
 
     def build() -> bytes:
-        return _graph(model, int8=int8, probe=probe).SerializeToString()
+        graph = encoder_graph(
+            model,
+            int8=int8,
+            bits=8 if this_cpu().int8_fast else 7,
+            float32_feed_forward=FLOAT32_FEED_FORWARD,
+            token_layers=TOKEN_LAYERS,
+            probe=probe,
+        )
+        return graph.SerializeToString()
 
     def start(graph: bytes):
         return ort.InferenceSession(graph, options, providers=["CPUExecutionProvider"])
@@ -229,11 +238,13 @@ def _session(ort, options, model, *, int8: bool, probe: bool):
 
 
 def cache_key(model, *, int8: bool) -> dict:
-    """What a built graph depends on: the weights (`fingerprint`), this file's code, the precision and the CPU's
-    int8 kind (7-bit weights without VNNI)."""
+    """What a built graph depends on: the weights (`fingerprint`), the code of this file (what the graph is asked
+    for) and of rag/embed/e5_graph.py (how it is built), the precision and the CPU's int8 kind (7-bit weights
+    without VNNI)."""
+    code = Path(__file__).read_bytes() + Path(e5_graph.__file__).read_bytes()
     return {
         "format": 1,
-        "code": hashlib.sha256(Path(__file__).read_bytes()).hexdigest(),
+        "code": hashlib.sha256(code).hexdigest(),
         "model": model.fingerprint,
         "int8": int8,
         "int8_fast": this_cpu().int8_fast,
@@ -259,100 +270,3 @@ def _buckets(lengths: list[int], batch_tokens: int = BATCH_TOKENS) -> list[list[
         else:
             batches.append([i])
     return batches
-
-
-def quantize_columns(weight: np.ndarray, bits: int = 8) -> tuple[np.ndarray, np.ndarray]:
-    """A float32 [in, out] matrix as int8 with one scale per output column (symmetric: zero stays zero). `bits` 7
-    where the CPU has no VNNI: AVX2's u8 × s8 pair sums saturate at 16 bits with full-range weights (ORT's
-    `reduce_range` does the same)."""
-    top = 2 ** (bits - 1) - 1
-    scale = np.maximum(np.abs(weight).max(axis=0), 1e-12) / top
-    return np.clip(np.rint(weight / scale), -top, top).astype(np.int8), scale.astype(np.float32)
-
-
-def _graph(model: E5File, *, int8: bool = False, probe: bool = False):
-    """The encoder after the embedding sum, as an ONNX model: (embedded [B, L, H], mask [B, L] 1 for a token, 0 for
-    padding, shape [3] = B, L, H) → hidden [B × L, H]. BERT post-LayerNorm layers: self-attention, add & norm, GELU
-    feed-forward, add & norm. `int8`: the linear layers but FLOAT32_FEED_FORWARD's as int8 GEMMs (weights per
-    output channel, activations quantised per batch as they come: ONNX Runtime's DynamicQuantizeMatMul); attention
-    stays float32. `probe`: also each layer's per-channel peak of GELU's output, `l{n}.gelu.max`. The TOKEN_LAYERS'
-    states are outputs too (`l{n}.x2`, [B × L, H]), computed anyway and copied out only when asked for."""
-    from onnx import TensorProto, helper, numpy_helper
-
-    c = model.config
-    weights, nodes = [], []
-
-    def const(name: str, value: np.ndarray) -> str:
-        weights.append(numpy_helper.from_array(np.ascontiguousarray(value), name))
-        return name
-
-    def node(op: str, inputs: list[str], output: str, domain: str = "", **attrs) -> str:
-        nodes.append(helper.make_node(op, inputs, [output], name=output, domain=domain, **attrs))
-        return output
-
-    bits = 8 if this_cpu().int8_fast else 7
-
-    def linear(x: str, name: str, weight: np.ndarray, bias: np.ndarray, quantize: bool = int8) -> str:  # x: [tokens, in]; weight: in × out
-        if quantize:
-            quantized, scale = quantize_columns(weight, bits)
-            return node(
-                "DynamicQuantizeMatMul",
-                [x, const(f"{name}.w", quantized), const(f"{name}.s", scale), "", const(f"{name}.b", bias)],
-                name,
-                domain="com.microsoft",
-            )
-        return node("Gemm", [x, const(f"{name}.w", weight), const(f"{name}.b", bias)], name)  # the bias added in the same pass
-
-    def dense(x: str, name: str, n_out: int, quantize: bool = int8) -> str:
-        return linear(x, name, model.q4(f"{name}.w", n_out).T, model.f32(f"{name}.b"), quantize)  # stored out × in
-
-    def layer_norm(x: str, name: str, out: str) -> str:
-        return node(
-            "LayerNormalization",
-            [x, const(f"{name}.w", model.f32(f"{name}.w")), const(f"{name}.b", model.f32(f"{name}.b"))],
-            out,
-            axis=-1,
-            epsilon=c.eps,
-        )
-
-    # Linear layers and norms see all tokens as one [tokens, hidden] matrix; attention sees [batch, length, hidden]
-    # (`shape` is an input: batch and length change per call). Q, K and V are one product (one pass over x).
-    tokens_shape = const("tokens_shape", np.array([-1, c.hidden], np.int64))
-    x = layer_norm(node("Reshape", ["embedded", tokens_shape], "embedded.2d"), "emb.ln", "x")
-    for n in range(c.layers):
-        p = f"l{n}"
-        qkv_w = np.concatenate([model.q4(f"{p}.{name}.w", c.hidden).T for name in "qkv"], axis=1)
-        qkv_b = np.concatenate([model.f32(f"{p}.{name}.b") for name in "qkv"])
-        qkv = linear(x, f"{p}.qkv", qkv_w, qkv_b)
-        nodes.append(
-            helper.make_node(
-                "Split", [qkv, const(f"{p}.split", np.array([c.hidden] * 3, np.int64))], [f"{p}.q", f"{p}.k", f"{p}.v"], name=f"{p}.split", axis=1
-            )
-        )
-        q, k, v = (node("Reshape", [f"{p}.{name}", "shape"], f"{p}.{name}.3d") for name in "qkv")
-        context = node("MultiHeadAttention", [q, k, v, "", "mask"], f"{p}.attention", domain="com.microsoft", num_heads=c.heads)
-        context = node("Reshape", [context, tokens_shape], f"{p}.context")
-        x = layer_norm(node("Add", [x, dense(context, f"{p}.ao", c.hidden)], f"{p}.res1"), f"{p}.aln", f"{p}.x1")
-        inner = node("Gelu", [dense(x, f"{p}.fi", c.ffn)], f"{p}.gelu", domain="com.microsoft")
-        if probe:
-            node("ReduceMax", [node("Abs", [inner], f"{p}.gelu.abs")], f"{p}.gelu.max", axes=[0], keepdims=0)
-        x = layer_norm(
-            node("Add", [x, dense(inner, f"{p}.fo", c.hidden, int8 and n not in FLOAT32_FEED_FORWARD)], f"{p}.res2"), f"{p}.oln", f"{p}.x2"
-        )
-    node("Identity", [x], "hidden")
-    graph = helper.make_graph(
-        nodes,
-        "multilingual-e5-small",
-        [
-            helper.make_tensor_value_info("embedded", TensorProto.FLOAT, ["batch", "length", c.hidden]),
-            helper.make_tensor_value_info("mask", TensorProto.INT32, ["batch", "length"]),
-            helper.make_tensor_value_info("shape", TensorProto.INT64, [3]),
-        ],
-        [helper.make_tensor_value_info("hidden", TensorProto.FLOAT, ["tokens", c.hidden])]
-        + [helper.make_tensor_value_info(f"l{n}.gelu.max", TensorProto.FLOAT, [c.ffn]) for n in range(c.layers) if probe]
-        + [helper.make_tensor_value_info(f"l{n}.x2", TensorProto.FLOAT, ["tokens", c.hidden]) for n in TOKEN_LAYERS if n < c.layers],
-        weights,
-    )
-    onnx_model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)])
-    onnx_model.ir_version = 8
-    return onnx_model

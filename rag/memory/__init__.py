@@ -13,8 +13,8 @@ from pathlib import Path
 
 from rag.errors import ConfigError, VaultError
 from rag.limits import check_query
+from rag.memory import entity_questions, writes
 from rag.memory import recall as ranking
-from rag.memory import writes
 from rag.memory.facts import Fact
 from rag.memory.recall import Recalled
 from rag.memory.table import FactCache, FactTable
@@ -57,16 +57,16 @@ class AgentMemory:
         return found
 
     def probe(self, entity: str, limit: int = 20) -> list[Recalled]:
-        return ranking.probe(self._named_table(entity), entity, limit=limit, **self._decay(self._settings()))
+        return entity_questions.probe(self._named_table(entity), entity, limit=limit, **self._decay(self._settings()))
 
     def reason(self, entities: list[str], limit: int = 20) -> list[Recalled]:
         names = [e for e in entities if e and e.strip()]
         if not names:
             raise VaultError("Name at least one entity.")
-        return ranking.reason(self.table(), names, limit=limit, **self._decay(self._settings()))
+        return entity_questions.reason(self.table(), names, limit=limit, **self._decay(self._settings()))
 
     def related(self, entity: str, limit: int = 10) -> list[tuple[str, float, tuple[str, ...]]]:
-        return ranking.related(self._named_table(entity), entity, limit=limit)
+        return entity_questions.related(self._named_table(entity), entity, limit=limit)
 
     def get(self, fact_id: str) -> Fact:
         entry = self.table().get((fact_id or "").strip())

@@ -1,6 +1,5 @@
-"""Recall: the facts for a query, ranked by meaning first, confirmed by names and words, × trust × recency; and the
-entity questions HRR answers (probe: the facts bound to X; reason: what X, Y … share; related: the entities
-structurally near X).
+"""Recall: the facts for a query, ranked by meaning first, confirmed by names and words, × trust × recency. The
+entity questions HRR answers (probe, reason, related) are rag/memory/entity_questions.py.
 
 Channels, each a score in [0, 1] per fact:
 - semantic: the question's vector against each fact's own meaning vector (rag/memory/meaning.py), plus a share of
@@ -38,6 +37,7 @@ from rag.memory import entities as entity_names
 from rag.memory import hrr
 from rag.memory.facts import Fact, parse_time
 from rag.memory.table import FactTable
+from rag.memory.word_channels import CANDIDATES, bound_to, keywords, query_probe, score_names, shared_words
 from rag.search import languages
 from rag.search.text_vectors import query_vector
 from rag.text import stemming
@@ -52,7 +52,6 @@ REFERENCE_WEIGHTS = {"fts": 0.3, "jaccard": 0.2, "hrr": 0.2, "semantic": 0.3}  #
 # channel left out in turn (bench/memory_recall.py reports both); docs/benchmarks.md has every kind.
 TUNED_WEIGHTS = {"semantic": 0.9, "exact": 0.1, "entities": 0.1, "jaccard": 0.02}
 WITHOUT_SEMANTIC = {"fts": 0.45, "jaccard": 0.30, "hrr": 0.25, "exact": 0.1, "entities": 0.1}  # no meaning vectors
-CANDIDATES = 100  # per channel
 SEMANTIC_FLOOR = 0.75  # e5-small cosine of an unrelated question and fact; 1 stays 1
 # The aligned model's reading of the question against each fact's (rag/memory/meaning.py), added to e5's cosine as
 # READING_WEIGHT × (its cosine − READING_CENTER): e5's cosines spread ~0.023 over a question's facts and USE's ~0.07,
@@ -143,32 +142,35 @@ def recall(
     # others miss on either dev set, and over 10k facts it was half of a recall's time (FTS5 ranks every match in the
     # vault before the fact rows are picked out).
     if weights_for(available, weights).get("fts", 0) > 0:
-        for rowid, value in retriever.keyword_ranking(query, CANDIDATES, rows=table.chunk_rows(allowed)):
-            i = table.rows[rowid]
-            scores["fts"][i] = max(scores["fts"].get(i, 0.0), value)
-        top = max(scores["fts"].values(), default=0.0)
-        scores["fts"] = {i: v / top for i, v in scores["fts"].items()} if top > 0 else {}
+        scores["fts"] = keywords(table, retriever, query, allowed)
     query_keys = list(dict.fromkeys(entity_names.key(n) for n in entity_names.extract(query)))
     query_stems = frozenset(stemming.query_terms(query))
-    probe = _query_probe(query_stems, query_keys, table.matrix.shape[1])  # also narrows the facts bound to a name
+    probe = query_probe(query_stems, query_keys, table.matrix.shape[1])  # also narrows the facts bound to a name
     wanted_ids = entity_names.identifiers(query)
     exact = {i for token in wanted_ids for i in table.by_identifier.get(token, ()) if allowed is None or i in allowed}
-    scores["jaccard"] = _shared_words(table, query_stems, allowed)
-    candidates = set(scores["fts"]) | set(scores["semantic"]) | set(scores["jaccard"]) | exact | _bound_to(table, query_keys, allowed, probe)
-    for i in candidates:
-        entry = table.entries[i]
-        if wanted_ids and i in exact:
-            scores["exact"][i] = len(wanted_ids & entry.identifiers) / len(wanted_ids)
-        if query_keys:
-            shared = len(set(query_keys) & set(entry.entity_keys))
-            if shared:
-                scores["entities"][i] = shared / len(query_keys)
+    scores["jaccard"] = shared_words(table, query_stems, allowed)
+    candidates = set(scores["fts"]) | set(scores["semantic"]) | set(scores["jaccard"]) | exact | bound_to(table, query_keys, allowed, probe)
+    score_names(table, scores, candidates, exact, wanted_ids, query_keys)
     if probe is not None and candidates and weights_for(available, weights).get("hrr", 0) > 0:
         order = np.fromiter(candidates, np.int64, len(candidates))
         sims = np.clip(hrr.similarities(table.matrix[order], probe) / HRR_FULL, 0.0, 1.0)
         scores["hrr"] = dict(zip(order.tolist(), sims.tolist()))
-    used = weights_for(available, weights)
     now = time.time()
+    results = _fused(table, scores, candidates, weights_for(available, weights), half_life_days, now, decay_floor)
+    _bring_successors(table, results, half_life_days, now, decay_floor)
+    return sorted(_demote_superseded(results).values(), key=lambda r: -r.score)[:limit]
+
+
+def _fused(
+    table: FactTable,
+    scores: dict[str, dict[int, float]],
+    candidates: set[int],
+    used: dict[str, float],
+    half_life_days: float,
+    now: float,
+    floor: float,
+) -> dict[str, Recalled]:
+    """Fact id → its `Recalled`: relevance = Σ weight × channel score, × trust × decay; facts of no relevance left out."""
     results = {}
     for i in candidates:
         channel = {c: scores[c].get(i, 0.0) for c in CHANNELS}
@@ -176,11 +178,10 @@ def recall(
         if relevance <= 0:
             continue
         fact = table.entries[i].fact
-        d = decay(fact, half_life_days, now, decay_floor)
+        d = decay(fact, half_life_days, now, floor)
         found = tuple(c for c in CHANNELS if channel[c] > 0)
         results[fact.id] = Recalled(fact, relevance * fact.trust * d, relevance, channel, fact.trust, d, table.superseded_by.get(fact.id), found)
-    _bring_successors(table, results, half_life_days, now, decay_floor)
-    return sorted(_demote_superseded(results).values(), key=lambda r: -r.score)[:limit]
+    return results
 
 
 def _bring_successors(table: FactTable, results: dict[str, Recalled], half_life_days: float, now: float, floor: float) -> None:
@@ -237,23 +238,6 @@ def _reading(table: FactTable, text: str) -> np.ndarray | float:
     return READING_WEIGHT * (table.readings @ question - READING_CENTER) * table.read
 
 
-def _shared_words(table: FactTable, stems: frozenset[str], allowed: set[int] | None) -> dict[int, float]:
-    """Jaccard of the query's content stems and each fact's, for the CANDIDATES facts sharing most of them: the word
-    channel's own candidates, so a fact that says the question's words is found even where meaning rates it low."""
-    postings = [table.by_stem[s] for s in stems if s in table.by_stem]
-    if not postings:
-        return {}
-    shared = np.bincount(np.concatenate(postings), minlength=len(table))  # stems each fact shares with the query
-    if allowed is not None:
-        keep = np.zeros(len(table), bool)
-        keep[np.fromiter(allowed, np.int64, len(allowed))] = True
-        shared = np.where(keep, shared, 0)
-    scores = shared / np.maximum(len(stems) + table.stem_counts - shared, 1)
-    top = np.flatnonzero(shared)
-    top = top[np.argsort(-scores[top], kind="stable")[:CANDIDATES]]
-    return {int(i): float(scores[i]) for i in top}
-
-
 def _similarities(table: FactTable, query: np.ndarray, text: str) -> np.ndarray:
     """The query's cosine with every fact; with a fact in the other language, compared as the index's meaning search
     compares across languages (rag/search/languages.py: the facts' script offsets removed, the question moved
@@ -271,25 +255,6 @@ def _similarities(table: FactTable, query: np.ndarray, text: str) -> np.ndarray:
     return np.where(table.scripts != code, both[:, 1] - removed[table.scripts], both[:, 0])
 
 
-def _bound_to(table: FactTable, keys: list[str], allowed: set[int] | None, probe: np.ndarray | None) -> set[int]:
-    """Facts bound to an entity the query names; when they are many, the CANDIDATES closest to the query's HRR."""
-    bound = {i for k in keys for i in table.by_entity.get(k, ()) if allowed is None or i in allowed}
-    if len(bound) <= CANDIDATES or probe is None:
-        return bound
-    order = np.fromiter(bound, np.int64, len(bound))
-    sims = hrr.similarities(table.matrix[order], probe)
-    return set(order[np.argsort(-sims)[:CANDIDATES]].tolist())
-
-
-def _query_probe(stems: frozenset[str], keys: list[str], dim: int) -> np.ndarray | None:
-    parts = []
-    content = hrr.content_probe(sorted(stems), dim)
-    if content is not None:
-        parts.append(content)
-    parts.extend(hrr.entity_probe(k, dim) for k in keys)
-    return hrr.bundle(parts, dim) if parts else None
-
-
 def _demote_superseded(results: dict[str, Recalled]) -> dict[str, Recalled]:
     """A superseded fact ranks right below its successor when both are found (a question about the old state still
     finds it, second), else keeps SUPERSEDED_SHARE of its own score."""
@@ -300,58 +265,4 @@ def _demote_superseded(results: dict[str, Recalled]) -> dict[str, Recalled]:
         newer = results.get(r.superseded_by)
         cap = newer.score * BELOW if newer is not None else r.score * SUPERSEDED_SHARE
         out[fact_id] = Recalled(r.fact, min(r.score, cap), r.relevance, r.channels, r.trust, r.decay, r.superseded_by, r.found_by)
-    return out
-
-
-# --- entity questions (HRR) -------------------------------------------------------------------------------------
-
-
-def probe(table: FactTable, entity: str, *, limit: int = 20, half_life_days: float = 180.0, decay_floor: float = 0.0) -> list[Recalled]:
-    """The facts bound to `entity` (any script or case), most strongly bound first."""
-    sims = hrr.similarities(table.matrix, hrr.entity_probe(entity_names.key(entity), table.matrix.shape[1]))
-    return _ranked(table, sims, limit, half_life_days, decay_floor)
-
-
-def reason(table: FactTable, entities: list[str], *, limit: int = 20, half_life_days: float = 180.0, decay_floor: float = 0.0) -> list[Recalled]:
-    """The facts bound to every one of `entities`: each fact's weakest binding among them (the min), strongest first."""
-    if not entities:
-        return []
-    dim = table.matrix.shape[1]
-    sims = np.min([hrr.similarities(table.matrix, hrr.entity_probe(entity_names.key(e), dim)) for e in entities], axis=0)
-    return _ranked(table, sims, limit, half_life_days, decay_floor)
-
-
-def related(table: FactTable, entity: str, *, limit: int = 10) -> list[tuple[str, float, tuple[str, ...]]]:
-    """Entities structurally near `entity`: unbind the entity role from the facts bound to it and compare what is left
-    with every other entity's atom. (name, score, ids of the facts that link them), strongest first."""
-    own = entity_names.key(entity)
-    dim = table.matrix.shape[1]
-    sims = hrr.similarities(table.matrix, hrr.entity_probe(own, dim))
-    bound = [i for i in np.argsort(-sims) if sims[i] > PROBE_MIN]
-    totals: dict[str, float] = {}
-    links: dict[str, list[str]] = {}
-    for i in bound:
-        held = hrr.entities_of(table.matrix[i], dim)
-        for key in table.entries[i].entity_keys:
-            if key == own:
-                continue
-            strength = float(sims[i]) * max(0.0, hrr.similarity(held, hrr.atom(key, dim)))
-            totals[key] = totals.get(key, 0.0) + strength
-            links.setdefault(key, []).append(table.entries[i].fact.id)
-    ranked = sorted(totals.items(), key=lambda kv: -kv[1])[:limit]
-    return [(table.names.get(k, k), round(v, 6), tuple(links[k])) for k, v in ranked]
-
-
-def _ranked(table: FactTable, sims: np.ndarray, limit: int, half_life_days: float, decay_floor: float) -> list[Recalled]:
-    now = time.time()
-    out = []
-    for i in np.argsort(-sims):
-        if sims[i] <= PROBE_MIN or len(out) >= limit:
-            break
-        fact = table.entries[i].fact
-        d = decay(fact, half_life_days, now, decay_floor)
-        channel = {c: 0.0 for c in CHANNELS} | {"hrr": float(sims[i])}
-        out.append(
-            Recalled(fact, float(sims[i]) * fact.trust * d, float(sims[i]), channel, fact.trust, d, table.superseded_by.get(fact.id), ("hrr",))
-        )
     return out

@@ -1,5 +1,6 @@
 """The facts of one index generation, ready to rank: each fact with its stems, entity keys, chunk rows, HRR vector
-and meaning vector, read from the fact notes the index knows (`Memory/Facts/…`).
+and meaning vector (one `Entry` each, rag/memory/fact_entries.py), read from the fact notes the index knows
+(`Memory/Facts/…`).
 
 Rebuilt when the index changes, reusing every fact whose note did not (keyed by its sha256), so one new fact costs
 one parse, one HRR encoding and one embedding. What was built is kept in the index (`memory_facts`), so another
@@ -10,7 +11,6 @@ fact note (10k facts: ~12 s to parse and encode, minutes to embed).
 from __future__ import annotations
 
 import functools
-import json
 import logging
 import threading
 import time
@@ -21,36 +21,17 @@ import numpy as np
 
 from rag.embed import aligned
 from rag.errors import EmbedderError, NoteError
-from rag.index.records import FactRow
-from rag.memory import entities as entity_names
 from rag.memory import facts as fact_notes
-from rag.memory import hrr
-from rag.memory.facts import Fact
+from rag.memory.fact_entries import Entry, entry_for, from_row, to_row
 from rag.memory.meaning import fact_readings, fact_vectors
 from rag.notes.vault import read_note
 from rag.search import languages
-from rag.text import stemming
-from rag.text.sentences import SCRIPT_CODES, script
 
 log = logging.getLogger(__name__)
 
 EMBED_RETRY_SECONDS = 60.0  # facts left without a meaning vector (the embedder was down) are tried again after this
 EMBED_NOW = 32  # new facts a rebuild embeds itself; more are embedded by `FactCache.embed_missing`
 EMBED_BATCH = 512  # facts per published batch of `embed_missing`
-
-
-@dataclass(frozen=True)
-class Entry:
-    fact: Fact
-    stems: frozenset[str]  # content stems, stop words dropped (Jaccard, HRR content)
-    entity_keys: tuple[str, ...]  # `entities.key` of its entities (given, else extracted)
-    entity_names: tuple[str, ...]  # as written, same order
-    vector: np.ndarray  # HRR, uint8 phases
-    meaning: np.ndarray | None = None  # float32 (rag/memory/meaning.py); None until embedded
-    model: str | None = None  # the embedder of `meaning`
-    identifiers: frozenset[str] = frozenset()  # `entities.identifiers` of its content
-    script: int = 0  # the script code of its content (rag.text.sentences.SCRIPT_CODES)
-    reading: np.ndarray | None = None  # float32, the aligned model's (rag/memory/meaning.py); None until read
 
 
 @dataclass(frozen=True, eq=False)
@@ -87,57 +68,6 @@ class FactTable:
     def get(self, fact_id: str) -> Entry | None:
         i = self.by_id.get(fact_id)
         return None if i is None else self.entries[i]
-
-
-def entry_for(fact: Fact, dim: int) -> Entry:
-    given = fact.entities or tuple(entity_names.extract(fact.content))
-    keys = tuple(dict.fromkeys(entity_names.key(n) for n in given))
-    stems = frozenset(stemming.query_terms(fact.content))
-    vector = hrr.encode_fact(sorted(stems), keys, dim)
-    code = SCRIPT_CODES.get(script(fact.content) or "", 0)
-    return Entry(fact, stems, keys, tuple(given), vector, identifiers=entity_names.identifiers(fact.content), script=code)
-
-
-def to_row(entry: Entry) -> FactRow:
-    fact = entry.fact.to_json()
-    del fact["path"], fact["sha256"]  # the row's own columns
-    record = {
-        "fact": fact,
-        "stems": sorted(entry.stems),
-        "keys": list(entry.entity_keys),
-        "names": list(entry.entity_names),
-        "identifiers": sorted(entry.identifiers),
-        "script": entry.script,
-    }
-    meaning = None if entry.meaning is None else entry.meaning.astype(np.float32).tobytes()
-    reading = None if entry.reading is None else entry.reading.astype(np.float32).tobytes()
-    return FactRow(entry.fact.path, entry.fact.sha256, json.dumps(record, ensure_ascii=False), entry.vector.tobytes(), entry.model, meaning, reading)
-
-
-def from_row(row: FactRow, dim: int) -> Entry | None:
-    """The entry a stored row holds, or None when it cannot be used (another HRR dimension, an unreadable record)."""
-    if len(row.hrr) != dim:
-        return None
-    try:
-        record = json.loads(row.record)
-        data = record["fact"]
-        fact = Fact(
-            **{k: data[k] for k in ("id", "content", "category", "trust", "helpful", "unhelpful", "created", "updated", "supersedes")},
-            tags=tuple(data["tags"]),
-            entities=tuple(data["entities"]),
-            path=row.path,
-            sha256=row.sha256,
-        )
-        meaning = None if row.meaning is None else np.frombuffer(row.meaning, np.float32)
-        reading = None if row.reading is None or len(row.reading) != 4 * aligned.DIM else np.frombuffer(row.reading, np.float32)
-        vector = np.frombuffer(row.hrr, np.uint8)
-        model = row.model if meaning is not None else None
-        ids = frozenset(record["identifiers"])
-        return Entry(
-            fact, frozenset(record["stems"]), tuple(record["keys"]), tuple(record["names"]), vector, meaning, model, ids, record["script"], reading
-        )
-    except (ValueError, KeyError, TypeError):
-        return None
 
 
 class FactCache:
@@ -299,16 +229,9 @@ def _assemble(ws, entries: tuple[Entry, ...], dim: int) -> FactTable:
         for token in e.identifiers:
             holding.setdefault(token, []).append(i)
     matrix = np.stack([e.vector for e in entries]) if entries else np.zeros((0, dim), np.uint8)
-    widths = {e.meaning.shape[0] for e in entries if e.meaning is not None}
-    meanings, offsets = None, {}
     scripts = np.array([e.script for e in entries], np.int8)
-    if len(widths) == 1:
-        width = widths.pop()
-        meanings = np.zeros((len(entries), width), np.float32)
-        for i, e in enumerate(entries):
-            if e.meaning is not None:
-                meanings[i] = e.meaning
-        offsets = languages.script_offsets(meanings, scripts)
+    meanings = _meanings(entries)
+    offsets = {} if meanings is None else languages.script_offsets(meanings, scripts)
     read = np.array([e.reading is not None for e in entries], bool)
     readings = None
     if read.any():
@@ -333,6 +256,19 @@ def _assemble(ws, entries: tuple[Entry, ...], dim: int) -> FactTable:
         readings=readings,
         read=read,
     )
+
+
+def _meanings(entries: tuple[Entry, ...]) -> np.ndarray | None:
+    """The entries' meaning vectors, one row each (zeros where missing); None when none has one, or they differ in
+    width."""
+    widths = {e.meaning.shape[0] for e in entries if e.meaning is not None}
+    if len(widths) != 1:
+        return None
+    meanings = np.zeros((len(entries), widths.pop()), np.float32)
+    for i, e in enumerate(entries):
+        if e.meaning is not None:
+            meanings[i] = e.meaning
+    return meanings
 
 
 def _read_entry(ws, path: str, dim: int) -> Entry | None:

@@ -21,9 +21,10 @@ from pathlib import Path, PurePosixPath
 
 from rag.config import Settings
 from rag.errors import ConflictError, NoteError, VaultError
-from rag.limits import MAX_NAME_BYTES
 from rag.notes import disk, pdf
-from rag.notes.vault import NOTE_SUFFIXES, SKIP_DIRS, decode, read_note, resolves_inside
+from rag.notes.line_ranges import line_range, page_lines, read_bytes, split_lines, take
+from rag.notes.note_names import INVISIBLE, refuse_bad_names, refuse_hidden, refuse_outside
+from rag.notes.vault import NOTE_SUFFIXES, decode, read_note
 
 MAX_READ_CHARS = 40_000  # per read; a longer note is read in line ranges
 MAX_WRITE_CHARS = 2_000_000
@@ -31,15 +32,6 @@ WRITE_SUFFIX = ".md"
 
 APPEND_RETRIES = 3  # an append (without a hash) re-reads and tries again when the note changed under it
 _DRIVE = re.compile(r"^[A-Za-z]:")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-# Characters that change how a name looks without being seen (U+202E shows "Photo\u202egpj.md" as "Photodm.jpg"; a
-# zero-width space makes a second "Plan.md"), or that are no character at all: refused in the names a write makes.
-_INVISIBLE = {
-    "Cf": "an invisible formatting character (a direction mark, a zero-width one) that can disguise a name",
-    "Zl": "a line separator",
-    "Zp": "a paragraph separator",
-    "Cs": "half of a UTF-16 pair, not a character",
-}
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 
 log = logging.getLogger(__name__)
@@ -78,55 +70,17 @@ def confine(settings: Settings, path: str, *, write: bool = False) -> tuple[str,
         raise VaultError(f"{path!r} uses '..' to leave its folder. Give a path inside the vault, like Notes/Topic.md.")
     if not parts:
         raise VaultError("Give a vault-relative note path, like Notes/Topic.md.")
-    _refuse_hidden(path, parts)
+    refuse_hidden(path, parts)
     if write:
-        _refuse_bad_names(path, parts)
+        refuse_bad_names(path, parts)
     full = settings.vault.joinpath(*parts)
-    _refuse_outside(settings, path, full, outside=() if write else settings.outside_folders)
+    refuse_outside(settings, path, full, outside=() if write else settings.outside_folders)
     return "/".join(parts), full
 
 
-def _refuse_bad_names(path: str, parts: list[str]) -> None:
-    """Names a write would make: no control characters (they reach terminals and logs), no invisible ones (below), at
-    most 255 UTF-8 bytes."""
-    for part in parts:
-        if _CONTROL.search(part):
-            raise VaultError(f"{path!r} holds control characters; a note name cannot. Use letters, digits and spaces.")
-        hidden = next((ch for ch in part if unicodedata.category(ch) in _INVISIBLE), None)
-        if hidden is not None:
-            raise VaultError(
-                f"{path!r} holds U+{ord(hidden):04X}, {_INVISIBLE[unicodedata.category(hidden)]}; a note name cannot. Use letters, digits and spaces."
-            )
-        size = len(part.encode("utf-8"))
-        if size > MAX_NAME_BYTES:
-            raise VaultError(f"{part[:40]!r}… is {size} bytes long in UTF-8; a file name can be at most {MAX_NAME_BYTES}. Use a shorter name.")
-
-
 def without_invisible(text: str) -> str:
-    """`text` without the characters a note name may not hold unseen (`_INVISIBLE`): for names made from a title."""
-    return "".join(ch for ch in text if unicodedata.category(ch) not in _INVISIBLE)
-
-
-def _refuse_hidden(path: str, parts: list[str]) -> None:
-    for part in parts:
-        if part.startswith(".") or part in SKIP_DIRS:
-            raise VaultError(f"{path!r} is inside the hidden or internal folder {part!r}, which is off limits. Use a visible folder.")
-
-
-def _refuse_outside(settings: Settings, path: str, full: Path, *, outside: tuple[str, ...] = ()) -> None:
-    try:
-        real = full.resolve()
-        vault = settings.vault.resolve()
-        index = settings.db_path.parent.resolve()
-    except (OSError, RuntimeError) as exc:  # a symlink loop
-        raise VaultError(f"{path!r} cannot be resolved ({exc}). Check the symbolic links on the way.") from exc
-    if not resolves_inside(vault, full):
-        if resolves_inside(vault, full, outside):
-            return  # a folder the user listed in outside_folders: readable, never written
-        raise VaultError(f"{path!r} resolves outside the vault (through a symbolic link). Only notes inside the vault can be used.")
-    if index != vault and index.is_relative_to(vault) and real.is_relative_to(index):
-        raise VaultError(f"{path!r} is inside the index folder {index.name!r}, which is off limits. Use a note path.")
-    _refuse_hidden(path, list(real.relative_to(vault).parts))
+    """`text` without the characters a note name may not hold unseen (`note_names.INVISIBLE`): for names made from a title."""
+    return "".join(ch for ch in text if unicodedata.category(ch) not in INVISIBLE)
 
 
 def read_text(
@@ -152,84 +106,21 @@ def read_text(
             )
         except NoteError as exc:
             raise VaultError(str(exc)) from exc
-        lines = _lines(note.text)
+        lines = split_lines(note.text)
         if page is not None or end_page is not None:
             if start_line is not None or end_line is not None:
                 raise VaultError("Give pages or lines, not both.")
-            start_line, end_line = _page_lines(rel, note.text, page or 1, end_page or page or 1)
-        first, last = _line_range(rel, len(lines), start_line, end_line)
-        content, last, truncated = _take(lines, first, last, max_chars)
+            start_line, end_line = page_lines(rel, note.text, page or 1, end_page or page or 1)
+        first, last = line_range(rel, len(lines), start_line, end_line)
+        content, last, truncated = take(lines, first, last, max_chars)
         return NoteText(rel, note.sha256, first, last, len(lines), content, truncated)
     if not rel.lower().endswith(NOTE_SUFFIXES):
         raise VaultError(f"{rel} is not a Markdown note or a PDF; only .md and .pdf files can be read.")
-    raw = _read_bytes(rel, full)
-    lines = _lines(decode(raw, rel))
-    first, last = _line_range(rel, len(lines), start_line, end_line)
-    content, last, truncated = _take(lines, first, last, max_chars)
+    raw = read_bytes(rel, full)
+    lines = split_lines(decode(raw, rel))
+    first, last = line_range(rel, len(lines), start_line, end_line)
+    content, last, truncated = take(lines, first, last, max_chars)
     return NoteText(rel, disk.sha256(raw), first, last, len(lines), content, truncated)
-
-
-def _page_lines(rel: str, text: str, page: int, end_page: int) -> tuple[int, int]:
-    """The note lines (1-based, inclusive) that hold pages `page` to `end_page` of a PDF's text."""
-    starts = {}
-    for n, line in enumerate(text.split("\n"), 1):
-        m = pdf.PAGE_HEADING.match(line)
-        if m:
-            starts[int(m.group(1))] = n
-    pages = max(starts, default=0)
-    if not 1 <= page <= pages or end_page < page:
-        raise VaultError(f"{rel} has {pages} page{'s' if pages != 1 else ''}; ask for pages 1 to {pages}, the first not after the last.")
-    after = starts.get(min(end_page, pages) + 1)
-    return starts[page], (after - 1 if after else len(text.split("\n")))
-
-
-def _read_bytes(rel: str, full: Path) -> bytes:
-    try:
-        return full.read_bytes()
-    except FileNotFoundError as exc:
-        raise VaultError(f"There is no note at {rel}. Check the path; paths are relative to the vault, like Notes/Topic.md.") from exc
-    except IsADirectoryError as exc:
-        raise VaultError(f"{rel} is a folder, not a note. Give the path of a .md file inside it.") from exc
-    except OSError as exc:
-        raise NoteError(f"Cannot read {rel}: {exc.strerror}. Check its permissions.") from exc
-
-
-def _lines(text: str) -> list[str]:
-    """The note's lines, each with its "\n" (the last one without, if the file does not end in a newline)."""
-    if not text:
-        return []
-    pieces = text.split("\n")
-    ends = pieces[-1] == ""
-    if ends:
-        pieces.pop()
-    return [p + "\n" for p in pieces[:-1]] + [pieces[-1] + ("\n" if ends else "")]
-
-
-def _line_range(rel: str, total: int, start: int | None, end: int | None) -> tuple[int, int]:
-    first = 1 if start is None else start
-    last = total if end is None else min(end, total)
-    if first < 1 or (end is not None and end < first):
-        raise VaultError(f"Line ranges are 1-based with start_line ≤ end_line; got {start}–{end}.")
-    if total == 0 and start is None:
-        return 1, 0
-    if first > total:
-        raise VaultError(f"{rel} has only {total} lines; ask for a range within 1–{total}.")
-    return first, last
-
-
-def _take(lines: list[str], first: int, last: int, max_chars: int) -> tuple[str, int, bool]:
-    """The lines first..last joined, cut to whole lines within `max_chars` (a single longer line is cut)."""
-    taken: list[str] = []
-    size = 0
-    for number in range(first, last + 1):
-        line = lines[number - 1]
-        if size + len(line) > max_chars:
-            if not taken:
-                return line[:max_chars], number, True
-            return "".join(taken), number - 1, True
-        taken.append(line)
-        size += len(line)
-    return "".join(taken), last, False
 
 
 def write_note(settings: Settings, path: str, content: str, *, expected_sha256: str | None = None, tool: str = "write") -> Written:

@@ -2,7 +2,8 @@
 
 Each page opens with a heading of its own, `# p. N`, so every chunk sits on one page and its heading path names it.
 Each line of the text is a line of the PDF, so a passage's lines are lines on its page (`place` turns the note's line
-numbers into the page's). How a page becomes Markdown (its headings, paragraphs, tables) is rag/notes/pdf_layout.py.
+numbers into the page's). How a page becomes Markdown (its headings, paragraphs, tables) is rag/notes/pdf_markdown.py,
+run in the reader's child process, rag/notes/pdf_layout.py.
 The title is the PDF's own, else the file name.
 
 A PDF is hostile input like any note, and its reader (PDFium, through pypdfium2) is native code: it runs in a child
@@ -25,7 +26,8 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from rag.errors import NoteError
-from rag.notes.pdf_layout import DELIMITER, FENCE, MAX_PAGES, PAGE_HEADING
+from rag.notes.pdf_layout import MAX_PAGES
+from rag.notes.pdf_markdown import DELIMITER, FENCE, PAGE_HEADING
 from rag.recent import Recent
 
 SUFFIX = ".pdf"

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from rag.errors import IndexMissing, NoteError
+from rag.errors import NoteError
 from rag.index.chunking import SEPARATOR
 from rag.index.storage import IndexStore
 from rag.notes import pdf
@@ -121,14 +121,6 @@ def closeness(score: float, overlap: float, typical: float) -> str:
         if lift >= cut:
             return label
     return CLOSENESS[-1]
-
-
-def indexed_model(store: IndexStore) -> str:
-    """The embedding model of the last indexing run (its vectors are the ones in the index)."""
-    model = store.get_meta("embed_model")
-    if not model:
-        raise IndexMissing(f"The index {store.location} has no vectors yet. Run `python -m rag index` first.")
-    return model
 
 
 def note_vectors(store: IndexStore, model: str) -> NoteVectors:

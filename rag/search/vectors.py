@@ -35,13 +35,6 @@ ANN_WIDENINGS = 3  # at most this many wider nets when the nearest keys hold few
 ANN_MEANS_SECONDS = 60.0  # a large index's script means are recomputed at most this often (they move slowly)
 
 
-def top_k(matrix: np.ndarray, query: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """(row indices, scores) of the k best rows, best first."""
-    if matrix.shape[0] == 0 or k <= 0:
-        return np.zeros(0, np.int64), np.zeros(0, np.float32)
-    return best_of(matrix @ query, k)
-
-
 def best_of(scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     """(indices, scores) of the k highest scores, best first."""
     n = scores.shape[0]

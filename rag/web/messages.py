@@ -16,7 +16,7 @@ import string
 from rag import config, live
 from rag.answer import ask
 from rag.chat import ollama_chat, openai_chat
-from rag.embed import embedders
+from rag.embed import openai_embedder
 from rag.index import backfill, schema, sync
 from rag.notes import vault
 from rag.search import retrieve
@@ -29,10 +29,10 @@ REWORDED = {
     config.VAULT_EMPTY: "error.vault_empty",
     webapp.VAULT_NOT_TYPED: "error.vault_not_typed",
     webapp.EMBEDDINGS_NEED_ENDPOINT: "error.embeddings_need_endpoint",
-    embedders.OPENAI_EMBEDDER_NEEDS_ENDPOINT: "error.embeddings_need_endpoint",
-    embedders.EMBED_MODEL_UNKNOWN: "error.embed_model_unknown",
-    embedders.EMBED_KEY_REFUSED: "error.embed_key_refused",
-    embedders.EMBED_FAILED: "error.embed_failed",
+    openai_embedder.OPENAI_EMBEDDER_NEEDS_ENDPOINT: "error.embeddings_need_endpoint",
+    openai_embedder.EMBED_MODEL_UNKNOWN: "error.embed_model_unknown",
+    openai_embedder.EMBED_KEY_REFUSED: "error.embed_key_refused",
+    openai_embedder.EMBED_FAILED: "error.embed_failed",
     backfill.EMBEDDING_STOPPED: "error.embedding_stopped",
     sync.DISK_FULL: "error.disk_full",
     sync.INDEX_HELD: "error.index_held",
