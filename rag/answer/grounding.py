@@ -26,11 +26,13 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Callable
 
+from rag.answer import claim_view, evidence, support
 from rag.answer import claims as claim_split
-from rag.answer import evidence, support
+from rag.answer.claim_view import ClaimView
 from rag.answer.context import FrozenContext
+from rag.answer.passage_units import Passage
 from rag.answer.specifics import content_words, occurs
-from rag.answer.support import ClaimView, Passage, Verdict
+from rag.answer.support import Verdict
 from rag.search.text_vectors import TextVectors
 from rag.text import stemming
 
@@ -132,7 +134,7 @@ def check(
     has the last word on the claims it is asked about (the learned verdict's, not the rules' or code's)."""
     split = claim_split.split(answer)
     passages = {s.id: Passage.of(s) for s in context.sources}
-    views = [(c, support.view(c.text, code=c.code, question=question)) for c in split.claims]
+    views = [(c, claim_view.view(c.text, code=c.code, question=question)) for c in split.claims]
     views = [(c, v) for c, v in views if v.code or v.words or v.specifics or c.cited]
     statuses, previous = [], None
     for c, v in views[:MAX_CHECKED_CLAIMS]:
