@@ -27,6 +27,9 @@ from pathlib import Path
 
 import numpy as np
 
+from rag.answer import claim_view, evidence, passage_units, support
+from rag.answer import claims as claim_split
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import logistic  # noqa: E402
@@ -34,9 +37,6 @@ from claim_labels import label_files, load_labels  # noqa: E402
 from claim_scores import load_replies, reply_of, with_vectors  # noqa: E402
 from dev_split import aside  # noqa: E402
 from offline_answers import SETS, questions  # noqa: E402
-
-from rag.answer import claim_view, evidence, passage_units, support  # noqa: E402
-from rag.answer import claims as claim_split  # noqa: E402
 
 READ_WIDE = 8  # windows per claim the models read while collecting (the product reads READ_BY_MODELS)
 L2 = 0.02
