@@ -8,7 +8,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from rag.answer.specifics import Specific, content_words, counted_nouns, number_contexts, specifics
+from rag.answer.counted import counted_nouns, number_contexts
+from rag.answer.specifics import Specific, content_words, specifics
 from rag.text import sentences
 
 

@@ -11,7 +11,8 @@ import re
 from dataclasses import dataclass
 
 from rag.answer.context import Source
-from rag.answer.specifics import Profile, content_words, number_contexts, profile
+from rag.answer.counted import number_contexts
+from rag.answer.specifics import Profile, content_words, profile
 from rag.text import markdown, sentences
 
 NUMBER_REACH = 4  # words either side of a number in a passage that say what it counts
@@ -35,7 +36,7 @@ class Unit:
     words: frozenset[str]  # every form of every content word
     facts: Profile
     script: str | None  # "latin" or "cyrillic"
-    numbers: dict[str, frozenset[str]]  # each number's key → the words around it (`specifics.number_contexts`)
+    numbers: dict[str, frozenset[str]]  # each number's key → the words around it (`counted.number_contexts`)
 
 
 @dataclass(frozen=True)

@@ -8,9 +8,9 @@ from __future__ import annotations
 import functools
 import re
 
+from rag.answer.counted import number_contexts
 from rag.answer.quotable import Unit
 from rag.answer.reader_words import profile_of
-from rag.answer.specifics import number_contexts
 
 _QUANTITY = re.compile(
     r"\d[\d\s.,]*\s?(?:%|₽|\$|€|руб\w*|rub\w*|г\b|гр\b|кг|g\b|kg|ml|мл|l\b|л\b|°|mm|мм|cm|см|km|км|min\w*|мин\w*|h\b|ч\b|"
