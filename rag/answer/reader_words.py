@@ -33,6 +33,7 @@ _ANCHOR = re.compile(r"\s*\{\s*#[^}]*\}")  # "## Origin { #origin }": an anchor 
 
 
 def clean_heading(heading: str) -> str:
+    """The heading without a site generator's anchor."""
     return _ANCHOR.sub("", heading)
 
 
@@ -43,11 +44,13 @@ def share(words: list[frozenset[str]], text: str) -> float:
 
 
 def coverage(words: list[frozenset[str]], texts: list[str]) -> float:
+    """The share of the question's content words found in any of `texts`."""
     forms = frozenset().union(*(forms_of(t) for t in texts))
     return sum(not w.isdisjoint(forms) for w in words) / len(words) if words else 0.0
 
 
 def names_found(names, texts: list[str]) -> float:
+    """The share of the names the question asks about found in any of `texts` (0 when it asks about none)."""
     if not names:
         return 0.0
     found = [profile_of(t) for t in texts]
@@ -62,6 +65,7 @@ def forms_of(text: str) -> frozenset[str]:
 
 @functools.lru_cache(maxsize=16384)
 def profile_of(text: str):
+    """`specifics.profile`, cached."""
     return profile(text)
 
 
