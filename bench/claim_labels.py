@@ -25,15 +25,15 @@ import os
 import sys
 from pathlib import Path
 
+from rag.answer import claims as claim_split
+from rag.answer.citations import clean
+from rag.answer.context import FrozenContext, Source, fence_for
+from rag.notes.vault import read_note
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from dev_split import PARTS, keep  # noqa: E402
 from offline_answers import SETS, questions  # noqa: E402
-
-from rag.answer import claims as claim_split  # noqa: E402
-from rag.answer.citations import clean  # noqa: E402
-from rag.answer.context import FrozenContext, Source, fence_for  # noqa: E402
-from rag.notes.vault import read_note  # noqa: E402
 
 HERE = Path(__file__).resolve().parent / "claims_dev"
 # Rows made from eval data (SciFact's claims) stay outside the repository: `claim_labels.py scifact` writes them here.

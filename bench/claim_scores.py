@@ -15,19 +15,19 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
+from rag.answer.ask import text_vectors
+from rag.answer.citations import clean
+from rag.answer.context import FrozenContext
+from rag.answer.grounding import SUPPORTING
+from rag.config import load_settings
+from rag.eval.data import EVAL_DATA
+from rag.search.text_vectors import TextVectors
+from rag.workspace import Workspace
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from claim_labels import context_of, reply_files  # noqa: E402
 from offline_answers import SETS, index_path, questions  # noqa: E402
-
-from rag.answer.ask import text_vectors  # noqa: E402
-from rag.answer.citations import clean  # noqa: E402
-from rag.answer.context import FrozenContext  # noqa: E402
-from rag.answer.grounding import SUPPORTING  # noqa: E402
-from rag.config import load_settings  # noqa: E402
-from rag.eval.data import EVAL_DATA  # noqa: E402
-from rag.search.text_vectors import TextVectors  # noqa: E402
-from rag.workspace import Workspace  # noqa: E402
 
 DB_DIR = Path("/tmp/rag-eval")
 SCIFACT = EVAL_DATA / "qa" / "scifact"

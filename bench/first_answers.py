@@ -18,15 +18,15 @@ import sys
 import time
 from pathlib import Path
 
+from rag.answer.ask import ask
+from rag.chat.configured import make_chat_model
+from rag.config import load_settings
+from rag.errors import ChatError
+from rag.workspace import Workspace
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from offline_answers import SETS, index_path, questions  # noqa: E402
-
-from rag.answer.ask import ask  # noqa: E402
-from rag.chat.configured import make_chat_model  # noqa: E402
-from rag.config import load_settings  # noqa: E402
-from rag.errors import ChatError  # noqa: E402
-from rag.workspace import Workspace  # noqa: E402
 
 
 def _spin() -> None:

@@ -22,7 +22,7 @@ import sys
 import time
 from pathlib import Path
 
-from rag.answer import specifics, support
+from rag.answer import passage_units, specifics
 from rag.answer.ask import Answer, ask
 from rag.answer.ask import text_vectors as index_vectors
 from rag.answer.citations import clean
@@ -160,7 +160,7 @@ def _check_cost(ws: Workspace, question: str, answer: Answer, reply: str) -> tup
 
 def _cold() -> None:
     text_vectors._CACHE.clear()
-    support._unit.cache_clear()
+    passage_units.unit_of.cache_clear()
     specifics._passage_word_keys.cache_clear()
     specifics._skeleton.cache_clear()
 

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from rag.answer import support
+from rag.answer import claim_view, passage_units, support
 from rag.answer.context import Source
 from rag.answer.specifics import content_words
 from rag.embed.embedders import LocalEmbedder
@@ -119,8 +119,8 @@ def measure(pairs: list[tuple[str, str, bool, str]], vectors: TextVectors) -> li
     truth, same script) per pair, as `rag/answer/support.py` measures them."""
     out = []
     for claim, passage_text, truth, question in pairs:
-        passage = support.Passage.of(Source("S1", "p.md", "", 1, 1, "", passage_text, 1.0))
-        view = support.view(claim, question=question)
+        passage = passage_units.Passage.of(Source("S1", "p.md", "", 1, 1, "", passage_text, 1.0))
+        view = claim_view.view(claim, question=question)
         verdict = support.judge(view, passage)
         windows = verdict.windows or tuple((i,) for i in range(len(passage.units)))
         (measured,) = support.add_meaning([(view, passage, support.Verdict((), verdict.overlap, windows))], vectors)

@@ -16,17 +16,17 @@ import json
 import sys
 from pathlib import Path
 
+from rag.answer.ask import text_vectors
+from rag.answer.citations import clean
+from rag.answer.context import FrozenContext, Source, fence_for
+from rag.answer.grounding import SUPPORTING, check
+from rag.config import load_settings
+from rag.notes.vault import read_note
+from rag.workspace import Workspace
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from offline_answers import SETS, index_path, questions  # noqa: E402
-
-from rag.answer.ask import text_vectors  # noqa: E402
-from rag.answer.citations import clean  # noqa: E402
-from rag.answer.context import FrozenContext, Source, fence_for  # noqa: E402
-from rag.answer.grounding import SUPPORTING, check  # noqa: E402
-from rag.config import load_settings  # noqa: E402
-from rag.notes.vault import read_note  # noqa: E402
-from rag.workspace import Workspace  # noqa: E402
 
 LABELS = Path(__file__).resolve().parent / "grounding_labels_fastapi.jsonl"
 

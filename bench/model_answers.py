@@ -19,16 +19,16 @@ import json
 import sys
 from pathlib import Path
 
+from rag.answer.ask import ask
+from rag.chat.configured import make_chat_model
+from rag.answer.grounding import STATUSES, SUPPORTING
+from rag.config import load_settings
+from rag.workspace import Workspace
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from grounding import RecordedChat  # noqa: E402
 from offline_answers import SETS, _ranges, has_keys, index_path, questions  # noqa: E402
-
-from rag.answer.ask import ask  # noqa: E402
-from rag.answer.grounding import STATUSES, SUPPORTING  # noqa: E402
-from rag.chat.configured import make_chat_model  # noqa: E402
-from rag.config import load_settings  # noqa: E402
-from rag.workspace import Workspace  # noqa: E402
 
 
 def run(name: str, n: int, chat: RecordedChat, db_dir: Path, dump, max_chars: int | None = None, every: int = 1) -> list[dict]:

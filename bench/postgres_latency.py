@@ -69,19 +69,20 @@ import psycopg
 from pgvector.psycopg import register_vector
 from psycopg import sql
 
+from rag.config import Settings
+from rag.devtools.pg_server import database_uri
+from rag.index import pg_schema
+from rag.index.chunking import Chunk
+from rag.index.pg_store import PgStore
+from rag.index.records import FileInfo, FileState, chunk_row, file_row
+from rag.index.store import Store
+from rag.search.vectors import ANN_CANDIDATES, VectorIndex
+from rag.text import stemming
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # `bench` is a folder of the repository, not an installed package
 
 from bench.search_latency import _ZIPF, DIM, MODEL, WORDS  # noqa: E402
-from rag.config import Settings  # noqa: E402
-from rag.devtools.pg_server import database_uri  # noqa: E402
-from rag.index import pg_schema  # noqa: E402
-from rag.index.chunking import Chunk  # noqa: E402
-from rag.index.pg_store import PgStore  # noqa: E402
-from rag.index.records import FileInfo, FileState, chunk_row, file_row  # noqa: E402
-from rag.index.store import Store  # noqa: E402
-from rag.search.vectors import ANN_CANDIDATES, VectorIndex  # noqa: E402
-from rag.text import stemming  # noqa: E402
 
 DEFAULT_EF = {f.name: f.default for f in dataclasses.fields(Settings)}["pg_ef_search"]
 EF_SWEEP = (40, 100, 200, 400, 800)

@@ -32,15 +32,15 @@ from pathlib import Path
 
 import numpy as np
 
+from rag.answer import reader, reader_model
+from rag.answer.ask import read_in_period, retrieve_context, text_vectors
+from rag.config import load_settings
+from rag.workspace import Workspace
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import logistic  # noqa: E402
 from offline_answers import DEV_SETS, SETS, has_keys, index_path, offtopic_for, on_gold, questions, today_of  # noqa: E402
-
-from rag.answer import reader  # noqa: E402
-from rag.answer.ask import read_in_period, retrieve_context, text_vectors  # noqa: E402
-from rag.config import load_settings  # noqa: E402
-from rag.workspace import Workspace  # noqa: E402
 
 # Parallel sets (the same paragraphs and questions, translated) count as one.
 GROUPS = {"xquad-en": "xquad", "xquad-ru": "xquad", "xquad-ru2en": "xquad", "xquad-en2ru": "xquad", "demo-more": "demo", "time": "demo"}
@@ -310,9 +310,9 @@ def without_meaning(data: dict) -> dict:
     for): every cosine 0 and no unit measured."""
     out = dict(data)
     X, C = data["X"].copy(), data["C"].copy()
-    for name in reader.MEANING_FEATURES:
+    for name in reader_model.MEANING_FEATURES:
         X[:, reader.FEATURES.index(name)] = 1.0 if name == "no_vector" else 0.0
-    for name in reader.MEANING_CONTEXT_FEATURES:
+    for name in reader_model.MEANING_CONTEXT_FEATURES:
         C[:, reader.CONTEXT_FEATURES.index(name)] = 0.0
     out["X"], out["C"] = X, C
     return out

@@ -15,13 +15,13 @@ import json
 import sys
 from pathlib import Path
 
+from rag.config import load_settings
+from rag.search import retrieve
+from rag.workspace import Workspace
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from offline_answers import SETS, index_path, offtopic_for, questions  # noqa: E402
-
-from rag.config import load_settings  # noqa: E402
-from rag.search import retrieve  # noqa: E402
-from rag.workspace import Workspace  # noqa: E402
 
 FLOORS = (-9.0, 0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5)
 

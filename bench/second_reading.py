@@ -20,14 +20,14 @@ import sys
 import time
 from pathlib import Path
 
+from rag.answer import second_reading
+from rag.answer.grounding import SUPPORTING
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from claim_labels import context_of, label_files, load_labels  # noqa: E402
 from claim_scores import checked, load_replies, vault_for  # noqa: E402
 from dev_split import keep  # noqa: E402
-
-from rag.answer import second_reading  # noqa: E402
-from rag.answer.grounding import SUPPORTING  # noqa: E402
 
 WIDEST = (0.02, 0.98)  # probabilities asked about with --ask; the bands scored lie inside
 DOWN = (0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.98)  # a supported claim below this is asked (no → refused); 0: never

@@ -27,6 +27,9 @@ from pathlib import Path
 
 import numpy as np
 
+from rag.answer import claim_view, evidence, passage_units, support
+from rag.answer import claims as claim_split
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import logistic  # noqa: E402
@@ -34,9 +37,6 @@ from claim_labels import label_files, load_labels  # noqa: E402
 from claim_scores import load_replies, reply_of, with_vectors  # noqa: E402
 from dev_split import aside  # noqa: E402
 from offline_answers import SETS, questions  # noqa: E402
-
-from rag.answer import claims as claim_split  # noqa: E402
-from rag.answer import evidence, support  # noqa: E402
 
 READ_WIDE = 8  # windows per claim the models read while collecting (the product reads READ_BY_MODELS)
 L2 = 0.02
@@ -78,7 +78,7 @@ def collect(labels: list[dict], replies: dict, pairs_model: Path | None) -> list
             if replies[reply_id]["set"] != name:
                 continue
             r = reply_of(replies[reply_id], asked)
-            passages = {s.id: support.Passage.of(s) for s in r.context.sources}
+            passages = {s.id: passage_units.Passage.of(s) for s in r.context.sources}
             labelled = {label["n"]: label for label in rows}
             previous = None
             for n, c in enumerate(claim_split.split(r.reply).claims, 1):
@@ -97,7 +97,7 @@ def collect(labels: list[dict], replies: dict, pairs_model: Path | None) -> list
 
 def _describe(label: dict | None, claim, question: str, passages, vectors, scorer, previous) -> tuple[dict | None, object]:
     """The claim's windows described (None for an unlabelled claim), and its best window by words (for the next)."""
-    view = support.view(claim.text, question=question)
+    view = claim_view.view(claim.text, question=question)
     rules = {pid: support.judge(view, p) for pid, p in passages.items()}
     found = [(p, w, evidence.word_features(view, p, w, previous, rules[pid])) for pid, p in passages.items() for w in evidence.windows(p)]
     prior = [f["overlap"] - f["missing"] - f["names_in_heading_only"] - 10 * (not evidence.holds_specifics(f)) for _, _, f in found]

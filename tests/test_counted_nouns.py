@@ -1,6 +1,7 @@
-"""What a number counts, as the claim check reads it from the words beside it (rag/answer/specifics.counted_nouns)."""
+"""What a number counts, as the claim check reads it from the words beside it (rag/answer/counted.counted_nouns)."""
 
-from rag.answer.specifics import counted_nouns, specifics
+from rag.answer.counted import counted_nouns
+from rag.answer.specifics import specifics
 
 
 def test_the_counted_noun_is_the_last_word_after_an_english_number_and_the_first_after_a_russian_one():

@@ -16,13 +16,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from rag.text.markdown import BULLET, FENCE, HEADING, ORDINAL
 from rag.text.sentences import TABLE_RULE, segment
 
 _CITATION = re.compile(r"\[S(\d+)\]")
 _SPACED_CITATION = re.compile(r"[ \t]*\[S\d+\]")
-_LIST_MARK = re.compile(r"[ \t]*(?:>[ \t]?)*(?:[-*+•][ \t]+|\d{1,3}[.)][ \t]+)?")
-_HEADING = re.compile(r"[ \t]{0,3}#{1,6}[ \t]")
-_FENCE = re.compile(r"[ \t]*(```|~~~)")
+# What starts an answer's line before its words: quote marks, then a list mark, a model's "•" too (not Markdown, but
+# models write it); optional, so it matches every line.
+_LIST_MARK = re.compile(rf"[ \t]*(?:>[ \t]?)*(?:(?:{BULLET}|•)[ \t]+|{ORDINAL}[ \t]+)?")
 _EMPHASIS = re.compile(r"\*\*|__|(?<!\w)[*_](?=\S)|(?<=\S)[*_](?!\w)")
 # "The notes don't say." A negation about the notes, or a phrase that only ever means "no answer here".
 _ABOUT_NOTES = re.compile(r"\b(?:notes?|sources?|context|passages?|documents?|texts?|заметк\w*|источник\w*|контекст\w*|текст\w*)\b", re.I)
@@ -84,12 +85,12 @@ def split(answer: str) -> Split:
     for n, line in enumerate(lines):
         start, end = offset, offset + len(line)
         offset = end + 1
-        if _FENCE.match(line):
+        if FENCE.match(line):
             if in_code and answer[code_start:start].strip():
                 units.append(_Unit(code_start, start - 1, answer[code_start:start].strip(), [], code=True))
             in_code, code_start = not in_code, offset
             continue
-        if in_code or _HEADING.match(line):
+        if in_code or HEADING.match(line):
             continue
         if not line.strip():
             previous, paragraph = paragraph or previous, []

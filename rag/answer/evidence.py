@@ -2,7 +2,7 @@
 the frozen context, and how likely it is that it states it — one learned verdict over what the check measures.
 
 For each window of each passage (`support`'s units: sentences, rows, code lines; one, or two in a row) the features
-are the rules' signals — the claim's specifics found there with what they count (`support._found`), its names in the
+are the rules' signals — the claim's specifics found there with what they count (`support.found`), its names in the
 sentence itself rather than only in the heading, the share of its words, a negation on one side only — and two
 models' readings: the claim–sentence cosine (e5, from the index's stored sentence vectors) and the pair scorer's
 logit (rag/embed/pairs.py, a cross-encoder that reads both together), for the windows the words already rank near
@@ -26,8 +26,9 @@ from pathlib import Path
 import numpy as np
 
 from rag.answer import support
+from rag.answer.claim_view import ClaimView
+from rag.answer.passage_units import Passage
 from rag.answer.specifics import content_words, occurs
-from rag.answer.support import ClaimView, Passage
 from rag.errors import EmbedderError
 
 log = logging.getLogger(__name__)
@@ -47,7 +48,7 @@ FEATURES = (
     "code_line",
     "across",  # claim and window in different scripts
     "claim_words",  # log(1 + its content words)
-    "overlap_said",  # share of the words it says beyond the question (`support.beyond_question`) in the window
+    "overlap_said",  # share of the words it says beyond the question (`claim_view.beyond_question`) in the window
     "refers_back",  # it opens with "this", «это», "they" …: its subject is in the sentence before it
     "refers_elsewhere",  # … and the window is not next to where the claim before it was found
     "rules",  # the rules' verdict (`support.judge`) lets the passage support it, in this window

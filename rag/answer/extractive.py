@@ -11,6 +11,7 @@
 4. **Not found** when the reader's probability that the context answers at all is under its calibrated threshold
    (both fitted by bench/reader_fit.py on answerable and off-topic questions).
 Each quote is labelled with its note and section ("Люди и контакты › Семья"), so two similar facts are told apart.
+How much of the note around the chosen unit is quoted (growing, a row's table) is `quote_lines`.
 
 Knows nothing about the index or chat models; vectors come through `TextVectors`.
 """
@@ -20,35 +21,25 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import date
-from pathlib import Path
 
-from rag.answer import question_kinds, reader
+from rag.answer import question_kinds, quote_lines, reader
 from rag.answer.citations import defang
 from rag.answer.context import FrozenContext, Source
 from rag.answer.question_kinds import QUANTITY, WHEN, WHY
-from rag.answer.quotable import CODE, LEAD, ROW, SENTENCE, Unit
+from rag.answer.quotable import LEAD, ROW, SENTENCE, Unit
 from rag.answer.reader import Reading
-from rag.answer.specifics import number_contexts
 from rag.notes.dates import dates_in
 from rag.search.text_vectors import TextVectors
-from rag.text import stemming
 
 QUOTE_CHARS = 600  # a quote grows around its best unit up to this (--sweep; 400 loses keys on 6 of 14 QA sets)
 SECOND_MARGIN = 3.0  # a second part's quote must score within this of the best unit (reader score units)
 ALSO_MARGIN = 0.75  # another place is quoted too when it scores within this of the best (--sweep: padding against keys)
 MAX_QUOTES = 2
-MARKUP = 0.5  # a unit this much markup (HTML, includes, admonition fences) does not grow a quote
 NAVIGATION_MARGIN = 2.0  # an index entry ("[[Note]] — …") answers only when nothing else scores within this of it
 # "When did I last …": the latest dated unit scoring within this of the best is quoted instead (a log's last row).
 # bench/time_questions' 16 newest-first questions, answer contains every key: 6 without, 6 at 0.75, 7 at 1.5, 8 at 3.
 NEWEST_MARGIN = 3.0
 ROW_MARGIN = ALSO_MARGIN  # a table row is quoted with the rows next to it that score within this of it
-# A quote grows only by a unit scoring within this of the best, its own paragraph's sentences too (1.5 loses keys on
-# 8 QA sets) …
-GROW_MARGIN = 2.5
-# … but a paragraph or list this short is one thought: its sentences all join (replaying every QA set's readings,
-# 0 loses 4 of time-dev's 140 answers, 300 one time question, 400 none; the median demo quote 8 lines → 7 either way).
-SHORT_BLOCK = 400
 
 
 @dataclass(frozen=True)
@@ -167,103 +158,13 @@ def _also(reading: Reading, best: int, quotes: list[Quote]) -> int | None:
 def _quote(reading: Reading, best: int, asked: tuple[str, ...], question: str, *, alone: bool = False) -> Quote:
     chosen = reading.candidates[best]
     if chosen.unit.kind == ROW:
-        return _row_quote(reading, best, asked, question, alone=alone)
-    unit = _grown(reading, best)
+        text, line, end_line = quote_lines.row_lines(reading, best, asked, question, margin=ROW_MARGIN, alone=alone)
+        score = round(float(reading.scores[best]), 4)
+        return Quote(chosen.source.id, defang(text), line, end_line, _label(chosen.source, chosen.unit), score, chosen.unit.start_line)
+    unit = quote_lines.grown(reading, best, quote_chars=QUOTE_CHARS)
     return Quote(
         chosen.source.id, defang(unit.text), unit.start_line, unit.end_line, _label(chosen.source, unit), round(float(reading.scores[best]), 4)
     )
-
-
-def _row_quote(reading: Reading, best: int, asked: tuple[str, ...], question: str, *, alone: bool = False) -> Quote:
-    """A table row quoted under its table's header: the header line(s), then the answering row with the rows next to
-    it that the reader scores nearly as well (ROW_MARGIN), then — for a how-much question whose words name nothing of
-    that row ("How much did the trip cost?") or that asks for the total — the table's total row. The rest of the table
-    is one click away. The text is the note's own lines (the header's, then the rows'); `line`–`end_line` are the
-    rows' lines, the header above them being what names their cells (as for one row, whose unit holds its header)."""
-    chosen = reading.candidates[best]
-    row, source = chosen.unit, chosen.source
-    table = [u for u in reader.units_of(source) if u.kind == ROW and u.block == row.block]
-    score = {c.unit.start_line: float(reading.scores[i]) for i, c in enumerate(reading.candidates) if c.source.id == source.id and c.unit.kind == ROW}
-    floor = reading.scores[best] - ROW_MARGIN
-    at = next(k for k, u in enumerate(table) if u.start_line == row.start_line)
-    lo, hi = at, at
-    while not alone and lo > 0 and score.get(table[lo - 1].start_line, floor - 1) >= floor:
-        lo -= 1
-    while not alone and hi + 1 < len(table) and score.get(table[hi + 1].start_line, floor - 1) >= floor:
-        hi += 1
-    shown = table[lo : hi + 1]
-    total = next((u for u in table[hi + 1 :] if _TOTAL.search(_row_line(u))), None)
-    if total is not None and QUANTITY in asked and (_ASKS_TOTAL.search(question) or not _names_row(question, row, source)):
-        shown.append(total)
-    header = row.text.split("\n")[:-1]
-    text = "\n".join(header + [_row_line(u) for u in shown])
-    return Quote(
-        source.id, defang(text), shown[0].start_line, shown[-1].end_line, _label(source, row), round(float(reading.scores[best]), 4), row.start_line
-    )
-
-
-def _row_line(row: Unit) -> str:
-    """A row unit's own line of the note (its text is that line under the table's header lines)."""
-    return row.text.split("\n")[-1]
-
-
-def _names_row(question: str, row: Unit, source: Source) -> bool:
-    """The question names something of the row itself: a number of the row counts one of its words ("Авиабилеты …
-    | 46 800" for «билеты»), other than the words of the note's title and heading and of the table's header (they name
-    the whole table: "How much did the Baikal trip cost?" names no row of the trip's costs)."""
-    whole = f"{source.heading} {Path(source.path).stem} {row.text.split(chr(10))[0]}".casefold()
-    words = [t for t in stemming.query_terms(question) if len(t) >= 3 and t not in whole]
-    near = frozenset().union(*number_contexts(row.scoring, 4).values())
-    return any(t in form for t in words for form in near)
-
-
-def _grown(reading: Reading, best: int) -> Unit:
-    """The best unit with the neighbouring units of its section that the reader scores nearly as well (GROW_MARGIN),
-    the higher-scored side first, while the note's lines they cover fit QUOTE_CHARS (a unit longer than that alone is
-    quoted alone). Of its own paragraph or list, a lower-scored sentence joins only when the block is short
-    (SHORT_BLOCK): the quote grows as far as the reader reads an answer, not to fill a long paragraph. Never by a
-    table's rows: a row that answers is quoted as a row (`_row_quote`), under its header, not as a sentence's
-    neighbourhood (which took the whole table in: no QA set's answer key needed it)."""
-    chosen = reading.candidates[best]
-    source, unit = chosen.source, chosen.unit
-    markup = reader.FEATURES.index("markup")
-    floor = reading.scores[best] - GROW_MARGIN
-    block = [c.unit for c in reading.candidates if c.source.id == source.id and c.unit.block == unit.block]
-    short = len(_lines(source, min(u.start_line for u in block), max(u.end_line for u in block))) <= SHORT_BLOCK
-
-    def grows(i: int) -> bool:
-        c = reading.candidates[i]
-        if c.source.id != source.id or c.unit.section != unit.section or c.unit.kind not in (SENTENCE, CODE):
-            return False
-        return reading.features[i, markup] < MARKUP and (reading.scores[i] >= floor or c.unit.block == unit.block and short)
-
-    atoms = sorted((i for i in range(len(reading.candidates)) if grows(i)), key=lambda i: reading.candidates[i].unit.start_line)
-    lo, hi = unit.start_line, unit.end_line
-    before = [i for i in atoms if reading.candidates[i].unit.end_line < lo][::-1]
-    after = [i for i in atoms if reading.candidates[i].unit.start_line > hi]
-    budget = max(QUOTE_CHARS, len(_lines(source, lo, hi)))
-    while before or after:
-        sides = sorted((side for side in (before, after) if side), key=lambda side: -reading.scores[side[0]])
-        for side in sides:
-            nxt = reading.candidates[side[0]].unit
-            a, b = min(lo, nxt.start_line), max(hi, nxt.end_line)
-            if len(_lines(source, a, b)) <= budget:
-                lo, hi = a, b
-                side.pop(0)
-                break
-        else:
-            break
-    whole = _lines(source, lo, hi)
-    if (lo, hi) == (unit.start_line, unit.end_line) and len(whole) > QUOTE_CHARS:
-        return unit  # a line longer than a quote (a paragraph written on one line): the sentence alone
-    # whole lines, so a sentence that shares its line is shown too («То есть примерно 48 700 ₽ на человека. Бюджет …»)
-    return Unit(whole, unit.scoring, lo, hi, unit.section, unit.kind, unit.block, unit.position)
-
-
-def _lines(source: Source, start: int, end: int) -> str:
-    """The note's lines `start`..`end` as they are in the source (an exact slice, whole lines)."""
-    lines = source.text.split("\n")
-    return "\n".join(lines[start - source.start_line : end - source.start_line + 1]).strip("\n")
 
 
 def _second_part(reading: Reading, best: int, asked: tuple[str, ...], first: Quote) -> int | None:
@@ -305,10 +206,6 @@ _REASON = re.compile(
 def _gives_reason(unit: Unit) -> bool:
     """The unit gives reasons, or sits under a heading that asks or names them ("## Why only ADC1 pins")."""
     return bool(_REASON.search(unit.scoring) or _REASON.search(unit.section))
-
-
-_TOTAL = re.compile(r"^\|?\s*\**\s*(?:итого|всего|сумма|total|sum|overall)\b", re.IGNORECASE)  # a table's total row
-_ASKS_TOTAL = re.compile(r"\b(?:in total|total|altogether|overall|in all|итого|всего|в сумме|суммарно|в целом)\b", re.IGNORECASE)
 
 
 def _label(source: Source, unit: Unit) -> str:

@@ -13,7 +13,8 @@ status:
   number that source does not hold is `unsupported`). Never shown as supported: the person reads the source;
 - `unsupported`: no source supports it; `reason` says what is missing ("S1 says 136, not 56").
 The checked answer carries the corrected citations. No second call to a chat model, unless the caller
-passes a second reader (`reread`: rag/answer/second_reading.py, off by default) for the claims near the threshold. A claim takes ~20 ms to check:
+passes a second reader (`reread`: rag/answer/second_reading.py, off by default) for the claims near the threshold. The lines
+that state a claim are found by `evidence_lines`. A claim takes ~20 ms to check:
 past MAX_CHECKED_CLAIMS (a reply far longer than an answer) the rest are marked unsupported as "not checked", never
 supported.
 """
@@ -26,11 +27,14 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Callable
 
+from rag.answer import claim_view, evidence, evidence_lines, support
 from rag.answer import claims as claim_split
-from rag.answer import evidence, support
+from rag.answer.claim_view import ClaimView
 from rag.answer.context import FrozenContext
+from rag.answer.evidence_lines import Evidence
+from rag.answer.passage_units import Passage
 from rag.answer.specifics import content_words, occurs
-from rag.answer.support import ClaimView, Passage, Verdict
+from rag.answer.support import Verdict
 from rag.search.text_vectors import TextVectors
 from rag.text import stemming
 
@@ -54,25 +58,6 @@ class Reason(str):
 
     def __getnewargs_ex__(self):  # copies and pickles (conversations are saved through dataclasses.asdict)
         return (self.key, str(self)), self.values
-
-
-@dataclass(frozen=True)
-class Evidence:
-    """The lines of a source that state a claim, as the check matched them."""
-
-    source: str  # source id
-    start_line: int
-    end_line: int
-    text: str  # the sentence(s), row or code as a reader sees them
-    probability: float | None  # the learned verdict's probability that this states the claim (None: the rules decided)
-
-    @classmethod
-    def of(cls, window: evidence.Window, probability: float | None = None) -> Evidence:
-        return cls(window.source, window.start_line, window.end_line, window.text, probability)
-
-    def to_json(self) -> dict:
-        p = None if self.probability is None else round(self.probability, 3)
-        return {"source": self.source, "lines": [self.start_line, self.end_line], "text": self.text, "probability": p}
 
 
 @dataclass(frozen=True)
@@ -132,7 +117,7 @@ def check(
     has the last word on the claims it is asked about (the learned verdict's, not the rules' or code's)."""
     split = claim_split.split(answer)
     passages = {s.id: Passage.of(s) for s in context.sources}
-    views = [(c, support.view(c.text, code=c.code, question=question)) for c in split.claims]
+    views = [(c, claim_view.view(c.text, code=c.code, question=question)) for c in split.claims]
     views = [(c, v) for c, v in views if v.code or v.words or v.specifics or c.cited]
     statuses, previous = [], None
     for c, v in views[:MAX_CHECKED_CLAIMS]:
@@ -162,12 +147,12 @@ def _status(
     nearest = closest = said = None
     verdicts = {pid: support.judge(view, p) for pid, p in passages.items()}  # the rules' reading, once per claim
     if view.code:
-        found = _code_evidence(passages, verdicts, claim.text)
+        found = evidence_lines.as_code(passages, verdicts, claim.text)
     else:
-        found, best = _learned_evidence(view, passages, verdicts, vectors, pairs, previous)
+        found, best = evidence_lines.learned(view, passages, verdicts, vectors, pairs, previous)
         nearest = best.window if best else None
         if found is None:  # the pair scorer cannot run: the rules decide
-            found = _rule_evidence(view, passages, verdicts, vectors)
+            found = evidence_lines.by_rules(view, passages, verdicts, vectors)
         elif best is not None and best.read:
             closest = Evidence.of(best.window, best.probability)
             said = reread(claim.text, closest) if reread is not None else None
@@ -189,7 +174,7 @@ def _decided(
     if own:
         return _Status(claim, "supported", tuple(own), "", tuple(found[pid] for pid in own[:1]), _unmatched(view, passages, found[own[0]]))
     if len(cited) > 1 and not view.code and support.jointly(view, [(passages[pid], verdicts[pid]) for pid in cited]):
-        joint = tuple(_nearest(passages[pid], verdicts[pid]) for pid in cited)
+        joint = tuple(evidence_lines.nearest(passages[pid], verdicts[pid]) for pid in cited)
         if all(e is not None for e in joint):  # no sentence to show: never shown as supported
             return _Status(claim, "supported", tuple(cited), "", joint)
     if supporting:
@@ -205,63 +190,6 @@ def _decided(
         return _Status(claim, status, (best,), reason, (found[best],), _unmatched(view, passages, found[best]))
     reason = _why_not(view, cited, verdicts, passages)
     return _Status(claim, "unconfirmed" if reason.key == "across_languages" else "unsupported", (), reason)
-
-
-def _learned_evidence(
-    view: ClaimView, passages: dict[str, Passage], verdicts: dict[str, Verdict], vectors, pairs, previous
-) -> tuple[dict[str, Evidence] | None, object]:
-    """source id → its window that states the claim, for the sources whose best window reaches the learned verdict's
-    threshold (best first), and the best window whatever its verdict (None: no window); None when the models could
-    not read."""
-    judged = evidence.judge_claim(view, passages, vectors=vectors, pairs=pairs, previous=previous, rules=verdicts)
-    nearest = judged[0] if judged else None
-    if not any(j.read for j in judged):
-        return (None if judged or pairs is None else {}), nearest
-    threshold = evidence.threshold(read_by_models=True)
-    out: dict[str, Evidence] = {}
-    for j in judged:
-        if j.probability >= threshold and j.window.source not in out:
-            out[j.window.source] = Evidence.of(j.window, j.probability)
-    return out, nearest
-
-
-def _rule_evidence(view: ClaimView, passages: dict[str, Passage], judged: dict[str, Verdict], vectors) -> dict[str, Evidence]:
-    """The rules' verdict (`support.judge`: every specific in one window and most of the claim's words there, or a
-    close cosine): source id → the supporting window sharing most of the claim's words, strongest source first."""
-    verdicts = dict(judged)  # the cosines measured here decide only this
-    if vectors is not None:
-        pending = [pid for pid, v in verdicts.items() if v.windows and v.overlap < support.OVERLAP_MIN]
-        for pid, verdict in zip(pending, support.add_meaning([(view, passages[pid], verdicts[pid]) for pid in pending], vectors)):
-            verdicts[pid] = verdict
-    out = {}
-    for pid in sorted((pid for pid, v in verdicts.items() if v.supports), key=lambda pid: -verdicts[pid].strength):
-        p = passages[pid]
-        window = max(verdicts[pid].windows, key=lambda w: support.share(view.words, [p.heading, *(p.units[i] for i in w)]) if view.words else 0.0)
-        out[pid] = Evidence.of(evidence.window_of(p, window))
-    return out
-
-
-def _code_evidence(passages: dict[str, Passage], verdicts: dict[str, Verdict], code: str) -> dict[str, Evidence]:
-    """A code claim is stated where a source holds it as written: the source's code lines from its first line on."""
-    wanted = [line.strip() for line in code.split("\n") if line.strip()]
-    out = {}
-    for pid, p in passages.items():
-        if not wanted or not verdicts[pid].supports:
-            continue
-        starts = [i for i in range(p.prose, len(p.units)) if p.units[i].text.lower() == wanted[0].lower()]
-        starts = starts or [i for i, u in enumerate(p.units) if wanted[0].lower() in u.text.lower()]  # inline code
-        if not starts or not p.lines:
-            continue
-        span = range(starts[0], min(len(p.units), starts[0] + len(wanted)))
-        text = "\n".join(p.units[i].text for i in span)
-        out[pid] = Evidence(pid, p.lines[span[0]][0], p.lines[span[-1]][1], text, None)
-    return out
-
-
-def _nearest(passage: Passage, verdict: Verdict) -> Evidence | None:
-    if not verdict.nearest or not passage.lines:
-        return None
-    return Evidence.of(evidence.window_of(passage, verdict.nearest))
 
 
 def _unmatched(view: ClaimView, passages: dict[str, Passage], found: Evidence) -> tuple[str, ...]:

@@ -3,7 +3,8 @@ name (which parameter, package, exception), a reason (why).
 
 An extractive answer quotes what the kind calls for: the sentence with the date, the one with the number, the first
 sentences under the term's heading, the whole list of steps, the deciding sentence. A question may ask for two
-things ("When did I go to Baikal and how much did it cost?"). Pure.
+things ("When did I go to Baikal and how much did it cost?"). Each kind's row in READER_FEATURES names the learned
+reader's features it turns on. Pure.
 """
 
 from __future__ import annotations
@@ -12,6 +13,29 @@ import re
 
 WHEN, QUANTITY, DEFINITION, PROCEDURE, YESNO, NAME, WHY = "when", "quantity", "definition", "procedure", "yesno", "name", "why"
 ALL = (WHEN, QUANTITY, DEFINITION, PROCEDURE, YESNO, NAME, WHY)
+
+# Each kind → the learned reader's features it turns on: (feature, the unit's look it takes when the question asks
+# for this kind; 0 otherwise). The looks are the reader's (rag/answer/reader_looks.py, reader.py `_asked_of`):
+# "has_date", "has_number", "has_quantity", "number_near" (a number beside a word of the question), "definitional",
+# "first" (the first sentence of its section), "titled" (its heading names the term), "steps", "has_code",
+# "negation". A new kind is one row here and its detector in `kinds`; its features join the reader's in this order
+# (rows, then features), so the weights must be refitted (`python bench/reader_fit.py --write`; loading the old ones
+# says so).
+READER_FEATURES: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
+    (WHEN, (("when_date", "has_date"),)),
+    (QUANTITY, (("quantity_number", "has_number"), ("quantity_quantity", "has_quantity"), ("quantity_near", "number_near"))),
+    (DEFINITION, (("definition_defines", "definitional"), ("definition_first", "first"), ("definition_titled", "titled"))),
+    (PROCEDURE, (("procedure_steps", "steps"), ("procedure_code", "has_code"))),
+    (NAME, (("name_code", "has_code"),)),
+    (YESNO, (("yesno_negation", "negation"), ("yesno_first", "first"))),
+    (WHY, ()),  # a reason is quoted as a second part (rag/answer/extractive.py), not scored: "because" is everywhere
+)
+
+
+def reader_features() -> tuple[str, ...]:
+    """The reader's features of question kinds, in the table's order."""
+    return tuple(feature for _, features in READER_FEATURES for feature, _ in features)
+
 
 _WHEN = re.compile(
     r"\bwhen\b|\bwhat (?:date|day|time|year|month)\b|\bwhich (?:date|day|year|month)\b|\bhow long ago\b|\bsince when\b|"

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 
 from rag.index.chunking import SEPARATOR
+from rag.text.markdown import FENCE, HEADING, LIST_ITEM, QUOTE_MARK
 from rag.text.sentences import TABLE_RULE, plain, row_text, split_sentences
 
 SENTENCE, ITEM, LIST, ROW, CODE, CODE_LINE = "sentence", "item", "list", "row", "code", "code line"
@@ -20,10 +21,6 @@ MAX_LIST_LINES = 24  # a longer list is quoted item by item, not whole
 MAX_PARAGRAPH_CHARS = 900  # a longer paragraph is quoted sentence by sentence
 MAX_LEAD_CHARS = 1500  # a lead-in brings the block after it up to this length
 
-_HEADING = re.compile(r"\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
-_FENCE = re.compile(r"\s*(```|~~~)")
-_ITEM = re.compile(r"(\s*)(?:[-*+]|\d{1,3}[.)])\s+(?:\[[ xX]\]\s+)?")
-_QUOTE_MARK = re.compile(r"^\s*(?:>\s?)+")
 _CALLOUT = re.compile(r"\[![\w-]+\][+-]?\s*")
 
 
@@ -124,7 +121,7 @@ def _blocks(text: str, first_line: int) -> list[_Block]:
             if raw.strip().startswith(fence):
                 fence, current = None, None
             continue
-        heading = _HEADING.match(raw)
+        heading = HEADING.match(raw)
         kind = _kind(raw, current)
         if heading or not raw.strip() or kind != (current.kind if current else None):
             current = None
@@ -140,7 +137,7 @@ def _blocks(text: str, first_line: int) -> list[_Block]:
             held.append((current, tuple(h for _, h in stack)))
         current.lines.append((number, raw))
         if kind == "code" and len(current.lines) == 1:
-            fence = _FENCE.match(raw).group(1)
+            fence = FENCE.match(raw).group(1)
     _name_sections(held)
     return blocks
 
@@ -159,12 +156,12 @@ def _name_sections(held: list[tuple[_Block, tuple[str, ...]]]) -> None:
 
 
 def _kind(raw: str, current: _Block | None) -> str:
-    line = _QUOTE_MARK.sub("", raw)
-    if _FENCE.match(raw):
+    line = QUOTE_MARK.sub("", raw)
+    if FENCE.match(raw):
         return "code"
     if line.strip().startswith("|"):
         return "table"
-    if _ITEM.match(line) or (current is not None and current.kind == "list" and raw[:1].isspace()):
+    if LIST_ITEM.match(line) or (current is not None and current.kind == "list" and raw[:1].isspace()):
         return "list"
     return "paragraph"
 
@@ -191,8 +188,8 @@ def _sentences(lines: list[tuple[int, str]], section: str, index: int, kind: str
     """The sentences of wrapped prose lines (quote and callout marks dropped), each with its first and last line."""
     text, starts = "", []
     for number, raw in lines:
-        piece = _CALLOUT.sub("", _QUOTE_MARK.sub("", raw), count=1).strip()
-        marker = _ITEM.match(piece)
+        piece = _CALLOUT.sub("", QUOTE_MARK.sub("", raw), count=1).strip()
+        marker = LIST_ITEM.match(piece)
         piece = piece[marker.end() :] if marker and not starts else piece  # the list marker of an item's first line
         if not piece:
             continue
@@ -213,9 +210,9 @@ def _sentences(lines: list[tuple[int, str]], section: str, index: int, kind: str
 def _list(block: _Block, index: int) -> list[Unit]:
     """Each item's sentences, each whole item, and the whole list (when it is short enough to quote at once)."""
     items: list[list[tuple[int, str]]] = []
-    indent = len(_ITEM.match(_QUOTE_MARK.sub("", block.lines[0][1])).group(1)) if _ITEM.match(_QUOTE_MARK.sub("", block.lines[0][1])) else 0
+    indent = len(LIST_ITEM.match(QUOTE_MARK.sub("", block.lines[0][1])).group(1)) if LIST_ITEM.match(QUOTE_MARK.sub("", block.lines[0][1])) else 0
     for number, raw in block.lines:
-        m = _ITEM.match(_QUOTE_MARK.sub("", raw))
+        m = LIST_ITEM.match(QUOTE_MARK.sub("", raw))
         if (m and len(m.group(1)) <= indent) or not items:
             items.append([])
         items[-1].append((number, raw))

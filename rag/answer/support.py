@@ -9,22 +9,21 @@ claim says 11 interceptions and the interceptions sentence says 24) does not cou
 
 Specifics the question itself names ("… in 2015?") are the person's own premise: a claim that also brings something
 of its own need not find them in the passage. Sentences of a passage that address the model ("Ignore all previous
-instructions…") are never evidence.
+instructions…") are never evidence. How a claim is read is `claim_view`; how a passage is, `passage_units`.
 Pure apart from the embedder (through `TextVectors`).
 """
 
 from __future__ import annotations
 
-import functools
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from rag.answer.context import Source
-from rag.answer.specifics import Profile, Specific, content_words, counted_nouns, number_contexts, occurs, profile, specifics
+from rag.answer.claim_view import ClaimView
+from rag.answer.passage_units import Passage, Unit
+from rag.answer.specifics import Specific, occurs, specifics
 from rag.search.text_vectors import TextVectors
 from rag.text import sentences
 
-NUMBER_REACH = 4  # words either side of a number in a passage that say what it counts
 OVERLAP_MIN = 0.6  # share of a claim's content words in one window that says the same thing
 # Cosine between a claim and a sentence that says the same thing (multilingual-e5-small), calibrated on the dev QA
 # data by bench/grounding_calibration.py: within a language 0.86 (XQuAD-en precision 0.95 / recall 0.97, -ru 0.95 /
@@ -39,77 +38,7 @@ INSTRUCTION_OVERLAP = 0.5  # a claim this close to an instruction in a note repe
 # when this share of the claim's words are in it: the rest ("costs", "was") is what the column's header means.
 ROW_OVERLAP_MIN = 0.34
 COMPOUND_MIN = 5  # a stem this long found inside a longer word counts («билет» in «авиабилеты», "token" in "tokenizer")
-# Text that addresses the model rather than recording a fact (EN + RU): never evidence for a claim.
 _PRONOUN = re.compile(r"\b(?:he|she|it|they|his|her|its|their|him|them|он|она|оно|они|его|её|ее|их|ему|ей|им)\b", re.I)
-_INSTRUCTION = re.compile(
-    r"\b(?:ignore|disregard|forget|override)\b.{0,40}\b(?:instructions?|rules?|prompts?|above|previous|prior)\b|"
-    r"\b(?:reply|respond|answer|say|output|print|write)\b.{0,30}\b(?:only|exactly)\b.{0,40}['\"«“]|"
-    r"\byou are (?:now )?(?:an? |the )?(?:ai|assistant|model|chatbot|language model|gpt)\b|"
-    r"(?:^|\n)\s*(?:system|assistant)\s*:|\[/?inst\]|<\|im_(?:start|end)\|>|"
-    r"\b(?:cite|citation)\b.{0,20}\b[SС]\d+|"
-    r"\b(?:игнорир\w*|забуд\w*|не обращай\w*)\b.{0,40}\b(?:инструкц\w*|правил\w*|указани\w*|выше)|"
-    r"\b(?:отвечай\w*|ответь\w*|напиши\w*|выведи\w*|скажи)\b.{0,30}\bтолько\b|"
-    r"\bты (?:теперь )?(?:ии|ассистент|модель|бот|чат-бот)\b",
-    re.IGNORECASE,
-)
-
-
-@dataclass(frozen=True)
-class Unit:
-    text: str
-    words: frozenset[str]  # every form of every content word
-    facts: Profile
-    script: str | None  # "latin" or "cyrillic"
-    numbers: dict[str, frozenset[str]]  # each number's key → the words around it (`specifics.number_contexts`)
-
-
-@dataclass(frozen=True)
-class Passage:
-    id: str
-    heading: Unit  # the heading path: it goes with every sentence
-    units: tuple[Unit, ...]  # sentences, table rows and code lines that state facts
-    instructions: tuple[Unit, ...]  # sentences that address the model
-    lowered: str  # the whole text, lower-cased, whitespace collapsed (code must occur as written)
-    script: str | None
-    prose: int  # units[:prose] are sentences (compared by meaning too); the code lines after them only by words
-    rows: frozenset[int] = frozenset()  # indices of the units that are table rows
-    lines: tuple[tuple[int, int], ...] = ()  # each unit's first and last line in the note
-
-    @classmethod
-    def of(cls, source: Source) -> Passage:
-        facts, told, rows, where = [], [], set(), []
-        lines = source.text.split("\n")
-        for s in sentences.split(source.text, source.start_line):
-            if _INSTRUCTION.search(s.text):
-                told.append(_unit(sentences.plain(s.text)))
-                continue
-            if lines[s.line - source.start_line].lstrip().lstrip(">").lstrip().startswith("|"):
-                rows.add(len(facts))
-            facts.append(_unit(sentences.plain(s.text)))
-            where.append((s.line, max(s.line, s.end_line)))
-        prose = len(facts)
-        for number, line in _code_lines(source.text, source.start_line):
-            facts.append(_unit(line))
-            where.append((number, number))
-        lowered = " ".join(source.text.lower().split())
-        script = sentences.script(source.text)
-        return cls(source.id, _unit(source.heading), tuple(facts), tuple(told), lowered, script, prose, frozenset(rows), tuple(where))
-
-
-@dataclass(frozen=True)
-class ClaimView:
-    """A claim as the check reads it: what must occur, and the words that should (its content words other than its
-    names: what it says of them; a name that is not said to do what the claim says proves nothing)."""
-
-    text: str
-    script: str | None
-    specifics: tuple[Specific, ...]  # to be found in the passage (the question's premises taken out, see `view`)
-    words: tuple[frozenset[str], ...]
-    code: bool = False
-    numbers: dict[str, frozenset[str]] = field(default_factory=dict)  # each number → the words next to it in the claim
-    counts: dict[str, frozenset[str]] = field(default_factory=dict)  # each number → the noun it counts, where written beside it
-    premises: tuple[Specific, ...] = ()  # names taken from the question: the passage must mention them
-    said: str = ""  # what it says beyond the question: without a lead-in that restates it ("To run it behind a proxy, …")
 
 
 @dataclass(frozen=True)
@@ -134,57 +63,6 @@ class Verdict:
     @property
     def strength(self) -> float:
         return max(self.overlap, self.cosine or 0.0) if self.windows else 0.0
-
-
-def view(text: str, *, code: bool = False, question: str = "") -> ClaimView:
-    """The claim `text` for judging. Its own specifics must be in one window of a passage, with what it says of its
-    names (its content words other than names). Specifics it repeats from the question are the person's premise:
-    numbers and dates ("… in 2015?") need not be in the passage, names must be somewhere in it."""
-    if code:
-        return ClaimView(" ".join(text.lower().split()), None, (), (), code=True)
-    specs, words = specifics(text), content_words(text)
-    names = {k.split(":", 1)[1] for sp in specs if sp.soft for k in sp.keys if k.startswith(("stem:", "word:"))}
-    words = [w for w in words if w.isdisjoint(names)] or words  # what is said of the names, not the names again
-    premises: list[Specific] = []
-    if question:
-        asked = {k for s in specifics(question) for k in s.keys} | {k for w in content_words(question) for k in w}
-        own_specs = [s for s in specs if s.keys.isdisjoint(asked)]
-        if own_specs or any(w.isdisjoint(asked) for w in words):  # an answer, not a restatement of the question
-            premises = [s for s in specs if s.soft and not s.keys.isdisjoint(asked)]
-            specs = own_specs
-    said = beyond_question(text, question)
-    return ClaimView(
-        text,
-        sentences.script(text),
-        tuple(specs),
-        tuple(words),
-        numbers=number_contexts(text, 3),
-        counts=counted_nouns(text),
-        premises=tuple(premises),
-        said=said,
-    )
-
-
-_PURPOSE = re.compile(
-    r"^\s*(?:to|in order to|if you want to|if you need to|when you want to|for|чтобы|для того,? чтобы|если (?:вы )?(?:хотите|нужно|надо)|для)\b"
-    r"(?P<lead>[^,:;]{3,200})[,:]\s*(?P<rest>\S.*)$",
-    re.IGNORECASE | re.DOTALL,
-)
-PREMISE_SHARE = 0.6  # a lead-in whose content words are this much the question's restates it
-
-
-def beyond_question(text: str, question: str) -> str:
-    """The claim without a lead-in of purpose that restates the question ("To swap the user in tests, use
-    `dependency_overrides`" → "use `dependency_overrides`"): the question is the person's, not the notes' to state."""
-    m = _PURPOSE.match(text)
-    if not question or m is None:
-        return text
-    lead = content_words(m.group("lead"))
-    asked = {k for w in content_words(question) for k in w}
-    if not lead or sum(not w.isdisjoint(asked) for w in lead) / len(lead) < PREMISE_SHARE:
-        return text
-    rest = m.group("rest")
-    return rest[:1].upper() + rest[1:]
 
 
 def judge(claim: ClaimView, passage: Passage) -> Verdict:
@@ -357,20 +235,3 @@ def word_in(word: frozenset[str], forms: frozenset[str]) -> bool:
         return True
     stems = [f for f in word if ":" not in f and len(f) >= COMPOUND_MIN]
     return bool(stems) and any(s in f for s in stems for f in forms if ":" not in f and len(f) > len(s))
-
-
-@functools.lru_cache(maxsize=16384)
-def _unit(text: str) -> Unit:
-    """Cached: follow-up questions and evaluation runs meet the same sentences again."""
-    return Unit(text, frozenset().union(*content_words(text)), profile(text), sentences.script(text), number_contexts(text, NUMBER_REACH))
-
-
-def _code_lines(text: str, first_line: int = 1) -> list[tuple[int, str]]:
-    """Lines inside code fences with their line numbers (sentences skip them; a claim may quote one)."""
-    out, inside = [], False
-    for number, line in enumerate(text.split("\n"), first_line):
-        if line.strip().startswith(("```", "~~~")):
-            inside = not inside
-        elif inside and line.strip():
-            out.append((number, line.strip()))
-    return out

@@ -42,6 +42,8 @@ def translate(chat: ChatModel, question: str, script: str) -> str | None:
     answer in the question's language, several lines of talk, an empty reply). Raises ChatError."""
     fence = fence_for([question])
     reply = chat.complete([{"role": "user", "content": render("translate", language=LANGUAGES[script], fence=fence, question=f"text\n{question}\n")}])
+    # the backtick fence a model wraps a reply in is not the translation (backticks only, not `markdown.FENCE`: this
+    # strips a model's wrapping, it does not read Markdown)
     lines = [line.strip().strip("\"'«»“”`").strip() for line in reply.strip().splitlines() if line.strip() and not line.strip().startswith("```")]
     if not lines or len(lines[0]) > MAX_CHARS or sentences.script(lines[0]) != script:
         return None

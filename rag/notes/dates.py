@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 
+from rag.text import markdown
 from rag.text.calendar_words import EN_MONTH, RU_MONTH, month_number
 
 FRONTMATTER_KEYS = ("date", "created", "updated")  # in this order: when it happened before when it was edited
@@ -32,10 +33,10 @@ _DAY_MONTH_YEAR = re.compile(
 )
 _MONTH_DAY_YEAR = re.compile(r"\b" + EN_MONTH.format(g="en") + r"\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+((?:19|20)\d\d)(?!\d)", re.IGNORECASE)
 # What may stand before an entry's date: indentation, a list marker and checkbox, a table row's bar, emphasis.
-_ENTRY_LEAD = re.compile(r"\s*(?P<marker>[-*+]\s+(?:\[[ xX]\]\s+)?|\d+[.)]\s+|\|\s*)?(?:\*\*|__|\*|_)?")
+# (A number of any length, not `markdown.ORDINAL`'s three digits: a log numbers its entries as it likes.)
+_ENTRY_LEAD = re.compile(rf"\s*(?P<marker>{markdown.BULLET}\s+(?:{markdown.TASK_BOX}\s+)?|\d+[.)]\s+|\|\s*)?(?:\*\*|__|\*|_)?")
 # …and what follows the date of an entry on a plain line: a separator or the line's end («2 мая 2026 г. — дача»).
 _ENTRY_TAIL = re.compile(r"\s*(?:г\.|года|году)?\s*(?:\*\*|__|\*|_)?\s*(?:$|[:—–\-|,;.)])")
-_HEADING = re.compile(r" {0,3}#{1,6}\s")
 _MESSAGE = re.compile(r"\s·\s(?:19|20)\d\d-\d\d-\d\d\b")  # the importers' turn heading: "Speaker · 2026-04-10 14:03"
 
 
@@ -144,7 +145,7 @@ def passage_time(note: Dated | None, headings: tuple[str, ...], text: str) -> Pa
 def section_dates(text: str) -> list[date]:
     """The days of the dated headings in `text` ("## 2026-11-24", "### 24 ноября 2026"): a passage that holds two
     days' sections is from both, not only from the first heading's (or the file's) day."""
-    return [day for line in text.split("\n") if _HEADING.match(line) for day in [full_date(line)] if day is not None]
+    return [day for line in text.split("\n") if markdown.HEADING.match(line) for day in [full_date(line)] if day is not None]
 
 
 def passage_date(note: Dated | None, headings: tuple[str, ...]) -> Dated | None:

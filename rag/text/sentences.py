@@ -16,6 +16,8 @@ from dataclasses import dataclass
 import razdel
 import sentencex
 
+from rag.text import markdown
+
 _WIKILINK = re.compile(r"!?\[\[([^\]|#]*)(?:#[^\]|]*)?(?:\|([^\]]*))?\]\]")
 
 
@@ -37,10 +39,10 @@ VERSION = "3"
 MIN_WORDS = 3  # shorter units ("Yes.", "See above.") say too little to be searched on their own
 
 _EMPHASIS = re.compile(r"\*\*|__|`")
-_HEADING = re.compile(r"#{1,6}\s")
 TABLE_RULE = re.compile(r"\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?")  # a Markdown table's |---|---| line (fullmatch a stripped line)
-_LIST_MARK = re.compile(r"^(?:[-*+]\s+(?:\[[ xX]\]\s+)?|\d{1,3}[.)]\s+)")
-_QUOTE_MARK = re.compile(r"^(?:>\s?)+")
+# A list item's mark, a task's box only after a bullet: "1. [x] …" keeps its box here, unlike `markdown.LIST_ITEM`
+# (sentences are what the index embeds; reading them otherwise would re-derive every note's, see VERSION).
+_LIST_MARK = re.compile(rf"^(?:{markdown.BULLET}\s+(?:{markdown.TASK_BOX}\s+)?|{markdown.ORDINAL}\s+)")
 _CALLOUT = re.compile(r"\[![\w-]+\][+-]?(?:\s|$)")
 _BOUNDARY = re.compile(r"(?<=[.!?…])[\"»”’')\]]*\s+(?=[\"«“(\[]?[A-ZА-ЯЁ0-9])")
 _ABBREVIATIONS = frozenset(
@@ -95,9 +97,9 @@ def headings(text: str, first_line: int = 1) -> list[tuple[str, int]]:
     out, in_code = [], False
     for number, raw in enumerate(text.split("\n"), first_line):
         line = raw.strip()
-        if line.startswith(("```", "~~~")):
+        if markdown.is_fence(line):
             in_code = not in_code
-        elif not in_code and _HEADING.match(line):
+        elif not in_code and markdown.HEADING.match(line):
             out.append((line.lstrip("#").strip(), number))
     return out
 
@@ -172,11 +174,11 @@ def _paragraphs(lines: list[str], first_line: int) -> list[tuple[str, list[tuple
             table.clear()
 
     for number, raw in enumerate(lines, first_line):
-        line = _QUOTE_MARK.sub("", raw.strip()).strip()
-        if raw.strip().startswith(("```", "~~~")):
+        line = markdown.QUOTE_MARK.sub("", raw.strip()).strip()
+        if markdown.is_fence(raw):
             flush()
             in_code = not in_code
-        elif in_code or not line or _HEADING.match(line) or _CALLOUT.match(line):
+        elif in_code or not line or markdown.HEADING.match(line) or _CALLOUT.match(line):
             flush()
         elif line.startswith("|"):
             if parts:
