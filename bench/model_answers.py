@@ -20,8 +20,8 @@ import sys
 from pathlib import Path
 
 from rag.answer.ask import ask
-from rag.chat.configured import make_chat_model
 from rag.answer.grounding import STATUSES, SUPPORTING
+from rag.chat.configured import make_chat_model
 from rag.config import load_settings
 from rag.workspace import Workspace
 
