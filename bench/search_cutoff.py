@@ -5,7 +5,7 @@
 
 For each threshold: the share of answerable questions whose gold note is still among the first 10 results (of those
 where it was there uncut), the mean number of results shown, and the mean number shown for off-topic questions.
-The product's threshold is `retrieve.RELEVANCE_FLOOR`.
+The product's threshold is `results.RELEVANCE_FLOOR`.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from offline_answers import SETS, index_path, offtopic_for, questions  # noqa: E402
 
 from rag.config import load_settings  # noqa: E402
-from rag.search import retrieve  # noqa: E402
+from rag.search import results  # noqa: E402
 from rag.workspace import Workspace  # noqa: E402
 
 FLOORS = (-9.0, 0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5)
@@ -63,7 +63,7 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     report = {name: sweep(*scores(name, args.db_dir)) for name in args.sets.split(",")}
-    report["floor_in_use"] = retrieve.RELEVANCE_FLOOR
+    report["floor_in_use"] = results.RELEVANCE_FLOOR
     if args.json:
         print(json.dumps(report, indent=2))
         return

@@ -28,7 +28,7 @@ from rag.notes.vault import pdf_place
 from rag.progress import ProgressBars
 from rag.search.filters import Filters
 from rag.search.presentation import heading_without_title, snippet, why_found
-from rag.search.retrieve import SearchResult
+from rag.search.results import SearchResult
 from rag.search.similar import DUPLICATE_OVERLAP, DUPLICATE_THRESHOLD
 from rag.search.when import hit_day
 from rag.text.date_labels import day_label

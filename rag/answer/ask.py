@@ -33,9 +33,9 @@ from rag.errors import AnswerStopped, ChatError, PromptTooLong
 from rag.notes.dates import full_date
 from rag.notes.pdf import Place, page_json
 from rag.search.filters import Filters
-from rag.search.retrieve import SearchResult
+from rag.search.results import SearchResult, TimeScope
 from rag.search.text_vectors import TextVectors
-from rag.search.when import TimeScope, timed_hybrid
+from rag.search.when import timed_hybrid
 from rag.text import stemming
 from rag.text.date_labels import day_label
 from rag.tokens import count_tokens

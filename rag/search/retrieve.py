@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import functools
 import logging
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 
 from rag.config import Settings
 from rag.embed import aligned
@@ -31,58 +29,16 @@ from rag.index.token_blobs import stored_states
 from rag.search.filters import Filters
 from rag.search.fusion import keyword_weight, rrf, term_coverage, zscore_fusion
 from rag.search.lexicon import Lexicon
+from rag.search.results import Hit, SearchResult
 from rag.search.text_vectors import query_vector
 from rag.search.token_match import TokenMatch, moved
 from rag.search.vectors import VectorIndex
 from rag.text import sentences, sounds, stemming
 
-if TYPE_CHECKING:
-    from rag.search.when import TimeScope
-
 log = logging.getLogger(__name__)
-# Search shows the hits whose fused score reaches this (z-scores fused: a hit standing out from the candidates by about
-# one deviation). bench/search_cutoff.py on every QA set: the gold note stays in 0.966–1.0 of the results, 3–8 are
-# shown instead of 10, and 2–5 for off-topic questions.
-RELEVANCE_FLOOR = 1.0
-MIN_POOL = 20  # … when meaning ranked this many candidates at least (in a vault of a few notes z-scores say little)
-
-
-@dataclass(frozen=True)
-class Hit:
-    chunk: StoredChunk
-    score: float
-    bm25_rank: int | None = None  # 1-based rank in the keyword channel, None if it did not find this chunk
-    dense_rank: int | None = None  # 1-based rank in the dense channel
-    linked_from: str | None = None  # a PDF found because this note, among the best passages, links to it (rag/search/linked.py)
-
-
 # What a person reads when the meaning channel is missing (the app shows them in its language: rag/web/i18n.py).
 NOTICE_DENSE_DOWN = "Meaning search is unavailable ({error}); showing keyword matches only."
 NOTICE_NO_VECTORS = "No vectors yet (indexing in progress or the embedder failed); showing keyword matches only."
-
-
-@dataclass(frozen=True)
-class SearchResult:
-    hits: tuple[Hit, ...]
-    channels: tuple[str, ...]  # the channels that actually served: ("bm25", "dense"), ("bm25",) …
-    notice: str | None = None  # why a channel is missing, for the person reading the results
-    # The IDF-weighted share of the query's terms that occur anywhere in the index (hybrid only): "shoe size" over a
-    # vault with no word "shoe" in it is probably not answered there, however close some passage is in meaning.
-    coverage: float | None = None
-    hidden: int = 0  # hits under the relevance floor, left out of what is shown (`relevant`)
-    fused: str | None = None  # "zscore" or "rrf" when both channels were fused
-    pool: int = 0  # candidates the meaning channel ranked: the z-scores' sample
-    time: TimeScope | None = None  # the time the search kept to (rag/search/when.py), None: all dates
-    translation: str | None = None  # the question as also searched in the vault's other language (rag/answer/translation.py)
-
-
-def relevant(result: SearchResult, floor: float = RELEVANCE_FLOOR) -> SearchResult:
-    """The hits a person or agent should see: those whose fused score reaches `floor`. Only fused z-scores (both
-    channels, zscore fusion, over MIN_POOL candidates or more) are on that scale; other results are returned whole."""
-    if result.fused != "zscore" or not result.hits or result.pool < MIN_POOL:
-        return result
-    kept = tuple(h for h in result.hits if h.score >= floor)
-    return replace(result, hits=kept, hidden=len(result.hits) - len(kept))
 
 
 # The keyword channel between scripts (`Retriever.crossing_ranking`), weighted like BM25 at this coverage when
