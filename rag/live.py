@@ -25,7 +25,8 @@ from rag.config import Settings
 from rag.embed.embedders import Embedder
 from rag.errors import RagError
 from rag.index.backfill import backfill
-from rag.index.sync import SyncReport, last_sync
+from rag.index.sync import SyncReport
+from rag.index.sync_state import last_sync
 from rag.index.watch import Watcher
 from rag.workspace import Workspace
 
