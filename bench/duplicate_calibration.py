@@ -45,6 +45,7 @@ from rag.config import load_settings
 from rag.embed.embedders import LocalEmbedder
 from rag.eval.data import EVAL_DATA
 from rag.search import similar
+from rag.text import word_runs
 from rag.text.sentences import split_sentences
 from rag.text.stemming import STOP_WORDS, stem, words
 from rag.workspace import Workspace
@@ -211,7 +212,7 @@ def index_vault(name: str, notes: dict[str, str], work: Path, embedder: LocalEmb
         vectors = similar.note_vectors(ws.store, embedder.name)
         texts = {p: similar.note_text(ws.store, p) for p in vectors.paths}
         flagged = {(d.a, d.b) for d in similar.duplicate_pairs(ws.store, embedder.name, vectors=vectors)}
-    runs = {size: {p: similar.shingles(t, size) for p, t in texts.items()} for size in (2, 3, 4)}
+    runs = {size: {p: word_runs.shingles(t, size) for p, t in texts.items()} for size in (2, 3, 4)}
     return vectors, runs, flagged
 
 
@@ -227,18 +228,18 @@ def measure(vault: Vault, work: Path, embedder: LocalEmbedder) -> list[dict]:
             a, b = paths[i], paths[j]
             copy = a if vault.source.get(a) == b else b if vault.source.get(b) == a else None
             cosine = min(float(cosines[i, j]), 1.0)
-            overlaps = {k: similar.text_overlap(runs[k][a], runs[k][b]) for k in runs}
+            overlaps = {k: word_runs.text_overlap(runs[k][a], runs[k][b]) for k in runs}
             pairs.append(
                 {
                     "set": vault.name,
                     "a": a,
                     "b": b,
                     "cosine": cosine,
-                    "overlap": overlaps[similar.SHINGLE_WORDS],
+                    "overlap": overlaps[word_runs.SHINGLE_WORDS],
                     "overlap_by_size": overlaps,
                     "lift": (cosine - typical) / (1 - typical),
                     "percentile": vectors.percentile(cosine),
-                    "closeness": similar.closeness(cosine, overlaps[similar.SHINGLE_WORDS], typical),
+                    "closeness": similar.closeness(cosine, overlaps[word_runs.SHINGLE_WORDS], typical),
                     "flagged": (a, b) in flagged,
                     "duplicate": copy is not None,
                     "kind": vault.kind[copy] if copy else "",
@@ -307,7 +308,7 @@ def demo_check(work: Path, embedder: LocalEmbedder) -> dict:
     cosines = vectors.matrix @ vectors.matrix.T
     n = len(vectors)
     top = sorted(((float(cosines[i, j]), vectors.paths[i], vectors.paths[j]) for i in range(n) for j in range(i + 1, n)), reverse=True)[:5]
-    shingle = runs[similar.SHINGLE_WORDS]
+    shingle = runs[word_runs.SHINGLE_WORDS]
     return {
         "notes": n,
         "median_pair_cosine": round(vectors.typical(), 3),
@@ -317,8 +318,8 @@ def demo_check(work: Path, embedder: LocalEmbedder) -> dict:
                 "a": a,
                 "b": b,
                 "cosine": round(c, 3),
-                "overlap": round(similar.text_overlap(shingle[a], shingle[b]), 3),
-                "closeness": similar.closeness(c, similar.text_overlap(shingle[a], shingle[b]), vectors.typical()),
+                "overlap": round(word_runs.text_overlap(shingle[a], shingle[b]), 3),
+                "closeness": similar.closeness(c, word_runs.text_overlap(shingle[a], shingle[b]), vectors.typical()),
                 "percentile": vectors.percentile(c),
             }
             for c, a, b in top

@@ -5,7 +5,7 @@
 
 For each threshold: the share of answerable questions whose gold note is still among the first 10 results (of those
 where it was there uncut), the mean number of results shown, and the mean number shown for off-topic questions.
-The product's threshold is `retrieve.RELEVANCE_FLOOR`.
+The product's threshold is `results.RELEVANCE_FLOOR`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from rag.config import load_settings
-from rag.search import retrieve
+from rag.search import results
 from rag.workspace import Workspace
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -63,7 +63,7 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     report = {name: sweep(*scores(name, args.db_dir)) for name in args.sets.split(",")}
-    report["floor_in_use"] = retrieve.RELEVANCE_FLOOR
+    report["floor_in_use"] = results.RELEVANCE_FLOOR
     if args.json:
         print(json.dumps(report, indent=2))
         return

@@ -29,7 +29,7 @@ from rag.memory import AgentMemory, FactCache
 from rag.notes import files as notes
 from rag.search.by_note import FilterChoices, NoteResults, filter_choices, search_notes
 from rag.search.filters import Filters
-from rag.search.retrieve import SearchResult, relevant
+from rag.search.results import SearchResult, relevant
 from rag.search.similar import (
     DUPLICATE_OVERLAP,
     DUPLICATE_THRESHOLD,

@@ -17,7 +17,8 @@ from rag.errors import IndexCorrupt, RagError
 from rag.index.records import PerChunk
 from rag.index.storage import IndexStore, open_store
 from rag.index.store import Store
-from rag.index.sync import Progress, SyncReport, last_sync, skipped_notes, sync
+from rag.index.sync import Progress, SyncReport, sync
+from rag.index.sync_state import last_sync, skipped_notes
 from rag.notes.vault import check_vault
 from rag.search.retrieve import Retriever
 

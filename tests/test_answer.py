@@ -16,7 +16,7 @@ from rag.answer.context import ContextLimits, build_context
 from rag.answer.phantoms import phantoms
 from rag.chat.openai_chat import OpenAIChat
 from rag.errors import ChatError
-from rag.search.retrieve import Hit
+from rag.search.results import Hit
 from rag.tokens import count_tokens
 
 GOLDEN = Path(__file__).parent / "golden" / "prompts"

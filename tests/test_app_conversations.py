@@ -11,7 +11,7 @@ from rag.answer.ask import Answer
 from rag.answer.context import Dropped, FrozenContext, Source
 from rag.answer.extractive import Quote
 from rag.answer.grounding import CheckedClaim
-from rag.search.when import TimeScope
+from rag.search.results import TimeScope
 from rag.web.conversations import FILE_NAME, KEEP, ChatTurn, Conversation, ConversationFile
 from tests.app_harness import answers, ask, shown, texts, unescaped
 

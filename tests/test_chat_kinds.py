@@ -39,5 +39,5 @@ def test_the_readme_lists_the_ports_and_kinds_of_the_table():
 def test_the_cli_and_the_app_list_the_ports_from_the_table():
     assert kinds.listed() == "Ollama (11434), LM Studio (1234), llama.cpp/LocalAI (8080), vLLM (8000)"
     assert kinds.listed("{names} {port}") == "Ollama 11434, LM Studio 1234, llama.cpp/LocalAI 8080, vLLM 8000"
-    for path in ("rag/cli_models.py", "rag/web/catalogue.py", "rag/chat/servers.py"):
+    for path in ("rag/cli/models.py", "rag/web/catalogue/sidebar.py", "rag/chat/servers.py"):
         assert "11434" not in (ROOT / path).read_text(encoding="utf-8").replace("127.0.0.1:11434", ""), path

@@ -8,7 +8,7 @@ import hashlib
 import pytest
 
 from rag.answer.context import REASON_CHANGED, REASON_VANISHED, ContextLimits, build_context, fence_for
-from rag.search.retrieve import Hit
+from rag.search.results import Hit
 from rag.tokens import count_tokens
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from rag.config import load_settings
-from rag.search.retrieve import RELEVANCE_FLOOR
+from rag.search.results import RELEVANCE_FLOOR
 from rag.text.sounds import crossing_keys, sound_text
 from rag.workspace import Workspace
 

@@ -13,7 +13,7 @@ from rag.answer.context import build_context
 from rag.answer.extractive import extract
 from rag.cli import cli
 from rag.index.chunking import chunk_note
-from rag.search.retrieve import Hit
+from rag.search.results import Hit
 from rag.text import wikilinks
 from rag.web import untrusted
 

@@ -24,7 +24,7 @@ from rag.index.language_reference import reference_means
 from rag.index.records import PerChunk
 from rag.index.repair import drop_unreadable
 from rag.index.store import Store
-from rag.index.sync import last_sync, skipped_notes
+from rag.index.sync_state import last_sync, skipped_notes
 from rag.index.token_blobs import pack, stored_states
 from rag.live import LiveIndex
 from rag.workspace import Workspace

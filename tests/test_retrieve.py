@@ -161,7 +161,7 @@ def test_tier_one_notes_get_a_small_boost(workspace, vault):
 
 
 def test_search_results_stop_at_the_relevance_floor_and_say_how_many_were_left_out():
-    from rag.search.retrieve import RELEVANCE_FLOOR, Hit, SearchResult, relevant
+    from rag.search.results import RELEVANCE_FLOOR, Hit, SearchResult, relevant
 
     chunk = object()
     hits = tuple(Hit(chunk, score) for score in (2.4, 1.3, RELEVANCE_FLOOR, 0.4, -0.2))

@@ -364,7 +364,7 @@ def test_a_log_unit_is_from_a_period_by_the_share_of_its_entries_in_it():
 def test_a_period_question_is_read_without_its_time_words_nor_their_possessive():
     """ "yesterday's note" read without "yesterday" is "note": a stray "'s" is not a word of the question."""
     from rag.answer.ask import read_in_period
-    from rag.search.when import TimeScope
+    from rag.search.results import TimeScope
 
     day = date(2026, 5, 3)
     scope = TimeScope(day, day, words="yesterday")

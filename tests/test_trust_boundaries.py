@@ -24,7 +24,7 @@ from rag.importers import import_export
 from rag.notes import disk
 from rag.notes import files as notes
 from rag.notes.vault import read_note
-from rag.search.retrieve import Hit
+from rag.search.results import Hit
 from rag.workspace import Workspace, _embedder_named
 
 from .openai_server import FakeOpenAI

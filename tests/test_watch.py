@@ -137,8 +137,9 @@ def test_the_live_indexer_indexes_a_saved_note_without_any_read_asking(settings,
 
 def test_a_down_embedder_is_retried_with_backoff_and_the_status_says_so(settings, fake_embedder, monkeypatch):
     from rag import live as live_module
+    from rag import live_indexer
 
-    monkeypatch.setattr(live_module, "RETRY_FIRST", 0.3)
+    monkeypatch.setattr(live_indexer, "RETRY_FIRST", 0.3)
     fake_embedder.fail = True
     with live_module.LiveIndex(settings, embedder=fake_embedder) as live:
         live.start()

@@ -32,8 +32,7 @@ from rag.notes.vault import check_vault, pdf_place
 from rag.projects import NoteList, ProjectContext
 from rag.search.filters import Filters
 from rag.search.presentation import block_excerpt
-from rag.search.retrieve import Hit
-from rag.search.when import TimeScope
+from rag.search.results import Hit, TimeScope
 
 INSTRUCTIONS = (
     "Tools over the user's Markdown notes (an Obsidian vault, Russian and English). Search the notes before answering "

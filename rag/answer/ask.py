@@ -37,9 +37,8 @@ from rag.embed.pairs import shared as pair_scorer
 from rag.errors import PromptTooLong
 from rag.notes.pdf import Place, page_json
 from rag.search.filters import Filters
-from rag.search.retrieve import SearchResult
+from rag.search.results import SearchResult, TimeScope
 from rag.search.text_vectors import TextVectors
-from rag.search.when import TimeScope
 from rag.workspace import Workspace
 
 # What `ask` is doing, for `on_stage`: the app says "searching your notes", then "waiting for the model" …

@@ -33,7 +33,7 @@ from rag.notes import pdf
 from rag.notes.dates import stated_day
 from rag.notes.pdf import Place
 from rag.notes.vault import read_note
-from rag.search.retrieve import Hit
+from rag.search.results import Hit
 from rag.tokens import count_tokens as chat_tokens
 
 REASON_CHANGED = "the note changed since it was indexed; run `python -m rag index` to refresh it"

@@ -46,7 +46,7 @@ MAX_CHECKED_CLAIMS = 100
 
 class Reason(str):
     """Why a claim is not simply supported: English text (what the CLI, MCP and `--json` show), with a key and values
-    the app writes it from in the interface's language (`claim.reason.<key>` in rag/web/catalogue.py)."""
+    the app writes it from in the interface's language (`claim.reason.<key>` in rag/web/catalogue/ask.py)."""
 
     key: str
     values: dict[str, str]

@@ -18,9 +18,9 @@ from rag.answer.translation import merge, translated_question
 from rag.chat.prompts import render
 from rag.chat.protocol import ChatModel
 from rag.search.filters import Filters
-from rag.search.retrieve import SearchResult
+from rag.search.results import SearchResult, TimeScope
 from rag.search.text_vectors import TextVectors
-from rag.search.when import TimeScope, timed_hybrid
+from rag.search.when import timed_hybrid
 from rag.text import stemming
 from rag.workspace import Workspace
 

@@ -16,7 +16,7 @@ from rag.answer.context import fence_for
 from rag.chat.prompts import render
 from rag.chat.protocol import ChatModel
 from rag.errors import ChatError
-from rag.search.retrieve import SearchResult
+from rag.search.results import SearchResult
 from rag.text import sentences
 
 log = logging.getLogger(__name__)

@@ -13,7 +13,7 @@ from rag.errors import RagError, os_error_text
 from rag.knowledge import Knowledge
 from rag.live import LiveIndex
 from rag.printable import printable
-from rag.search.when import TimeScope
+from rag.search.results import TimeScope
 
 
 def common_options(command):

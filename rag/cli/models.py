@@ -1,4 +1,4 @@
-"""`python -m rag models`: the chat model servers on this machine (Ollama, LM Studio, llama.cpp, vLLM, LocalAI on
+"""`python -m rag models`: the chat model servers on this machine (the kinds in rag/chat/kinds.py on
 their usual local ports, and the configured endpoint), the models each serves with the context window it runs them
 with, and `--test MODEL` to time one short request. Only loopback ports are probed, and the API key goes only to the
 endpoint it was set for; a server's model names are shown cut and without control characters."""
@@ -10,6 +10,7 @@ from dataclasses import asdict
 
 import click
 
+from rag.chat import kinds
 from rag.chat.openai_chat import try_model
 from rag.chat.servers import ModelServer, find_servers, shown_name
 from rag.cli.common import common_options, echo
@@ -36,7 +37,7 @@ def models_command(settings, test_model: str | None, base_url: str | None, as_js
         echo(json.dumps([asdict(s) for s in servers], ensure_ascii=False, indent=2))
         return
     if not servers:
-        echo("No chat model server answers on this machine's usual ports (Ollama 11434, LM Studio 1234, llama.cpp 8080, vLLM 8000).")
+        echo(f"No chat model server answers on this machine's usual ports ({kinds.listed('{names} {port}')}).")
         echo("Start one, or set OPENAI_BASE_URL to its /v1 address.")
     for server in servers:
         _list(server)

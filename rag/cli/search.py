@@ -13,7 +13,7 @@ from rag.notes.pdf import page_json
 from rag.notes.vault import pdf_place
 from rag.search.filters import Filters
 from rag.search.presentation import heading_without_title, snippet, why_found
-from rag.search.retrieve import SearchResult
+from rag.search.results import SearchResult
 from rag.search.when import hit_day
 from rag.text.date_labels import day_label
 from rag.text.stemming import query_terms

@@ -22,7 +22,7 @@ from typing import Callable
 
 from markdown_it import MarkdownIt
 
-from rag.notes.vault import parse_frontmatter
+from rag.notes.vault import Frontmatter, parse_frontmatter
 from rag.text.sentences import plain, visible_text
 
 SEPARATOR = " › "
@@ -67,9 +67,10 @@ class _Piece:
     is_heading: bool = False
 
 
-def note_title(path: str, text: str) -> str:
-    """Frontmatter title, else the first H1, else the file name without extension."""
-    fm = parse_frontmatter(text)
+def note_title(path: str, text: str, *, frontmatter: Frontmatter | None = None) -> str:
+    """Frontmatter title, else the first H1, else the file name without extension. `frontmatter`: `text`'s, when the
+    caller has read it already."""
+    fm = parse_frontmatter(text) if frontmatter is None else frontmatter
     if fm.title:
         return fm.title
     for block in _blocks(text.split("\n"), fm.line_count):
@@ -79,13 +80,22 @@ def note_title(path: str, text: str) -> str:
 
 
 def chunk_note(
-    path: str, text: str, *, count_tokens: Callable[[str], int], target: int, hard: int, min_tokens: int, pages: bool = False
+    path: str,
+    text: str,
+    *,
+    count_tokens: Callable[[str], int],
+    target: int,
+    hard: int,
+    min_tokens: int,
+    pages: bool = False,
+    frontmatter: Frontmatter | None = None,
 ) -> list[Chunk]:
     """`text` as chunks. `pages`: the text is a PDF's (rag/notes/pdf.py), whose top-level headings open its pages: a
-    chunk never runs from one page onto the next, so each is cited by its page."""
+    chunk never runs from one page onto the next, so each is cited by its page. `frontmatter`: `text`'s, when the
+    caller has read it already (sync reads it once for the chunks, the note's fields and its day)."""
     lines = text.split("\n")
     offsets = _line_offsets(lines)
-    fm = parse_frontmatter(text)
+    fm = parse_frontmatter(text) if frontmatter is None else frontmatter
     content_title = fm.title or next((b.heading for b in _blocks(lines, fm.line_count) if b.heading_level == 1), None)
     title = content_title or PurePosixPath(path).stem
     overhead = count_tokens("")

@@ -11,7 +11,6 @@ from __future__ import annotations
 import errno
 import json
 import logging
-import math
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Callable
@@ -21,10 +20,10 @@ from rag.embed.embedders import Embedder
 from rag.errors import DiskFull, NoteError, RagError
 from rag.index import repair
 from rag.index.backfill import Backfilled, backfill
-from rag.index.blobs import warn_once
 from rag.index.chunking import HEADING_PATH_VERSION, SEPARATOR, Chunk, chunk_note, note_title
 from rag.index.records import FileInfo, FileState, NoteFields
 from rag.index.storage import IndexStore
+from rag.index.sync_state import read_skipped, remember_skipped, skipped_notes, still_skipped
 from rag.notes import pdf
 from rag.notes.dates import note_date, passage_time
 from rag.notes.vault import FileStat, Frontmatter, parse_frontmatter, project_of, read_note, tier_of, walk
@@ -67,7 +66,6 @@ class _Tally:
     skipped: list = field(default_factory=list)
 
 
-SKIPPED_KEY = "skipped_notes"
 PDF_READING_KEY = "pdf_reading"  # the PDF reader's version the index's PDFs were read with (rag/notes/pdf.py)
 # What a note's keyword fields hold (see `keyword_fields`); part of the rules, so an index made before them, or by
 # another version, re-derives every note once (its vectors are reused: chunk texts do not change). 2: the sounds
@@ -75,7 +73,6 @@ PDF_READING_KEY = "pdf_reading"  # the PDF reader's version the index's PDFs wer
 KEYWORD_FIELDS_VERSION = 2
 # How a passage's day is read (rag/notes/dates.py); part of the rules like the keyword fields.
 DATES_VERSION = 2  # 2: a dated heading inside a passage adds its day
-LATEST_TIME = 221_845_392_000.0  # 9000-01-01 UTC: a later "last sync" is not a clock's, and would overflow one
 
 
 def sync(settings: Settings, store: IndexStore, embedder: Embedder, *, progress: Progress | None = None, embed: bool = True) -> SyncReport:
@@ -118,15 +115,10 @@ def _sync(settings: Settings, store: IndexStore, embedder: Embedder, *, progress
     on_disk = walk(settings)
     rules, previous = _rules(settings, embedder), store.get_meta("rules")
     redo = previous is not None and previous != rules  # chunk sizes, tiers or projects changed: redo every note
-    skipped_before, readable = _read_skipped(store)
-    # A note skipped before (binary, too large, not UTF-8) is not read again until it changes: one warning, not one a sync.
-    changed = on_disk if redo else [s for s in on_disk if _stat_changed(known.get(s.path), s) and not _still_skipped(skipped_before, s)]
-    reading, read_before = pdf.reading_version(), store.get_meta(PDF_READING_KEY)
-    if read_before != reading and not redo:  # the PDF reader changed since: every PDF is read again, and only they
-        again = {s.path for s in changed}
-        changed = changed + [s for s in on_disk if s.path.lower().endswith(pdf.SUFFIX) and s.path not in again]
+    skipped_before, readable = read_skipped(store)
+    changed, reading, read_before = _to_read(store, on_disk, known, skipped_before, redo=redo)
     reading_now = {s.path for s in changed}
-    skipped_still = sum(1 for s in on_disk if s.path not in known and _still_skipped(skipped_before, s) and s.path not in reading_now)
+    skipped_still = sum(1 for s in on_disk if s.path not in known and still_skipped(skipped_before, s) and s.path not in reading_now)
     tally.unchanged = len(on_disk) - len(changed) - skipped_still
     _keep_sentence_rows_current(settings, store)
     for done, stat in enumerate(changed, 1):
@@ -138,26 +130,44 @@ def _sync(settings: Settings, store: IndexStore, embedder: Embedder, *, progress
         store.set_meta(PDF_READING_KEY, reading)
     if redo and changed:
         store.merge_keyword_index()  # every FTS row was deleted and written again (SciFact: 10-12 → 8 ms a keyword query)
-    _remember_skipped(store, skipped_before if readable else None, tally.skipped, on_disk, changed)
+    remember_skipped(store, skipped_before if readable else None, tally.skipped, on_disk, changed)
     gone = sorted(set(known) - {s.path for s in on_disk})
     if gone:
         store.remove_files(gone)
         tally.removed += len(gone)
-    if embed:  # `rag index`: what search had to leave out is computed again
-        repair.repair_generation(store)
-        repair.drop_unreadable(store, embedder)
-    done = (
-        backfill(store, embedder, batch_size=settings.embed_batch_size, progress=progress, token_states=settings.token_match)
-        if embed
-        else Backfilled(0, 0, None)
-    )
-    error = done.error
-    if embed and error is None:
-        store.drop_orphan_vectors()
+    done = _embed(settings, store, embedder, progress) if embed else Backfilled(0, 0, None)
     counts = store.counts(embedder.name)
     if counts["vectors_missing"] == 0:
         store.set_meta("embed_model", embedder.name)  # the serving model switches only once its vectors are complete
     store.set_meta("last_sync", str(time.time()))
+    return _report(store, tally, done, counts, started)
+
+
+def _to_read(
+    store: IndexStore, on_disk: list[FileStat], known: dict[str, FileState], skipped_before: dict, *, redo: bool
+) -> tuple[list[FileStat], str, str | None]:
+    """(the files to read, the PDF reader's version now, the version the index's PDFs were read with)."""
+    # A note skipped before (binary, too large, not UTF-8) is not read again until it changes: one warning, not one a sync.
+    changed = on_disk if redo else [s for s in on_disk if _stat_changed(known.get(s.path), s) and not still_skipped(skipped_before, s)]
+    reading, read_before = pdf.reading_version(), store.get_meta(PDF_READING_KEY)
+    if read_before != reading and not redo:  # the PDF reader changed since: every PDF is read again, and only they
+        again = {s.path for s in changed}
+        changed = changed + [s for s in on_disk if s.path.lower().endswith(pdf.SUFFIX) and s.path not in again]
+    return changed, reading, read_before
+
+
+def _embed(settings: Settings, store: IndexStore, embedder: Embedder, progress: Progress) -> Backfilled:
+    """`rag index`'s vector phase: what search had to leave out is computed again, the missing vectors are embedded,
+    and once that went through, vectors no chunk uses are dropped."""
+    repair.repair_generation(store)
+    repair.drop_unreadable(store, embedder)
+    done = backfill(store, embedder, batch_size=settings.embed_batch_size, progress=progress, token_states=settings.token_match)
+    if done.error is None:
+        store.drop_orphan_vectors()
+    return done
+
+
+def _report(store: IndexStore, tally: _Tally, done: Backfilled, counts: dict, started: float) -> SyncReport:
     return SyncReport(
         files_added=tally.added,
         files_updated=tally.updated,
@@ -170,72 +180,12 @@ def _sync(settings: Settings, store: IndexStore, embedder: Embedder, *, progress
         vectors_missing=counts["vectors_missing"],
         seconds=round(time.perf_counter() - started, 3),
         skipped=tuple((path, reason) for path, (_, _, reason) in sorted(skipped_notes(store).items())),
-        embed_error=error,
+        embed_error=done.error,
     )
 
 
 def _stat_changed(state: FileState | None, stat: FileStat) -> bool:
     return state is None or state.mtime != stat.mtime or state.size != stat.size
-
-
-def skipped_notes(store: IndexStore) -> dict[str, tuple[float, int, str]]:
-    """Notes the last syncs could not index: path → (mtime, size, why), kept in the index until they change."""
-    return _read_skipped(store)[0]
-
-
-def _read_skipped(store: IndexStore) -> tuple[dict[str, tuple[float, int, str]], bool]:
-    """(`skipped_notes`, whether the stored list was read whole). An unreadable list or entry (the index file is not
-    trusted) is left out, with a warning: its notes are read again, and the next sync writes the list anew."""
-    try:
-        stored = json.loads(store.get_meta(SKIPPED_KEY) or "{}")
-    except ValueError:
-        stored = None
-    entries = {path: tuple(entry) for path, entry in stored.items() if _skip_entry(entry)} if isinstance(stored, dict) else {}
-    whole = isinstance(stored, dict) and len(entries) == len(stored)
-    if not whole:
-        warn_once("meta", SKIPPED_KEY, "The index's list of skipped notes is unreadable; those notes are read again.")
-    return entries, whole
-
-
-def _skip_entry(entry: object) -> bool:
-    """(mtime, size, why) as `_remember_skipped` writes it."""
-    return (
-        isinstance(entry, list)
-        and len(entry) == 3
-        and all(isinstance(n, (int, float)) and not isinstance(n, bool) for n in entry[:2])
-        and isinstance(entry[2], str)
-    )
-
-
-def last_sync(store: IndexStore) -> float | None:
-    """When the vault was last checked (seconds since the epoch), or None: never, or an unreadable value (with a
-    warning; the next sync writes it again). Only times a clock can show are taken (0 … year 9000)."""
-    raw = store.get_meta("last_sync")
-    if raw is None:
-        return None
-    try:
-        when = float(raw)
-    except ValueError:
-        when = math.nan
-    if not 0 <= when <= LATEST_TIME:  # NaN too
-        warn_once("meta", "last_sync", "The index's time of the last sync is unreadable (%r); taken as unknown.", raw[:40])
-        return None
-    return when
-
-
-def _still_skipped(skipped: dict, stat: FileStat) -> bool:
-    entry = skipped.get(stat.path)
-    return entry is not None and entry[0] == stat.mtime and entry[1] == stat.size
-
-
-def _remember_skipped(store: IndexStore, before: dict | None, now: list, on_disk: list[FileStat], read: list[FileStat]) -> None:
-    """Skipped notes still on disk and not read again keep their entry; those read now are skipped or not anew.
-    `before` None: the stored list was unreadable, and is written anew."""
-    present, reread = {s.path: s for s in on_disk}, {s.path for s in read}
-    kept = {p: e for p, e in (before or {}).items() if p in present and p not in reread}
-    kept.update({path: (present[path].mtime, present[path].size, reason) for path, reason in now if path in present})
-    if kept != before:
-        store.set_meta(SKIPPED_KEY, json.dumps(kept, ensure_ascii=False))
 
 
 def _rules(settings: Settings, embedder: Embedder) -> str:
@@ -277,6 +227,7 @@ def _sync_file(
         store.touch_file(stat.path, note.mtime, note.size, sha256=note.sha256)
         tally.unchanged += 1
         return
+    frontmatter = parse_frontmatter(note.text)  # once: the chunks, the note's fields and its day read it
     chunks = chunk_note(
         stat.path,
         note.text,
@@ -285,8 +236,8 @@ def _sync_file(
         hard=min(settings.chunk_hard_tokens, embedder.window),
         min_tokens=settings.chunk_min_tokens,
         pages=stat.path.lower().endswith(pdf.SUFFIX),
+        frontmatter=frontmatter,
     )
-    frontmatter = parse_frontmatter(note.text)
     info = _file_info(settings, note.path, frontmatter, note.sha256, note.text)
     stems = [stemming.index_text(_keyword_text(c, info.title)) for c in chunks]
     units = [sentences.for_vectors(c.text, c.start_line) for c in chunks] if settings.sentence_vectors else None
@@ -307,7 +258,9 @@ def _file_info(settings: Settings, path: str, fm: Frontmatter, sha256: str, text
         log.warning("%s: %s.", path, fm.warning)
     project = project_of(path, settings) or (settings.project_aliases.get(fm.project, fm.project) if fm.project else None)
     problem = fm.error or fm.warning
-    return FileInfo(path, sha256, note_title(path, text), fm.tags, fm.aliases, tier_of(path, settings), project, problem, fm.description)
+    return FileInfo(
+        path, sha256, note_title(path, text, frontmatter=fm), fm.tags, fm.aliases, tier_of(path, settings), project, problem, fm.description
+    )
 
 
 def keyword_fields(info: FileInfo) -> NoteFields:

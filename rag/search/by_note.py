@@ -10,8 +10,9 @@ from datetime import date
 from rag.index.records import FileInfo
 from rag.index.storage import IndexStore
 from rag.search.filters import Filters, tag_key
-from rag.search.retrieve import Hit, Retriever, relevant
-from rag.search.when import TimeScope, timed_hybrid
+from rag.search.results import Hit, TimeScope, relevant
+from rag.search.retrieve import Retriever
+from rag.search.when import timed_hybrid
 
 __all__ = ["DEPTH", "FilterChoices", "Filters", "NoteMatch", "NoteResults", "filter_choices", "search_notes"]
 
@@ -66,7 +67,7 @@ def search_notes(
     today: date | None = None,
 ) -> NoteResults:
     """The best `notes` notes for `query` that pass `filters`, each with up to `passages` passages; with
-    `relevant_only`, only passages that reach the relevance floor (`retrieve.relevant`) unless a period the question
+    `relevant_only`, only passages that reach the relevance floor (`results.relevant`) unless a period the question
     names narrowed the search. With `today`, that time is applied (rag/search/when.py); notes keep the order of their
     best passages."""
     raw = timed_hybrid(retriever, query, DEPTH, today=today, filters=filters, candidates=DEPTH)

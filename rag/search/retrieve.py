@@ -8,7 +8,8 @@ channel ranks instead of BM25, the words both scripts share (names by sound, acr
 Russian text; `crossing_ranking`), and beside it meaning's candidates are scored again word by word, the
 question's words against the passage's through the vault's vocabulary (`lexicon_ranking`). The best few fused
 candidates in the other script are then read again token by token against the question, and by their sentence
-closest to it as a model trained on translations places it (`_reread`).
+closest to it as a model trained on translations places it (`_reread`). Those rankings are in
+rag/search/other_script.py, mixed in; the values a search returns in rag/search/results.py.
 
 Each hit records its rank in each channel so the UI can say why a passage was found. If one channel cannot serve
 (no vectors yet, the embedder is down, a query of stop words only), the other serves alone and the result says so.
@@ -18,71 +19,26 @@ from __future__ import annotations
 
 import functools
 import logging
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 
 from rag.config import Settings
 from rag.embed import aligned
 from rag.embed.embedders import Embedder
 from rag.errors import EmbedderError
-from rag.index.records import PerChunk, StoredChunk
 from rag.index.storage import IndexStore
-from rag.index.token_blobs import stored_states
 from rag.search.filters import Filters
 from rag.search.fusion import keyword_weight, rrf, term_coverage, zscore_fusion
 from rag.search.lexicon import Lexicon
+from rag.search.other_script import OtherScriptRankings
+from rag.search.results import Hit, SearchResult
 from rag.search.text_vectors import query_vector
 from rag.search.token_match import TokenMatch, moved
 from rag.search.vectors import VectorIndex
-from rag.text import sentences, sounds, stemming
-
-if TYPE_CHECKING:
-    from rag.search.when import TimeScope
+from rag.text import stemming
 
 log = logging.getLogger(__name__)
-# Search shows the hits whose fused score reaches this (z-scores fused: a hit standing out from the candidates by about
-# one deviation). bench/search_cutoff.py on every QA set: the gold note stays in 0.966–1.0 of the results, 3–8 are
-# shown instead of 10, and 2–5 for off-topic questions.
-RELEVANCE_FLOOR = 1.0
-MIN_POOL = 20  # … when meaning ranked this many candidates at least (in a vault of a few notes z-scores say little)
-
-
-@dataclass(frozen=True)
-class Hit:
-    chunk: StoredChunk
-    score: float
-    bm25_rank: int | None = None  # 1-based rank in the keyword channel, None if it did not find this chunk
-    dense_rank: int | None = None  # 1-based rank in the dense channel
-    linked_from: str | None = None  # a PDF found because this note, among the best passages, links to it (rag/search/linked.py)
-
-
 # What a person reads when the meaning channel is missing (the app shows them in its language: rag/web/i18n.py).
 NOTICE_DENSE_DOWN = "Meaning search is unavailable ({error}); showing keyword matches only."
 NOTICE_NO_VECTORS = "No vectors yet (indexing in progress or the embedder failed); showing keyword matches only."
-
-
-@dataclass(frozen=True)
-class SearchResult:
-    hits: tuple[Hit, ...]
-    channels: tuple[str, ...]  # the channels that actually served: ("bm25", "dense"), ("bm25",) …
-    notice: str | None = None  # why a channel is missing, for the person reading the results
-    # The IDF-weighted share of the query's terms that occur anywhere in the index (hybrid only): "shoe size" over a
-    # vault with no word "shoe" in it is probably not answered there, however close some passage is in meaning.
-    coverage: float | None = None
-    hidden: int = 0  # hits under the relevance floor, left out of what is shown (`relevant`)
-    fused: str | None = None  # "zscore" or "rrf" when both channels were fused
-    pool: int = 0  # candidates the meaning channel ranked: the z-scores' sample
-    time: TimeScope | None = None  # the time the search kept to (rag/search/when.py), None: all dates
-    translation: str | None = None  # the question as also searched in the vault's other language (rag/answer/translation.py)
-
-
-def relevant(result: SearchResult, floor: float = RELEVANCE_FLOOR) -> SearchResult:
-    """The hits a person or agent should see: those whose fused score reaches `floor`. Only fused z-scores (both
-    channels, zscore fusion, over MIN_POOL candidates or more) are on that scale; other results are returned whole."""
-    if result.fused != "zscore" or not result.hits or result.pool < MIN_POOL:
-        return result
-    kept = tuple(h for h in result.hits if h.score >= floor)
-    return replace(result, hits=kept, hidden=len(result.hits) - len(kept))
 
 
 # The keyword channel between scripts (`Retriever.crossing_ranking`), weighted like BM25 at this coverage when
@@ -97,7 +53,7 @@ CROSSING_WEIGHT = 0.3
 # +0.009 nDCG@10 over none, 0.6 +0.005; en2ru 0.4 +0.010); FastAPI known items and the mixed vault, not fitted on,
 # in docs/benchmarks.md.
 LEXICON_WEIGHT = 0.4
-# With `token_match` on (the default; see rag/config.py), after that fusion its best TOKEN_DEPTH candidates in the
+# With `token_match` on (the default; see rag/config/sections.py), after that fusion its best TOKEN_DEPTH candidates in the
 # other script are matched token by token with the question (rag/search/token_match.py), on the token states the
 # index keeps, and each moves by TOKEN_WEIGHT × (the fused scores' spread among them) per deviation of its match
 # from theirs. Chosen on XQuAD ru2en (layers 8+10, depth 20, weight 1.5) and checked on en2ru; with the best window
@@ -112,7 +68,7 @@ TOKEN_WEIGHT = 1.75
 ALIGNED_WEIGHT = 0.5
 
 
-class Retriever:
+class Retriever(OtherScriptRankings):
     """Searches one store. Holds the cached vector matrix, so keep one per store and reuse it."""
 
     def __init__(self, settings: Settings, store: IndexStore, embedder: Embedder) -> None:
@@ -134,68 +90,6 @@ class Retriever:
 
     def keyword_ranking(self, query: str, n: int, *, rows: list[int] | None = None) -> list[tuple[int, float]]:
         return self.store.bm25(stemming.query_terms(query), n, rows=rows)
-
-    def crossing_ranking(self, query: str, n: int, *, rows: list[int] | None = None) -> list[tuple[int, float]]:
-        """The keyword channel between scripts: the chunks written in another script than the question, ranked by
-        the words they can share with it as sounds (names, acronyms, numbers, terms in the other script:
-        rag/text/sounds.py), which the stems of either language cannot match."""
-        return self._in_other_script(query, lambda: self.store.sound_bm25(sounds.crossing_keys(query), n, rows=rows))
-
-    def lexicon_ranking(self, query: str, candidates: list[int]) -> list[tuple[int, float]]:
-        """The `candidates` (meaning's, best first) written in another script than the question, ranked by how
-        closely their words (in either script: a Russian passage's English terms too) match the question's word by
-        word (rag/search/lexicon.py); a passage's headings count as its words."""
-
-        def rank():
-            chunks = self.store.chunks_by_rowid(candidates)
-            return self.lexicon.match_scores(query, {r: _passage(chunks[r]) for r in candidates if r in chunks})
-
-        return self._in_other_script(query, rank)
-
-    def token_ranking(self, query: str, candidates: list[int]) -> list[tuple[int, float]]:
-        """The `candidates` written in another script than the question, ranked by how closely their tokens match
-        the question's token by token (rag/search/token_match.py); [] where the embedder cannot read tokens."""
-
-        def rank():
-            # Their states as indexing kept them (from the forward pass that embedded each chunk); a chunk embedded
-            # before they were kept is read again, as the text it was embedded as.
-            stored = self.store.chunk_data(PerChunk.TOKEN_STATES, self.embedder.name, candidates)
-            unread = self.store.chunk_index_texts([r for r in candidates if r not in stored]) if len(stored) < len(candidates) else {}
-            scores = self.tokens.scores(query, unread, stored=stored)
-            return sorted(scores.items(), key=lambda x: -x[1])
-
-        return self._in_other_script(query, rank) if self.tokens.available else []
-
-    def aligned_ranking(self, query: str, candidates: list[int]) -> list[tuple[int, float]]:
-        """The `candidates` written in another script than the question, ranked by their sentence closest to it as
-        a model trained on translations places them (rag/embed/aligned.py); [] where that model cannot serve."""
-
-        def rank():
-            # Their sentences' vectors as indexing kept them; a chunk indexed before they were kept is read now.
-            stored = self.store.chunk_data(PerChunk.SENTENCE_READINGS, aligned.MODEL, candidates)
-            unread = self.store.chunk_index_texts([r for r in candidates if r not in stored]) if len(stored) < len(candidates) else {}
-            try:
-                asked = self.aligned.question(query)
-                passages = dict(zip(unread, self.aligned.passages(list(unread.values())))) if unread else {}
-            except EmbedderError as exc:
-                log.warning("Candidates not re-read across languages: %s", exc)
-                return []
-            # unreadable ones (truncated, another version's) are left out of the re-read: those passages keep their rank
-            readable = stored_states(stored, layers=1, dim=asked.shape[0], model=aligned.MODEL)
-            passages.update((rowid, states[0]) for rowid, states in readable.items())
-            scores = {r: aligned.best_sentence(asked, p) for r, p in passages.items()}
-            return sorted(scores.items(), key=lambda x: -x[1])
-
-        return self._in_other_script(query, rank)
-
-    def _in_other_script(self, query: str, rank) -> list[tuple[int, float]]:
-        """`rank()`'s chunks written in another script than the query (none if the query has no letters)."""
-        mine = sentences.script(query)
-        if mine is None:
-            return []
-        ranked = rank()
-        scripts = self.vectors.scripts([r for r, _ in ranked])
-        return [(r, s) for r, s in ranked if scripts.get(r) not in (None, mine)]
 
     def dense_ranking(self, query: str, n: int, *, rows: list[int] | None = None) -> list[tuple[int, float]]:
         """Raises EmbedderError if the query cannot be embedded. `rows`: only these chunks (a filter)."""
@@ -301,13 +195,6 @@ class Retriever:
 
     # --- helpers ----------------------------------------------------------------------------------------------
 
-    def _other_script(self, query: str, ranking) -> set[int]:
-        """The ranked chunks written in another script than the query (none if the query has no letters)."""
-        mine = sentences.script(query)
-        if mine is None:
-            return set()
-        return {r for r, s in self.vectors.scripts([r for r, _ in ranking]).items() if s is not None and s != mine}
-
     def _dense_or_notice(self, query: str, n: int, rows: list[int] | None = None) -> tuple[list[tuple[int, float]], str | None]:
         try:
             ranking = self.dense_ranking(query, n, rows=rows)
@@ -334,8 +221,3 @@ class Retriever:
         if boost:
             hits.sort(key=lambda h: -h.score)
         return tuple(hits)
-
-
-def _passage(chunk: StoredChunk) -> str:
-    """A chunk as the word and token matches read it: its heading path counts as its words."""
-    return f"{chunk.heading_path}\n{chunk.text}"

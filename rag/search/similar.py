@@ -8,7 +8,7 @@ the vault (language, length, style). So each neighbour and pair also carries
 - `closeness`: a plain-words label (CLOSENESS) from the cosine's lift above the vault's typical (median) pair, and
   for "near-duplicate" the duplicate rule below; the cut points were calibrated by bench/duplicate_calibration.py.
 Near-duplicates need two things: cosine ≥ a threshold, and most of the shorter note's text (runs of three stemmed
-words) found in the other — notes on one subject say it in their own words, copies do not. Only each note's
+words) found in the other (rag/text/word_runs.py) — notes on one subject say it in their own words, copies do not. Only each note's
 CANDIDATES nearest notes are checked, so a big vault costs notes × CANDIDATES text comparisons at most.
 
 Nothing is embedded here: a note whose chunks have no vector yet (indexing in progress) is left out until they
@@ -18,7 +18,6 @@ knows nothing about embedders or the UI.
 
 from __future__ import annotations
 
-import functools
 import math
 import re
 from dataclasses import dataclass, field
@@ -30,12 +29,11 @@ from rag.index.chunking import SEPARATOR
 from rag.index.storage import IndexStore
 from rag.notes import pdf
 from rag.search.languages import align_scripts
-from rag.text.stemming import stem, words
+from rag.text.word_runs import shingles, text_overlap
 
 # Calibrated on real text by bench/duplicate_calibration.py (multilingual-e5-small; see README, "Web app").
 DUPLICATE_THRESHOLD = 0.85  # cosine of a near-duplicate pair, at least
 DUPLICATE_OVERLAP = 0.5  # share of the shorter note's word runs found in the other, at least
-SHINGLE_WORDS = 3  # a word run: this many consecutive stemmed words
 # Labels by lift = (cosine − typical) / (1 − typical), where typical is the vault's median note-pair cosine.
 VERY_SIMILAR_LIFT = 0.40
 RELATED_LIFT = 0.28
@@ -263,34 +261,6 @@ class _Shingles:
 def note_text(store: IndexStore, path: str) -> str:
     """The indexed text of a note: its chunks joined in order (the body; frontmatter is not indexed)."""
     return "\n".join(c.text for c in store.chunks_of(path))
-
-
-def shingles(text: str, size: int = SHINGLE_WORDS) -> np.ndarray:
-    """Sorted distinct hashes (int64) of every run of `size` consecutive stemmed words of `text` (one run of all of
-    it, if shorter). Hashes hold within one process (Python's string hash), which is all a comparison needs."""
-    stems = np.fromiter((hash(_stem(w)) for w in words(text)), dtype=np.int64)
-    if len(stems) == 0:
-        return stems
-    size = min(size, len(stems))
-    runs = np.zeros(len(stems) - size + 1, np.int64)
-    with np.errstate(over="ignore"):  # wrapping multiply-add: a polynomial hash of the run
-        for k in range(size):
-            runs = runs * np.int64(1_000_003) + stems[k : len(stems) - size + 1 + k]
-    return np.unique(runs)
-
-
-def text_overlap(a: np.ndarray, b: np.ndarray) -> float:
-    """Containment |a ∩ b| / min(|a|, |b|) of two `shingles`: the share of the shorter text's word runs in the other."""
-    if len(a) == 0 or len(b) == 0:
-        return 0.0
-    short, long_ = (a, b) if len(a) <= len(b) else (b, a)
-    found = long_.take(np.searchsorted(long_, short), mode="clip") == short
-    return int(np.count_nonzero(found)) / len(short)
-
-
-@functools.lru_cache(maxsize=65536)
-def _stem(word: str) -> str:
-    return stem(word)  # a vault repeats its words: most lookups are cache hits
 
 
 def _not_indexed(store: IndexStore, path: str) -> str:

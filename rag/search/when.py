@@ -12,7 +12,7 @@ all dates with every word, and says so (`TimeScope.applied` False). A range set 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import date, timedelta
 
 from rag.config import Settings
@@ -21,8 +21,8 @@ from rag.index.records import StoredChunk
 from rag.index.storage import IndexStore
 from rag.notes.dates import stated_day
 from rag.search.filters import Filters
-from rag.search.retrieve import Hit, Retriever, SearchResult
-from rag.text.date_labels import range_phrase
+from rag.search.results import Hit, SearchResult, TimeScope
+from rag.search.retrieve import Retriever
 from rag.text.periods import read_period
 
 # "When did I last …" puts newest first the hits within this much of the best fused z-score (one deviation, the
@@ -37,35 +37,6 @@ NEWEST_AMONG = 5  # without fused z-scores (RRF fusion, one channel), the top fe
 LATE_DAYS = 3  # an event is written down days later ("last Saturday we…" on Monday)
 EARLY_DAYS = 1  # … or the evening before ("tomorrow: dentist")
 IN_RANGE_BONUS = 1.0  # fused z-score added to a passage from inside the range
-
-
-@dataclass(frozen=True)
-class TimeScope:
-    """The time a search kept to, for the person reading the results ("searching notes from 1–31 March 2026")."""
-
-    after: date | None
-    before: date | None
-    newest_first: bool = False
-    words: str = ""  # the question's words that named it ("" for a range set by a filter)
-    applied: bool = True  # False: nothing in the notes is dated then, so the search ran over all dates
-
-    @property
-    def ranged(self) -> bool:
-        return self.after is not None or self.before is not None
-
-    @property
-    def narrows(self) -> bool:
-        """The search kept to a range (like a filter: its few passages are not held to the relevance floor)."""
-        return self.applied and self.ranged
-
-    def label(self, lang: str = "en") -> str:
-        """The range as it follows "searching notes": "from 1–31 March 2026", "since 1 May 2026", «за 1–31 марта
-        2026»; "" without a range (only an order)."""
-        return range_phrase(self.after, self.before, lang)
-
-    def to_json(self) -> dict:
-        iso = lambda d: d.isoformat() if d else None  # noqa: E731
-        return {"after": iso(self.after), "before": iso(self.before), "newest_first": self.newest_first, "words": self.words, "applied": self.applied}
 
 
 def today_for(settings: Settings) -> date | None:
