@@ -11,9 +11,7 @@ import streamlit as st
 from app_pages import common
 from app_pages.common import t
 from app_pages.passage_dialog import passage_dialog
-from rag.answer.ask import SUPPORTING, Answer
-from rag.chat.servers import shown_name
-from rag.text.date_labels import day_label
+from rag.surface import SUPPORTING, Answer, day_label, shown_name
 from rag.web import answer_words, i18n, untrusted
 from rag.web.conversations import ChatTurn
 from rag.web.ui_render import ANSWER_CSS, answer_html, claim_notes

@@ -10,9 +10,8 @@ import streamlit as st
 
 from app_pages import answer_view, browser_scripts, common
 from app_pages.common import t
-from rag.answer.ask import CHECKING, GENERATING, ModelReading, Turn
-from rag.chat.servers import shown_name
 from rag.errors import RagError
+from rag.surface import CHECKING, GENERATING, ModelReading, Turn, shown_name
 from rag.web import answer_words, i18n, untrusted
 from rag.web.conversations import UNREADABLE, ChatTurn, Conversation, ConversationFile
 from rag.web.examples import Note, examples, section_headings

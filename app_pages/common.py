@@ -17,9 +17,7 @@ import streamlit as st
 
 from rag.config import DEMO_VAULT, Settings
 from rag.knowledge import Knowledge
-from rag.search.presentation import why_found
-from rag.search.similar import NoteVectors
-from rag.text import wikilinks
+from rag.surface import NoteVectors, why_found, wikilinks
 from rag.web import i18n, messages, untrusted
 
 

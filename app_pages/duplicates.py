@@ -7,8 +7,7 @@ import streamlit as st
 from app_pages import common
 from app_pages.common import t
 from rag.errors import NoteError
-from rag.notes.vault import read_note
-from rag.search.similar import DUPLICATE_OVERLAP, DUPLICATE_THRESHOLD
+from rag.surface import DUPLICATE_OVERLAP, DUPLICATE_THRESHOLD, read_note
 from rag.web import i18n, untrusted
 from rag.web.ui_render import obsidian_url
 

@@ -14,8 +14,7 @@ import streamlit as st
 from app_pages import common
 from app_pages.common import t
 from rag.errors import ConflictError, RagError
-from rag.memory import Fact
-from rag.memory.facts import parse as parse_fact
+from rag.surface import Fact, parse_fact
 from rag.web import i18n, untrusted
 from rag.web.ui_render import obsidian_url
 

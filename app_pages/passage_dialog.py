@@ -10,7 +10,7 @@ import streamlit as st
 
 from app_pages.common import lines_label, t
 from rag.errors import NoteError
-from rag.notes.vault import pdf_page_image
+from rag.surface import pdf_page_image
 from rag.web import untrusted
 from rag.web.ui_render import PASSAGE_CSS, obsidian_url, passage, passage_html
 

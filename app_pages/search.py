@@ -9,12 +9,8 @@ from app_pages import common
 from app_pages.common import t
 from app_pages.passage_dialog import passage_dialog
 from rag.errors import RagError
-from rag.notes.vault import pdf_place
-from rag.search.by_note import Filters, NoteMatch
-from rag.search.presentation import heading_without_title, snippet
-from rag.search.when import hit_day
-from rag.text import stemming
-from rag.text.date_labels import day_label
+from rag.surface import NoteFilters as Filters
+from rag.surface import NoteMatch, day_label, heading_without_title, hit_day, pdf_place, snippet, stemming
 from rag.web import i18n, untrusted
 from rag.web.ui_render import highlighted, obsidian_url
 

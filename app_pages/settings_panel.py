@@ -12,11 +12,9 @@ import streamlit as st
 
 from app_pages.common import error_text, language, t
 from app_pages.session_settings import LANGUAGE_CHOICE, base_settings, user_secrets
-from rag.chat import kinds
-from rag.chat.openai_chat import try_model
-from rag.chat.servers import find_servers, shown_name
 from rag.config import Settings, allowed_range
 from rag.errors import RagError
+from rag.surface import find_servers, kinds, shown_name, try_model
 from rag.web import i18n, saved_choices, untrusted
 from rag.web.webapp import NUMBERS, Choices, apply_choices, choices_of
 

@@ -16,7 +16,6 @@ import anyio
 from mcp.server import MCPServer
 from pydantic import Field
 
-from rag import projects
 from rag.agents.http_auth import BearerGate
 from rag.agents.memory_tools import MemoryTools
 from rag.agents.results import AskResult, Projects, Reindexed, Saved, SearchHit, SearchResults, SearchTime, Similar, Status
@@ -24,15 +23,21 @@ from rag.agents.stdio_transport import serve_stdio
 from rag.agents.tools import ADD, INDEX, READ, WRITE, declared, register, tool
 from rag.config import Settings
 from rag.knowledge import Knowledge, SavedNote
-from rag.limits import MAX_QUERY_CHARS
 from rag.live import EXIT_WAIT_SECONDS, LiveIndex
-from rag.notes import files as notes
-from rag.notes.files import NoteText
-from rag.notes.vault import check_vault, pdf_place
-from rag.projects import NoteList, ProjectContext
-from rag.search.filters import Filters
-from rag.search.presentation import block_excerpt
-from rag.search.results import Hit, TimeScope
+from rag.surface import (
+    CONTEXT_MAX_CHARS,
+    MAX_QUERY_CHARS,
+    Filters,
+    Hit,
+    NoteList,
+    NoteText,
+    ProjectContext,
+    TimeScope,
+    block_excerpt,
+    check_vault,
+    confine,
+    pdf_place,
+)
 
 INSTRUCTIONS = (
     "Tools over the user's Markdown notes (an Obsidian vault, Russian and English). Search the notes before answering "
@@ -145,7 +150,7 @@ class VaultTools:
         return self._saved(self.knowledge.commit(kind, title, body, project=project))
 
     @tool(READ)
-    def project_context(self, project: str, max_chars: Annotated[int, Field(ge=1000, le=100_000)] = projects.CONTEXT_MAX_CHARS) -> ProjectContext:
+    def project_context(self, project: str, max_chars: Annotated[int, Field(ge=1000, le=100_000)] = CONTEXT_MAX_CHARS) -> ProjectContext:
         """The starting context for work on a project, in one bounded call: the project's overview, the user's
         profile notes, the project's other curated notes, then its most recent decisions and sessions, each with its
         path and sha256, within max_chars. Paths that did not fit are listed in `omitted`: read them if needed."""
@@ -201,7 +206,7 @@ class VaultTools:
         unrelated; calibrated on real notes), `percentile` (% of this vault's note pairs less alike; null in a vault
         under 10 notes), `overlap` (share of the shorter note's text also in the other) and, for a PDF, the `page`
         most like the note (null for a note). Useful to find related work or duplicates before writing a new note."""
-        rel, _ = notes.confine(self.settings, path)
+        rel, _ = confine(self.settings, path)
         return Similar(rel, tuple(self.knowledge.similar(rel, limit)))
 
     @tool(READ)

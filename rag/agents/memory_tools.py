@@ -10,8 +10,7 @@ from pydantic import Field
 from rag.agents.results import Archived, MemoryFact, MemoryHit, MemoryResults, RelatedEntities, RelatedEntity
 from rag.agents.tools import ADD, READ, WRITE, tool
 from rag.knowledge import Knowledge
-from rag.limits import MAX_QUERY_CHARS
-from rag.memory import Fact, Recalled
+from rag.surface import MAX_QUERY_CHARS, Fact, Recalled
 
 FactId = Annotated[str, Field(min_length=1, description="A fact's id, e.g. 'f-3a9c0e12b4d1' (from memory_recall or memory_remember).")]
 Entity = Annotated[str, Field(min_length=1, description="A name, tool, place or code token, in any script: 'nginx', 'Anna' / 'Анна'.")]

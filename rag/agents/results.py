@@ -4,10 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rag.answer.ask import Citation
-from rag.answer.grounding import CheckedClaim
-from rag.projects import ProjectInfo
-from rag.search.similar import Neighbour
+from rag.surface import CheckedClaim, Citation, Neighbour, ProjectInfo
 
 
 @dataclass(frozen=True)

@@ -9,11 +9,8 @@ from datetime import date
 
 import click
 
-from rag.answer.grounding import SUPPORTING
 from rag.cli.common import common_options, echo, open_knowledge, time_line, time_options
-from rag.search.filters import Filters
-from rag.text.date_labels import day_label
-from rag.text.wikilinks import ReadableStream, readable
+from rag.surface import SUPPORTING, Filters, ReadableStream, day_label, readable
 
 
 @click.command(name="ask")

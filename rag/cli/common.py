@@ -12,8 +12,7 @@ from rag.config import load_settings
 from rag.errors import RagError, os_error_text
 from rag.knowledge import Knowledge
 from rag.live import LiveIndex
-from rag.printable import printable
-from rag.search.results import TimeScope
+from rag.surface import TimeScope, printable
 
 
 def common_options(command):

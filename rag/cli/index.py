@@ -15,7 +15,7 @@ from tqdm import tqdm
 from rag.cli.common import common_options, echo, open_knowledge
 from rag.knowledge import Knowledge
 from rag.live import LiveIndex, Progress
-from rag.progress import ProgressBars
+from rag.surface import ProgressBars
 
 
 @click.command(name="index")
@@ -149,7 +149,7 @@ class _WatchLog:
 def import_command(settings, kind: str, source: Path, dry_run: bool, as_json: bool) -> None:
     """Import a chat export into the vault as Markdown notes (Conversations/<source>/<project>/…). Additive: notes
     you edited since the last import are never overwritten. Run `index` afterwards to make them searchable."""
-    from rag.importers import import_export
+    from rag.surface import import_export
 
     with tqdm(desc=f"Importing {kind}", file=sys.stderr, leave=False, unit="B", unit_scale=True) as bar:
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from rag.cli.common import common_options, echo, open_knowledge
-from rag.progress import ProgressBars
+from rag.surface import ProgressBars
 
 
 @click.group(name="memory")

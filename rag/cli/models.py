@@ -10,11 +10,8 @@ from dataclasses import asdict
 
 import click
 
-from rag.chat import kinds
-from rag.chat.openai_chat import try_model
-from rag.chat.servers import ModelServer, find_servers, shown_name
 from rag.cli.common import common_options, echo
-from rag.endpoints import api_key_for, same_endpoint
+from rag.surface import ModelServer, api_key_for, find_servers, kinds, same_endpoint, shown_name, try_model
 
 
 @click.command(name="models")

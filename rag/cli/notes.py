@@ -10,7 +10,7 @@ import json
 import click
 
 from rag.cli.common import common_options, echo, open_knowledge
-from rag.search.similar import DUPLICATE_OVERLAP, DUPLICATE_THRESHOLD
+from rag.surface import DUPLICATE_OVERLAP, DUPLICATE_THRESHOLD
 
 
 @click.command(name="similar")

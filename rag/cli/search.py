@@ -9,14 +9,7 @@ import json
 import click
 
 from rag.cli.common import common_options, echo, open_knowledge, time_line, time_options
-from rag.notes.pdf import page_json
-from rag.notes.vault import pdf_place
-from rag.search.filters import Filters
-from rag.search.presentation import heading_without_title, snippet, why_found
-from rag.search.results import SearchResult
-from rag.search.when import hit_day
-from rag.text.date_labels import day_label
-from rag.text.stemming import query_terms
+from rag.surface import Filters, SearchResult, day_label, heading_without_title, hit_day, page_json, pdf_place, query_terms, snippet, why_found
 
 
 @click.command(name="search")

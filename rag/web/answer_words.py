@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 
-from rag.chat.prompts import render
+from rag.surface import render_prompt as render
 from rag.web.i18n import LANGUAGES
 
 

@@ -29,8 +29,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
-from rag.answer.ask import Answer
-from rag.notes import disk
+from rag.surface import Answer, disk
 
 FILE_NAME = "conversations.json"
 KEEP = 30  # conversations kept per vault and browser; the oldest beyond go

@@ -18,7 +18,7 @@ from datetime import datetime
 from pathlib import PurePosixPath
 
 from rag.errors import RagError
-from rag.printable import printable
+from rag.surface import printable
 
 COUNT = 3  # questions shown
 LOOKED_AT = 12  # newest notes whose headings may be read to find them

@@ -13,42 +13,36 @@ import functools
 import re
 import string
 
-from rag import config, live
-from rag.answer import ask
-from rag.chat import ollama_chat, openai_chat
-from rag.embed import openai_embedder
-from rag.index import backfill, schema, sync
-from rag.notes import vault
-from rag.search import retrieve
+from rag import config, live, surface
 from rag.web import i18n, untrusted, webapp
 
 # The library's template → the catalogue key of the app's words for it (the same fields on both sides).
 REWORDED = {
-    vault.VAULT_MISSING: "error.vault_missing",
-    vault.VAULT_NOT_FOLDER: "error.vault_not_folder",
+    surface.VAULT_MISSING: "error.vault_missing",
+    surface.VAULT_NOT_FOLDER: "error.vault_not_folder",
     config.VAULT_EMPTY: "error.vault_empty",
     webapp.VAULT_NOT_TYPED: "error.vault_not_typed",
     webapp.EMBEDDINGS_NEED_ENDPOINT: "error.embeddings_need_endpoint",
-    openai_embedder.OPENAI_EMBEDDER_NEEDS_ENDPOINT: "error.embeddings_need_endpoint",
-    openai_embedder.EMBED_MODEL_UNKNOWN: "error.embed_model_unknown",
-    openai_embedder.EMBED_KEY_REFUSED: "error.embed_key_refused",
-    openai_embedder.EMBED_FAILED: "error.embed_failed",
-    backfill.EMBEDDING_STOPPED: "error.embedding_stopped",
-    sync.DISK_FULL: "error.disk_full",
-    sync.INDEX_HELD: "error.index_held",
-    sync.INDEX_HELD_UNKNOWN: "error.index_held_unknown",
+    surface.OPENAI_EMBEDDER_NEEDS_ENDPOINT: "error.embeddings_need_endpoint",
+    surface.EMBED_MODEL_UNKNOWN: "error.embed_model_unknown",
+    surface.EMBED_KEY_REFUSED: "error.embed_key_refused",
+    surface.EMBED_FAILED: "error.embed_failed",
+    surface.EMBEDDING_STOPPED: "error.embedding_stopped",
+    surface.DISK_FULL: "error.disk_full",
+    surface.INDEX_HELD: "error.index_held",
+    surface.INDEX_HELD_UNKNOWN: "error.index_held_unknown",
     live.RETRYING: "error.retrying",
-    schema.INDEX_FOREIGN: "error.index_foreign",
-    openai_chat.CHAT_NO_ENDPOINT: "error.chat_no_endpoint",
-    openai_chat.CHAT_UNREACHABLE: "error.chat_unreachable",
-    openai_chat.CHAT_MODEL_UNKNOWN: "error.chat_model_unknown",
-    openai_chat.CHAT_KEY_WITHHELD: "error.chat_key_withheld",
-    openai_chat.CHAT_KEY_REFUSED: "error.chat_key_refused",
-    ollama_chat.OLLAMA_UNREACHABLE: "error.ollama_unreachable",
-    ollama_chat.OLLAMA_MODEL_MISSING: "error.ollama_model_missing",
-    retrieve.NOTICE_DENSE_DOWN: "notice.dense_down",
-    retrieve.NOTICE_NO_VECTORS: "notice.no_vectors",
-    ask.NOTICE_EMPTY_REPLY: "notice.empty_reply",
+    surface.INDEX_FOREIGN: "error.index_foreign",
+    surface.CHAT_NO_ENDPOINT: "error.chat_no_endpoint",
+    surface.CHAT_UNREACHABLE: "error.chat_unreachable",
+    surface.CHAT_MODEL_UNKNOWN: "error.chat_model_unknown",
+    surface.CHAT_KEY_WITHHELD: "error.chat_key_withheld",
+    surface.CHAT_KEY_REFUSED: "error.chat_key_refused",
+    surface.OLLAMA_UNREACHABLE: "error.ollama_unreachable",
+    surface.OLLAMA_MODEL_MISSING: "error.ollama_model_missing",
+    surface.NOTICE_DENSE_DOWN: "notice.dense_down",
+    surface.NOTICE_NO_VECTORS: "notice.no_vectors",
+    surface.NOTICE_EMPTY_REPLY: "notice.empty_reply",
 }
 
 

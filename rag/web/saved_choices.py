@@ -25,8 +25,7 @@ import platformdirs
 
 from rag.config import APP_NAME, Settings, check_setting
 from rag.errors import ConfigError, RagError, VaultError
-from rag.notes import disk
-from rag.notes.vault import check_vault
+from rag.surface import check_vault, disk
 from rag.web.webapp import NUMBERS, Choices, apply_choices, choices_of
 
 log = logging.getLogger(__name__)

@@ -13,11 +13,13 @@ from html import escape
 from pathlib import Path
 
 from rag.errors import NoteError
-from rag.notes import pdf
-from rag.notes.links import obsidian_url  # noqa: F401 — the pages import it from here, with the rest of what they show
-from rag.notes.pdf import Place
-from rag.notes.vault import read_note
-from rag.printable import printable
+from rag.surface import (
+    Place,
+    obsidian_url,  # noqa: F401 — the pages import it from here, with the rest of what they show
+    pdf,
+    printable,
+    read_note,
+)
 from rag.web import untrusted
 
 CITE_PREFIX = "cite-"  # citation links are `#cite-<turn>-<source id>`; the app catches clicks on them

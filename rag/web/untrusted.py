@@ -32,9 +32,7 @@ from urllib.parse import unquote
 import nh3
 from markdown_it import MarkdownIt
 
-from rag.notes.links import note_for, obsidian_url
-from rag.printable import printable
-from rag.text import wikilinks
+from rag.surface import note_for, obsidian_url, printable, wikilinks
 
 _PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")  # every ASCII punctuation character
 # Where GFM's autolinker starts reading an address (`www.`, `http://`, `a@b.c`): a word joiner goes there.

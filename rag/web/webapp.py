@@ -17,7 +17,7 @@ from pathlib import Path
 
 from rag.config import Settings, check_setting, default_index_path
 from rag.errors import ConfigError, VaultError
-from rag.notes.vault import check_vault
+from rag.surface import check_vault
 
 log = logging.getLogger(__name__)
 
