@@ -7,7 +7,7 @@ The model places texts of one language closer together whatever they say: every 
   compared with (`query_shifts`): in a mixed vault, the common centre (the vault's own offsets); in a vault written
   in the other language, that language, with the offset between the two taken from `language_reference.md`
   (the same sentences in both languages), embedded once per model (`embed_reference`).
-Both measured on XQuAD (cross-language sets, and bench/mixed_language.py); see README, "Retrieval quality".
+Both measured on XQuAD (cross-language sets, and bench/mixed_language.py); see docs/benchmarks.md, "Retrieval quality".
 """
 
 from __future__ import annotations

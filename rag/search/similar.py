@@ -31,7 +31,7 @@ from rag.notes import pdf
 from rag.search.languages import align_scripts
 from rag.text.word_runs import shingles, text_overlap
 
-# Calibrated on real text by bench/duplicate_calibration.py (multilingual-e5-small; see README, "Web app").
+# Calibrated on real text by bench/duplicate_calibration.py (multilingual-e5-small; see docs/benchmarks.md, "Similar notes and duplicates").
 DUPLICATE_THRESHOLD = 0.85  # cosine of a near-duplicate pair, at least
 DUPLICATE_OVERLAP = 0.5  # share of the shorter note's word runs found in the other, at least
 # Labels by lift = (cosine − typical) / (1 − typical), where typical is the vault's median note-pair cosine.

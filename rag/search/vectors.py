@@ -2,7 +2,7 @@
 
 A chunk scores by its own vector and, when it has sentence vectors, by its best sentence too:
 (cosine + w · best sentence cosine) / (1 + w). A question usually matches one sentence of a passage, and that
-match survives a change of language much better than the whole passage's (measured on XQuAD, see README).
+match survives a change of language much better than the whole passage's (measured on XQuAD, see docs/benchmarks.md, "Retrieval quality").
 Languages are evened out first (rag/search/languages.py): in a vault that mixes Latin and Cyrillic texts each script's
 offset is removed from its vectors, and a question is moved towards the passages' language. The matrices are
 loaded from the store once and reloaded only when the store's generation changes, so a query costs one
