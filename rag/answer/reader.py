@@ -31,7 +31,7 @@ from rag.answer import question_kinds, quotable, reader_meaning
 from rag.answer.context import FrozenContext, Source
 from rag.answer.quotable import CODE, CODE_LINE, ITEM, LEAD, LIST, PARAGRAPH, ROW, SENTENCE, Unit
 from rag.answer.reader_looks import looks, number_near
-from rag.answer.reader_model import CONTEXT_FEATURES, FEATURES, Weights
+from rag.answer.reader_model import CONTEXT_FEATURES, FEATURES, Candidate, Weights
 from rag.answer.reader_words import clean_heading, coverage, keyword_scores, names_found, note_cover, share
 from rag.answer.specifics import content_words, specifics
 from rag.notes.dates import dates_in, entry_dates
@@ -42,13 +42,6 @@ WEIGHTS = Path(__file__).with_name("reader_weights.json")
 SECTION_BASE = 0.8  # a section heading's cosine counts above this (most headings of a vault sit near 0.78)
 
 KINDS = (SENTENCE, ITEM, LIST, ROW, CODE, CODE_LINE, PARAGRAPH, LEAD)
-
-
-@dataclass(frozen=True)
-class Candidate:
-    unit: Unit
-    source: Source
-    rank: int  # the source's place in the context (0 for S1)
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from rag.search.text_vectors import TextVectors
 from rag.text import sentences
 
 if TYPE_CHECKING:
-    from rag.answer.reader import Candidate
+    from rag.answer.reader_model import Candidate
 
 
 def across_words(question: str, candidates: list[Candidate], vectors: TextVectors | None) -> np.ndarray:

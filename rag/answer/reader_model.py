@@ -12,6 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from rag.answer import question_kinds
+from rag.answer.context import Source
+from rag.answer.quotable import Unit
 
 # Per candidate, in this order (the weights file names them, so a change here is caught when it is loaded). Chosen by
 # leave-one-set-out fits (bench/reader_fit.py): features of the unit's kind alone (is it a list, a paragraph …) and
@@ -67,6 +69,15 @@ CONTEXT_FEATURES = (
     "best_in_period",  # … and the best candidate is from then (1), dated otherwise (-1)
 )
 MEANING_CONTEXT_FEATURES = ("best_cos", "cos_margin", "across_cos", "across_margin", "across_words")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A unit of a source the reader may quote."""
+
+    unit: Unit
+    source: Source
+    rank: int  # the source's place in the context (0 for S1)
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from rag.answer.specifics import content_words, occurs, profile
 from rag.text import stemming
 
 if TYPE_CHECKING:
-    from rag.answer.reader import Candidate
+    from rag.answer.reader_model import Candidate
 
 
 def note_cover(question: str, candidates: list[Candidate], path: str) -> float:

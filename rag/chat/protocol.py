@@ -22,3 +22,7 @@ class ChatModel(Protocol):
     def complete(self, messages: list[Message]) -> str:
         """The whole reply at once (short tasks such as rewriting a follow-up question). Raises ChatError."""
         ...
+
+    def close(self) -> None:
+        """Let go of the connection (the caller that made the model closes it: `Knowledge.ask`)."""
+        ...
