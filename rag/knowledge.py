@@ -209,7 +209,7 @@ class Knowledge:
         chat = None if extractive else make_chat_model(self.settings)
         try:
             today = self._today(read_time)
-            return ask(self._ws(), question, history=turns, chat=chat, on_text=on_text, on_stage=on_stage, today=today, filters=filters, stop=stop)
+            return ask(self._ws(), question, turns=turns, chat=chat, on_text=on_text, on_stage=on_stage, today=today, filters=filters, stop=stop)
         finally:
             if chat is not None:
                 chat.close()

@@ -146,7 +146,7 @@ def test_an_answer_without_valid_citations_is_not_found(ws, srv, chat):
 def test_a_follow_up_is_rewritten_from_the_history_then_retrieved_afresh(ws, srv, chat):
     srv.script_chat("сколько стоило жильё на Байкале", "Жильё стоило 27 000 рублей [S1].")
     history = [Turn("Как прошла поездка на Байкал?", "Хорошо [S1]."), Turn("Когда это было?", "В марте 2025 [S2].")]
-    answer, _ = streamed(ws, "А сколько стоило жильё?", chat, history=history)
+    answer, _ = streamed(ws, "А сколько стоило жильё?", chat, turns=history)
     rewrite, final = srv.requests[-2]["json"], srv.requests[-1]["json"]
     assert not rewrite.get("stream") and "Когда это было?" in rewrite["messages"][0]["content"]
     assert "[S2]" not in rewrite["messages"][0]["content"], "old source ids are stripped from the history"
@@ -159,7 +159,7 @@ def test_history_is_bounded_to_the_configured_number_of_turns(ws, srv, chat):
     ws.settings = ws.settings.replace(history_turns=1)
     srv.script_chat("query", "ok [S1]")
     history = [Turn(f"old question {i}", "old answer") for i in range(5)]
-    streamed(ws, "and then?", chat, history=history)
+    streamed(ws, "and then?", chat, turns=history)
     sent = srv.requests[-2]["json"]["messages"][0]["content"]
     assert "old question 4" in sent and "old question 3" not in sent
 

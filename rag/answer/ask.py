@@ -153,7 +153,7 @@ def ask(
     workspace: Workspace,
     question: str,
     *,
-    history: Iterable[Turn] = (),
+    turns: Iterable[Turn] = (),
     chat: ChatModel | None = None,
     on_text: Callable[[str], None] | None = None,
     on_stage: Callable[[str], None] | None = None,
@@ -169,7 +169,7 @@ def ask(
     settings = workspace.settings
     stage = on_stage or (lambda name: None)
     stage(SEARCHING)
-    turns = tuple(history)[-settings.history_turns :] if settings.history_turns > 0 else ()
+    turns = tuple(turns)[-settings.history_turns :] if settings.history_turns > 0 else ()  # the last few, as set
     query = search_query(question, turns, chat=chat)
     budget = None if chat is None else source_budget(question, turns, prompt_room(chat.context_tokens, settings))
     result, context = retrieve_context(workspace, query, max_tokens=budget, today=today, filters=filters, chat=chat)
