@@ -426,3 +426,25 @@ def test_lines_set_in_a_fixed_pitch_font_are_a_code_block_indented_as_printed_an
     shown = passage(folder, "Code.pdf", opened - 3, opened, "\n".join(lines[opened - 4 : opened]))
     assert [(row.number, row.text) for row in shown.lines if row.cited] == [(4, "def water(bed):"), (5, lines[opened - 2]), (6, lines[opened - 1])]
     assert "```" not in [row.text for row in shown.lines]  # the dialog shows the page's lines, not the fences
+
+
+def test_numbers_set_flush_right_are_a_tables_column_and_an_empty_cell_keeps_the_row_in_its_columns(tmp_path, real_embedder):
+    text = read("invoice.pdf")  # an invoice printed by chromium: amounts right-aligned, no borders, empty cells
+    table = (
+        "| Item | Qty | Unit price | Amount |\n| --- | --- | --- | --- |\n| Capacitive soil sensor | 4 | 4.50 EUR | 18.00 EUR |\n"
+        "| Peristaltic pump | 1 | 12.00 EUR | 12.00 EUR |\n| Silicone tube, 5 m | 2 | 3.25 EUR | 6.50 EUR |\n"
+        "| Shipping |  |  | 9.90 EUR |\n| Total |  |  | 46.40 EUR |\n"
+    )
+    assert table in text
+    lines = text.split("\n")
+    total = lines.index("| Total |  |  | 46.40 EUR |") + 1
+    assert str(pdf.place(text, total, total)) == "p. 1, line 8"
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    shutil.copy(PDFS / "invoice.pdf", vault / "Invoice 2026-117.pdf")
+    from rag.config import load_settings
+
+    with Workspace.open(load_settings(vault=vault, db_path=tmp_path / "index.db", env={}), create=True, embedder=real_embedder) as ws:
+        ws.sync()
+        answer = ask(ws, "How many soil sensors did I order?")
+    assert "| Item | Qty |" in answer.text and "| Capacitive soil sensor | 4 |" in answer.text  # the row under its own header

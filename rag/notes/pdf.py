@@ -33,7 +33,7 @@ from rag.recent import Recent
 SUFFIX = ".pdf"
 # Bump when the text a PDF reads as changes. A PDF's hash (what the index keys it by) covers its bytes, this and the
 # reader's version; the sync reads every PDF again when `reading_version()` changes, and nothing else.
-READING_VERSION = 2  # 2: code blocks
+READING_VERSION = 3  # 2: code blocks; 3: table columns by either edge
 SECONDS = 60.0  # to read one PDF, whole
 MEMORY_BYTES = 2_000_000_000  # the child's address space
 PAGE_WIDTH = 900  # pixels of a page drawn for the citation dialog

@@ -35,8 +35,8 @@ def read_lines(page) -> list[Line]:
         textpage.close()
 
 
-def _cells(textpage, piece: str, at: int, size: float) -> tuple[tuple[float, str], ...]:
-    """The line's cells when a space in it spans more than a character's height (a table's columns), else ()."""
+def _cells(textpage, piece: str, at: int, size: float) -> tuple[tuple[float, float, str], ...]:
+    """The line's cells (left and right x, text) when a space in it spans more than a character's height (a table's columns), else ()."""
     if size <= 0 or " " not in piece.strip():
         return ()
     bounds, start = [], 0
@@ -48,9 +48,9 @@ def _cells(textpage, piece: str, at: int, size: float) -> tuple[tuple[float, str
     if not bounds:
         return ()
     bounds.append((start, len(piece)))
-    cells = tuple((textpage.get_charbox(at + a)[0], piece[a:b].strip()) for a, b in bounds)
+    cells = tuple((textpage.get_charbox(at + a)[0], textpage.get_charbox(at + len(piece[:b].rstrip()) - 1)[2], piece[a:b].strip()) for a, b in bounds)
     # a cell of a table says something; a tree drawn with "│  ├──" is not one
-    return cells if all(any(c.isalnum() for c in text) for _, text in cells) else ()
+    return cells if all(any(c.isalnum() for c in text) for *_, text in cells) else ()
 
 
 def _fixed_pitch(raw, textpage, indexes: list[int]) -> bool:

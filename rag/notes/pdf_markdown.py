@@ -2,7 +2,8 @@
 - each page opens with `# p. N` (PAGE_HEADING);
 - the PDF's headings: the entries of its outline, and lines set HEADING_SIZE× the body text's size, as `##`–`####`;
 - paragraphs by the steps between baselines; a word hyphenated at a line's end joined on the first line;
-- lines set in the same columns as a table's rows under its header (the DELIMITER row added);
+- lines set in the same columns (text flush left, numbers flush right) as a table's rows under its header, an empty
+  cell kept in its column (the DELIMITER row added);
 - runs of lines set in a fixed-pitch font as a code block, their indentation from where each starts (the FENCE
   lines added);
 - a line Markdown would read as syntax escaped. Every other line of the text is a line of the page.
@@ -36,7 +37,7 @@ class Line:
     text: str
     size: float  # mean font size of its characters
     baseline: float  # page coordinates (y grows upwards)
-    cells: tuple[tuple[float, str], ...] = ()  # (left x, text) of each cell, when the line is set in columns
+    cells: tuple[tuple[float, float, str], ...] = ()  # (left x, right x, text) of each cell, when set in columns
     fixed: bool = False  # set in a fixed-pitch font (code)
     left: float = 0.0  # where its first character's advance starts
     advance: float = 0.0  # and how wide it is (in a fixed-pitch font, every character's)
@@ -71,7 +72,15 @@ def render(pages: list[list[Line]], outline: list[tuple[int, int, str]] = ()) ->
     for number, page in enumerate(pages, 1):
         out.append(f"# p. {number}")
         lines = [
-            Line(_clean(line.text), line.size, line.baseline, tuple((x, _clean(c)) for x, c in line.cells), line.fixed, line.left, line.advance)
+            Line(
+                _clean(line.text),
+                line.size,
+                line.baseline,
+                tuple((x, end, _clean(c)) for x, end, c in line.cells),
+                line.fixed,
+                line.left,
+                line.advance,
+            )
             for line in page
         ]
         _join_hyphens(lines)
@@ -104,12 +113,12 @@ def _render_page(out: list[str], lines: list[Line], marked: dict[int, int], body
             out.append(f"{'#' * min(2 + marked[k], 4)} {line.text.strip()}")
         elif _heading(line, body_size):
             _heading_line(out, line, previous, body_size, heading_sizes)
-        elif k in table:  # a row of a table: its cells as Markdown's, the header followed by the delimiter row
+        elif k in table:  # a row of a table: its cells in the table's columns, the header followed by the delimiter row
             if k - 1 not in table and out[-1]:
                 out.append("")
-            out.append("| " + " | ".join(c.replace("|", "\\|") for _, c in line.cells) + " |")
-            if table[k] == "header":
-                out.append("|" + " --- |" * len(line.cells))
+            out.append("| " + " | ".join(c.replace("|", "\\|") for c in table[k].cells) + " |")
+            if table[k].header:
+                out.append("|" + " --- |" * len(table[k].cells))
         else:
             if k - 1 in table and out[-1]:
                 out.append("")  # the table's end
@@ -148,25 +157,54 @@ def _code_lines(lines: list[Line], body_size: float) -> dict[int, int]:
     return out
 
 
-def _table_rows(lines: list[Line]) -> dict[int, str]:
-    """Line index → "header" or "row", for runs of two lines or more set in the same columns (the same number of
-    cells, the first column and another starting within COLUMN_SLACK points)."""
+@dataclass(frozen=True)
+class _Row:
+    header: bool  # the table's first line
+    cells: tuple[str, ...]  # its text in each of the table's columns ("" where the line has none)
 
-    def same(a: Line, b: Line) -> bool:
-        if len(a.cells) < 2 or len(a.cells) != len(b.cells) or abs(a.cells[0][0] - b.cells[0][0]) > COLUMN_SLACK:
-            return False
-        return any(abs(x - y) <= COLUMN_SLACK for (x, _), (y, _) in zip(a.cells[1:], b.cells[1:]))
 
-    out: dict[int, str] = {}
+def _table_rows(lines: list[Line]) -> dict[int, _Row]:
+    """Line index → its row, for runs of two lines or more set in the same columns: the first cells start together,
+    and each cell of the line with fewer cells stands in a column of the other, its left or right edge within
+    COLUMN_SLACK points of that column's (text is set flush left, numbers flush right; an empty cell is no cell)."""
+    out: dict[int, _Row] = {}
     i = 0
     while i < len(lines):
         j = i
-        while j + 1 < len(lines) and same(lines[j], lines[j + 1]):
+        while j + 1 < len(lines) and _columns_of(lines[j], lines[j + 1]) is not None:
             j += 1
         if j > i:
-            out[i] = "header"
-            out.update({n: "row" for n in range(i + 1, j + 1)})
+            widest = max(lines[i : j + 1], key=lambda line: len(line.cells))
+            for k in range(i, j + 1):
+                columns = _placed(lines[k].cells, widest.cells) or range(len(lines[k].cells))
+                texts = [""] * max(len(widest.cells), len(lines[k].cells))
+                for column, (*_, text) in zip(columns, lines[k].cells):
+                    texts[column] = text
+                out[k] = _Row(k == i, tuple(texts))
         i = j + 1
+    return out
+
+
+def _columns_of(a: Line, b: Line) -> list[int] | None:
+    """Where the cells of the line with fewer cells stand among the other's, or None when the two are no table."""
+    if len(a.cells) < 2 or len(b.cells) < 2:
+        return None
+    few, many = sorted((a.cells, b.cells), key=len)
+    return _placed(few, many)
+
+
+def _placed(cells: tuple, columns: tuple) -> list[int] | None:
+    """The column each cell stands in, left to right, the first cell in the first column; None if one stands in none."""
+    if abs(cells[0][0] - columns[0][0]) > COLUMN_SLACK:
+        return None
+    out, at = [0], 1
+    for left, right, _ in cells[1:]:
+        while at < len(columns) and abs(left - columns[at][0]) > COLUMN_SLACK and abs(right - columns[at][1]) > COLUMN_SLACK:
+            at += 1
+        if at == len(columns):
+            return None
+        out.append(at)
+        at += 1
     return out
 
 
