@@ -110,7 +110,8 @@ def read_text(
         if page is not None or end_page is not None:
             if start_line is not None or end_line is not None:
                 raise VaultError("Give pages or lines, not both.")
-            start_line, end_line = page_lines(rel, note.text, page or 1, end_page or page or 1)
+            first_page = 1 if page is None else page  # a page 0 is refused, not read as the first
+            start_line, end_line = page_lines(rel, note.text, first_page, first_page if end_page is None else end_page)
         first, last = line_range(rel, len(lines), start_line, end_line)
         content, last, truncated = take(lines, first, last, max_chars)
         return NoteText(rel, note.sha256, first, last, len(lines), content, truncated)

@@ -15,16 +15,13 @@ from rag.notes import pdf
 
 def page_lines(rel: str, text: str, page: int, end_page: int) -> tuple[int, int]:
     """The note lines (1-based, inclusive) that hold pages `page` to `end_page` of a PDF's text."""
-    starts = {}
-    for n, line in enumerate(text.split("\n"), 1):
-        m = pdf.PAGE_HEADING.match(line)
-        if m:
-            starts[int(m.group(1))] = n
+    lines = text.split("\n")
+    starts = {int(m.group(1)): n for n, line in enumerate(lines, 1) if (m := pdf.PAGE_HEADING.match(line))}
     pages = max(starts, default=0)
     if not 1 <= page <= pages or end_page < page:
         raise VaultError(f"{rel} has {pages} page{'s' if pages != 1 else ''}; ask for pages 1 to {pages}, the first not after the last.")
     after = starts.get(min(end_page, pages) + 1)
-    return starts[page], (after - 1 if after else len(text.split("\n")))
+    return starts[page], (after - 1 if after else len(lines))
 
 
 def read_bytes(rel: str, full: Path) -> bytes:
