@@ -24,20 +24,10 @@ import time
 import zlib
 from pathlib import Path
 
+from rag.devtools import hostile_pdfs
+from rag.devtools.hostile_pdfs import FONT, pdf_file
+
 FIXTURE = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "pdf" / "manual.pdf"
-FONT = b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"
-
-
-def pdf_file(objects: list[bytes]) -> bytes:
-    """A PDF of these objects (1 is the catalog), with its cross-reference table."""
-    out, offsets = [b"%PDF-1.7\n"], []
-    for n, body in enumerate(objects, 1):
-        offsets.append(sum(map(len, out)))
-        out.append(b"%d 0 obj\n" % n + body + b"\nendobj\n")
-    xref = sum(map(len, out))
-    out.append(b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1) + b"".join(b"%010d 00000 n \n" % o for o in offsets))
-    out.append(b"trailer << /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref))
-    return b"".join(out)
 
 
 def stream(data: bytes, *, deflate: bool = False) -> bytes:
@@ -64,10 +54,7 @@ TEXT = b"BT /F1 12 Tf 72 712 Td (Hostile but polite text) Tj ET\n"
 
 
 def bomb() -> bytes:
-    packer = zlib.compressobj(9)
-    ops = b"BT /F1 12 Tf 72 712 Td (a) Tj ET\n" * 30_000
-    data = b"".join(packer.compress(ops) for _ in range(500_000_000 // len(ops))) + packer.flush()
-    return one_page(b"", deflate=False).replace(stream(b""), b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(data) + data + b"\nendstream")
+    return hostile_pdfs.bomb(500)
 
 
 def deep_dictionary() -> bytes:
@@ -211,7 +198,8 @@ def main() -> None:
             path.write_bytes(data)
             files[name] = path
             rows.append({"case": name, "file_mb": round(len(data) / 1e6, 2), **probe(path)})
-        rows.append({"case": "huge page, drawn", "file_mb": rows[4]["file_mb"], **probe(files["huge page"], draw=True)})
+        huge = next(row for row in rows if row["case"] == "huge page")
+        rows.append({"case": "huge page, drawn", "file_mb": huge["file_mb"], **probe(files["huge page"], draw=True)})
         result = {"cases": rows, "vault": vault_sync(folder, files)}
     if args.json:
         print(json.dumps(result, ensure_ascii=False, indent=2))

@@ -9,7 +9,6 @@ import json
 import shutil
 import tempfile
 import time
-import zlib
 from pathlib import Path
 
 import pytest
@@ -18,6 +17,7 @@ from click.testing import CliRunner
 from rag.agents.mcp_server import VaultTools
 from rag.answer.ask import ask
 from rag.cli import cli
+from rag.devtools.hostile_pdfs import bomb
 from rag.errors import NoteError, VaultError
 from rag.index.chunking import chunk_note
 from rag.knowledge import Knowledge
@@ -98,28 +98,6 @@ def test_a_pdf_over_the_size_limit_or_a_reader_over_its_time_or_memory_is_skippe
     monkeypatch.setattr(pdf, "SECONDS", 0.01)
     with pytest.raises(NoteError, match="took more than 0 s to read"):
         read("manual.pdf")
-
-
-def bomb(megabytes: int) -> bytes:
-    """A one-page PDF of ~0.3% its size whose page's text stream inflates to `megabytes` (a decompression bomb)."""
-    packer = zlib.compressobj(9)
-    ops = b"BT /F1 12 Tf 72 712 Td (a) Tj ET\n" * 30_000
-    data = b"".join(packer.compress(ops) for _ in range(megabytes * 1_000_000 // len(ops))) + packer.flush()
-    objects = [
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
-        b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(data) + data + b"\nendstream",
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-    ]
-    out, offsets = [b"%PDF-1.7\n"], []
-    for n, body in enumerate(objects, 1):
-        offsets.append(sum(map(len, out)))
-        out.append(b"%d 0 obj\n" % n + body + b"\nendobj\n")
-    xref = sum(map(len, out))
-    out.append(b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1) + b"".join(b"%010d 00000 n \n" % o for o in offsets))
-    out.append(b"trailer << /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref))
-    return b"".join(out)
 
 
 def test_a_decompression_bomb_stops_at_the_readers_memory_bound_and_the_rest_of_the_vault_is_indexed(workspace, monkeypatch):
