@@ -30,7 +30,13 @@ SEPARATOR = " › "
 # as `index_text` does not change). 1: headings as a reader sees them.
 HEADING_PATH_VERSION = 1
 _MD = MarkdownIt("commonmark").enable("table")
+_PAGE = re.compile(r"p\. (\d+)")  # a PDF page's heading (rag/notes/pdf.py: `# p. N`) as it stands in a heading path
 _SENTENCE_END = re.compile(r"(?<=[.!?…;])\s+")
+
+
+def page_of(heading_path: str) -> int | None:
+    """The PDF page a chunk is on, from its heading path ("Paper › p. 3 › Methods" → 3); None for a note's."""
+    return next((int(m.group(1)) for part in heading_path.split(SEPARATOR) if (m := _PAGE.fullmatch(part))), None)
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from rag.errors import EmbedderError
-from rag.index.chunking import SEPARATOR
+from rag.index.chunking import page_of
 from rag.notes import pdf
 from rag.notes.links import note_for
 from rag.text import wikilinks
@@ -56,7 +56,7 @@ def _best_passage(retriever, query: str, path: str, page: int | None):
     if not rows:
         return None
     if page is not None:
-        paged = [h.chunk.rowid for h in retriever.hits_of(rows) if f"p. {page}" in h.chunk.heading_path.split(SEPARATOR)]
+        paged = [h.chunk.rowid for h in retriever.hits_of(rows) if page_of(h.chunk.heading_path) == page]
         rows = paged or rows
     try:
         scored = retriever.dense_ranking(query, len(rows), rows=rows)

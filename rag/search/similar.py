@@ -19,13 +19,12 @@ knows nothing about embedders or the UI.
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from rag.errors import NoteError
-from rag.index.chunking import SEPARATOR
+from rag.index.chunking import page_of
 from rag.index.storage import IndexStore
 from rag.notes import pdf
 from rag.search.languages import align_scripts
@@ -43,7 +42,6 @@ TYPICAL_COSINE = 0.82  # median pair cosine of the bench's and the demo vault (0
 MIN_NOTES = 10  # fewer notes than this: too few pairs to rank against (no percentile, TYPICAL_COSINE as median)
 PAIR_SAMPLE = 20_000  # note pairs sampled for the percentiles (all pairs, when a vault has no more)
 CANDIDATES = 20  # each note's nearest notes checked for near-duplicates
-_PAGE = re.compile(r"^p\. (\d+)$")  # a PDF passage's page, in its heading path (rag/notes/pdf.py)
 _BLOCK = 1024  # rows of the note-by-note similarity matrix computed at once (bounded memory for big vaults)
 
 
@@ -148,7 +146,7 @@ def _pdf_pages(chunks: dict, rowids: np.ndarray, unit: np.ndarray, paths: list, 
         path = paths[i]
         if not path.lower().endswith(pdf.SUFFIX):
             continue
-        page = next((int(m.group(1)) for part in chunks[int(rowids[i])].heading_path.split(SEPARATOR) if (m := _PAGE.match(part))), None)
+        page = page_of(chunks[int(rowids[i])].heading_path)
         if page is not None:
             pages, at = rows.setdefault(path, ([], []))
             pages.append(page)
