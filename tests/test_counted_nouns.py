@@ -18,3 +18,11 @@ def test_units_months_function_words_and_punctuation_say_nothing_of_what_a_numbe
 def test_a_quoted_capitalised_word_first_in_a_sentence_is_a_name():
     assert "Пантеры" in [s.text for s in specifics("«Пантеры» лидировали в команде по сэкам — 11.") if s.soft]
     assert "Пантеры" not in [s.text for s in specifics("Пантеры лидировали в команде по сэкам — 11.") if s.soft]
+
+
+def test_digits_inside_a_name_are_part_of_the_name_not_a_number():
+    # "GPIO34" was read as the number 4 (a number could start inside another), so a claim naming pins was refused
+    # as "S1 says 1, not 5"
+    numbers = {k for s in specifics("GPIO34 on ADC1, COVID19 and H2O; 4 pins at 3.3 V") for k in s.keys if k.startswith("num:")}
+    assert numbers == {"num:4", "num:3.3"}
+    assert "GPIO34" in [s.text for s in specifics("GPIO34 on ADC1") if s.soft]

@@ -107,6 +107,16 @@ def test_a_purpose_lead_in_that_restates_the_question_is_not_the_notes_to_state(
     assert claim.status == "supported"
 
 
+def test_a_pin_named_with_digits_is_compared_as_a_name_not_as_its_last_digits(models):
+    # the demo's pin map: "GPIO14" was also the number 4 and "GPIO13" the number 3, so a wrong pin was refused for
+    # the wrong reason ("S1 says 4, not 3") and a right one could be refused by another row's digits
+    table = "| Signal | ESP32 pin |\n|---|---|\n| DS18B20 data | GPIO4 |\n| Relay 3 | GPIO14 |\n| Soil moisture #4 | GPIO35 |"
+    (right,) = verdict("The DS18B20 data line is on GPIO4 [S1].", table, models=models)
+    assert right.status == "supported", right.reason
+    (wrong,) = verdict("The DS18B20 data line is on GPIO13 [S1].", table, models=models)
+    assert wrong.status == "unsupported" and "GPIO13" in wrong.reason and not wrong.evidence, wrong.reason
+
+
 def test_a_number_in_an_enumeration_counts_what_the_enumeration_does(models):
     # a correct claim from a real answer was refused as "S1 says 60, not 35": its 35 closed the list of pins
     text = (

@@ -8,8 +8,10 @@ from __future__ import annotations
 import re
 from decimal import Decimal, InvalidOperation
 
+# A number starts after neither a letter nor a digit: the digits of "GPIO34", "ADC1" or "COVID19" are part of a name,
+# and a number never starts inside another ("34" is not also "4").
 NUMBER = re.compile(
-    r"(?<![^\W\d_])(?:\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?:[.,]\d+)?(?!\d)|\d+(?:[.,]\d+)*)"
+    r"(?<![^\W_])(?:\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?:[.,]\d+)?(?!\d)|\d+(?:[.,]\d+)*)"
     r"(?:[ \u00a0]?(?P<scale>thousand|million|billion|тыс\.?|тысяч\w*|млн\.?|миллион\w*|млрд\.?|миллиард\w*)(?!\w))?",
     re.IGNORECASE,
 )
