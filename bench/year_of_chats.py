@@ -21,6 +21,8 @@ Measured, in this order:
 - memory after sustained use: the same process answers questions (`Knowledge.ask`, extractive) in a loop for
   `--soak-minutes`; RSS at the start, every `--soak-every` minutes and at the end, and growth per 100 questions after the first
   sample (the 100 questions go round; the first answers load the reader and fill caches once).
+Each phase's result goes to stderr as soon as it is known (and each RSS sample of the soak), so a run of hours shows
+where it is and a stopped one keeps what it measured; the whole result is printed at the end.
 """
 
 from __future__ import annotations
@@ -187,6 +189,7 @@ def soak(knowledge: Knowledge, asked: list[str], minutes: float, every: float) -
         answered += 1
         if elapsed >= samples[-1][0] * 60 + every * 60:
             samples.append((elapsed / 60, answered, me.memory_info().rss / 1e6))
+            _progress("soak", {"minute": round(elapsed / 60, 1), "questions": answered, "rss_mb": round(samples[-1][2])})
     samples.append(((time.perf_counter() - started) / 60, answered, me.memory_info().rss / 1e6))
     # growth from the first sample after the start: the first answers load the reader and fill caches once
     (_, q0, first), (_, q1, last) = samples[1 if len(samples) > 2 else 0], samples[-1]
@@ -197,6 +200,12 @@ def soak(knowledge: Knowledge, asked: list[str], minutes: float, every: float) -
         "seconds_per_answer": round(minutes * 60 / answered, 2) if answered else None,
         "process_peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
     }
+
+
+def _progress(what: str, value) -> None:
+    """A phase's result on stderr as soon as it is known: a run of hours shows where it is, and a stopped one keeps
+    what it measured."""
+    print(f"{what}: {json.dumps(value, ensure_ascii=False)}", file=sys.stderr, flush=True)
 
 
 def main() -> None:
@@ -220,11 +229,15 @@ def main() -> None:
     db = args.work / "index" / "index.db"
     groups = questions(built.pop("used"), max(1, args.questions // 4))
     result = {"vault": built, "cold_index": indexed, "size": sizes(db, built["vault_md_mb"])}
+    for what in result:
+        _progress(what, result[what])
     result["ask_fresh"] = ask_fresh(vault, db, [q for qs in zip_longest(*groups.values()) for q in qs if q][:5])
+    _progress("ask_fresh", result["ask_fresh"])
     settings = load_settings(vault=vault, db_path=db, env={"RAG_EMBED_ENGINE": args.engine})
     with LiveIndex(settings) as live:
         knowledge = Knowledge(live.start(), reads_wait=False)  # as the app makes it
         result["search"] = search_latency(knowledge, groups)
+        _progress("search", result["search"])
         result["soak"] = soak(knowledge, sum(groups.values(), []), args.soak_minutes, args.soak_every)
     result["load_avg"] = [round(x, 2) for x in os.getloadavg()]
     if not args.vault:
