@@ -106,7 +106,8 @@ def _claim_evidence(c, context) -> None:
         else:
             key = "claim.line" if e.start_line == e.end_line else "claim.lines"
             where = t(key, source=e.source, start=e.start_line, end=e.end_line)
-        st.markdown(f"> :gray[{where}] {untrusted.words(e.text)}")
+        lines = "  \n> ".join(untrusted.words(line) for line in e.text.split("\n"))  # a table's rows one to a line
+        st.markdown(f"> :gray[{where}] {lines}")
     if c.unmatched and c.status in SUPPORTING:
         st.caption(":orange[" + t("claim.unmatched", words=", ".join(c.unmatched)) + "]")
     if not c.evidence:

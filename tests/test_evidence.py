@@ -117,6 +117,25 @@ def test_a_pin_named_with_digits_is_compared_as_a_name_not_as_its_last_digits(mo
     assert wrong.status == "unsupported" and "GPIO13" in wrong.reason and not wrong.evidence, wrong.reason
 
 
+PIN_MAP = (  # the demo's pin map (rag/demo_vault/Projects/Greenhouse/Notes/Sensor wiring.md)
+    "| Signal | ESP32 pin | Notes |\n|---|---|---|\n"
+    "| Soil moisture #1 (tomatoes, left) | GPIO32 | ADC1 channel 4 |\n| Soil moisture #2 (tomatoes, right) | GPIO33 | ADC1 channel 5 |\n"
+    "| Soil moisture #3 (cucumbers) | GPIO34 | ADC1 channel 6, input only |\n| Soil moisture #4 (peppers) | GPIO35 | ADC1 channel 7, input only |\n"
+    "| DS18B20 data (1-Wire) | GPIO4 | 4.7 kΩ pull-up to 3.3 V |"
+)
+
+
+def test_a_claim_that_lists_rows_of_a_table_is_supported_by_those_rows_and_a_mix_of_two_rows_is_not(models):
+    # a real answer of the local model, refused as "S1 says 1, not 7" while the four rows say it
+    (listed,) = verdict("GPIO32, GPIO33, GPIO34, GPIO35 — ADC1 channels 4, 5, 6, 7, input only [S1].", PIN_MAP, models=models)
+    assert listed.status == "supported", listed.reason
+    assert [(e.start_line, e.end_line) for e in listed.evidence] == [(12, 15)]
+    (mixed,) = verdict("GPIO32 is ADC1 channel 5 [S1].", PIN_MAP, models=models)  # one row's pin, the next row's channel
+    assert mixed.status == "unsupported" and not mixed.evidence
+    (wrong,) = verdict("GPIO32, GPIO33, GPIO34, GPIO35 — ADC1 channels 4, 5, 6, 8 [S1].", PIN_MAP, models=models)
+    assert wrong.status == "unsupported" and "8" in wrong.reason
+
+
 def test_a_number_in_an_enumeration_counts_what_the_enumeration_does(models):
     # a correct claim from a real answer was refused as "S1 says 60, not 35": its 35 closed the list of pins
     text = (

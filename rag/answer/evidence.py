@@ -1,7 +1,8 @@
-"""A claim's evidence: the sentence, two sentences or table row of a source that states it, found among every source of
-the frozen context, and how likely it is that it states it — one learned verdict over what the check measures.
+"""A claim's evidence: the sentence, two sentences, table row or rows of a source that states it, found among every
+source of the frozen context, and how likely it is that it states it — one learned verdict over what the check measures.
 
-For each window of each passage (`support`'s units: sentences, rows, code lines; one, or two in a row) the features
+For each window of each passage (`support`'s units: sentences, rows, code lines; one, two in a row, or a run of a
+table's rows that lists what the claim lists: `support.listed`) the features
 are the rules' signals — the claim's specifics found there with what they count (`support.found`), its names in the
 sentence itself rather than only in the heading, the share of its words, a negation on one side only — and two
 models' readings: the claim–sentence cosine (e5, from the index's stored sentence vectors) and the pair scorer's
@@ -121,14 +122,15 @@ def threshold(*, read_by_models: bool, weights: dict[str, Weights] | None = None
 
 
 def windows(passage: Passage) -> list[Window]:
-    """Every sentence, row and code line of a passage, and every two sentences in a row."""
-    return [window_of(passage, w) for w in support.windows(len(passage.units)) if w and not (len(w) == 2 and w[1] >= passage.prose)]
+    """Every sentence, row and code line of a passage, every two sentences in a row, and runs of a table's rows."""
+    return [window_of(passage, w) for w in support.windows(len(passage.units), passage.rows) if w and not (len(w) == 2 and w[1] >= passage.prose)]
 
 
 def window_of(passage: Passage, units: tuple[int, ...]) -> Window:
     """These units of the passage as one window: their lines and their text."""
     lines = [passage.lines[i] for i in units] if passage.lines and units else [(0, 0)]
-    text = " ".join(passage.units[i].text for i in units)
+    rows = len(units) > 1 and all(i in passage.rows for i in units)
+    text = ("\n" if rows else " ").join(passage.units[i].text for i in units)  # rows stay one to a line
     return Window(passage.id, units, min(a for a, _ in lines), max(b for _, b in lines), text)
 
 
@@ -219,7 +221,7 @@ def judge_claim(
     `support.judge` of the claim and each passage, when the caller has it."""
     weights = weights or load_weights()
     words = weights["words"]
-    candidates = [(p, w) for p in passages.values() for w in windows(p)]
+    candidates = [(p, w) for p in passages.values() for w in windows(p) if support.listed(claim, p, w.units)]
     if not candidates:
         return []
     rules = rules or {pid: support.judge(claim, p) for pid, p in passages.items()}

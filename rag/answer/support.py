@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 
 from rag.answer.claim_view import ClaimView
-from rag.answer.passage_units import Passage, Unit
+from rag.answer.passage_units import Passage, Unit, unit_of
 from rag.answer.specifics import Specific, occurs, specifics
 from rag.search.text_vectors import TextVectors
 from rag.text import sentences
@@ -37,6 +37,7 @@ INSTRUCTION_OVERLAP = 0.5  # a claim this close to an instruction in a note repe
 # A table row holding every specific of a claim (its number counting what the claim counts) says what the claim says
 # when this share of the claim's words are in it: the rest ("costs", "was") is what the column's header means.
 ROW_OVERLAP_MIN = 0.34
+TABLE_RUN = 6  # rows of one table read together at most
 COMPOUND_MIN = 5  # a stem this long found inside a longer word counts («билет» in «авиабилеты», "token" in "tokenizer")
 _PRONOUN = re.compile(r"\b(?:he|she|it|they|his|her|its|their|him|them|он|она|оно|они|его|её|ее|их|ему|ей|им)\b", re.I)
 
@@ -78,7 +79,9 @@ def judge(claim: ClaimView, passage: Passage) -> Verdict:
         return Verdict(absent + elsewhere, 0.0, same_script=same)
     closest: tuple[float, int, tuple[Specific, ...], tuple[int, ...]] = (-1.0, 0, (), ())
     ok: list[tuple[tuple[int, ...], float]] = []
-    for window in windows(len(passage.units)):
+    for window in windows(len(passage.units), passage.rows):
+        if not listed(claim, passage, window):
+            continue
         units = [passage.heading] + [passage.units[i] for i in window]
         named = named_in(claim, passage, window)
         missing = tuple(
@@ -98,11 +101,31 @@ def judge(claim: ClaimView, passage: Passage) -> Verdict:
     return Verdict(closest[2], 0.0, same_script=same, nearest=closest[3])
 
 
+def listed(claim: ClaimView, passage: Passage, window: tuple[int, ...]) -> bool:
+    """Rows read together state a claim only as a list: every row holds a specific of the claim that no other row
+    of the window holds, and in a column they share ("GPIO32–35 — channels 4–7": each row its pin). One row's name
+    with the next row's value is no list ("GPIO32 is channel 5": the pin column of one, the notes of the other).
+    Two rows that hold the same of the claim's specifics, and sentences read together, are judged as before."""
+    if len(window) < 2 or not all(i in passage.rows for i in window):
+        return True
+    held = [{k for k, s in enumerate(claim.specifics) if found(s, claim, passage.units[i])} for i in window]
+    own = [mine - set().union(*(other for j, other in enumerate(held) if j != k)) for k, mine in enumerate(held)]
+    if len(window) == 2 and not any(own):
+        return True
+    if not all(own):
+        return False
+    columns = []
+    for i, mine in zip(window, own):
+        cells = passage.units[i].text.split("; ")  # a row reads "Header: cell; …", empty cells left out (rag/text/sentences.py)
+        columns.append({cell.partition(": ")[0] for cell in cells for n in mine if found(claim.specifics[n], claim, unit_of(cell))})
+    return bool(set.intersection(*columns))
+
+
 def named_in(claim: ClaimView, passage: Passage, window: tuple[int, ...]) -> list[Unit]:
     """Where the claim's names may be in a window: the heading and the sentence that says what the claim says of
     them — or, when that sentence refers back ("He is also the oldest…"), the sentence before it too."""
     units = [passage.units[i] for i in window]
-    if len(units) < 2:
+    if len(units) != 2:  # one sentence or row; or a run of rows, each naming its own (`listed`)
         return [passage.heading, *units]
     first, second = units
     if share(claim.words, [first]) >= share(claim.words, [second]):
@@ -218,8 +241,11 @@ def _inside(a: str, b: str) -> bool:
     return (len(a) >= COMPOUND_MIN and a in b) or (len(b) >= COMPOUND_MIN and b in a)
 
 
-def windows(n: int) -> list[tuple[int, ...]]:
-    return [(i,) for i in range(n)] + [(i, i + 1) for i in range(n - 1)] or [()]
+def windows(n: int, rows: frozenset[int] = frozenset()) -> list[tuple[int, ...]]:
+    """Each unit, each two in a row, and each run of three to TABLE_RUN rows of one table: a claim may list what
+    several rows say ("GPIO32–35 are ADC1 channels 4–7" is four rows of a pin map)."""
+    runs = [tuple(range(i, i + k)) for i in sorted(rows) for k in range(3, TABLE_RUN + 1) if all(j in rows for j in range(i, i + k))]
+    return [(i,) for i in range(n)] + [(i, i + 1) for i in range(n - 1)] + runs or [()]
 
 
 def share(words: tuple[frozenset[str], ...], units: list[Unit]) -> float:

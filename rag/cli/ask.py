@@ -81,7 +81,8 @@ def _grounding_lines(answer) -> list[str]:
             source = answer.context.get(e.source)
             page = source.place_of(e.start_line, e.end_line) if source is not None else None
             where = f"{e.source} {page}" if page else f"{e.source} lines {e.start_line}-{e.end_line}"
-            lines.append(f"      {where}: “{readable(e.text)}”")
+            quoted = readable(e.text).replace("\n", "\n        ")  # a table's rows one to a line, under the first
+            lines.append(f"      {where}: “{quoted}”")
         if c.unmatched and c.status in SUPPORTING:
             lines.append(f"      not in those lines: {', '.join(c.unmatched)}")
     if answer.citations and any(c.status in ("misattributed", "uncited") for c in answer.claims):
