@@ -146,6 +146,22 @@ def test_claims_the_notes_do_not_support_are_marked_with_the_reason_and_correcti
     assert "no sentence of the sources states it" in texts(checked.caption)
 
 
+def test_evidence_made_of_a_tables_rows_is_shown_one_row_to_a_line(app, vault, monkeypatch):
+    pins = "| Signal | ESP32 pin | Notes |\n|---|---|---|\n" + "".join(
+        f"| Soil moisture #{n} | GPIO{31 + n} | ADC1 channel {3 + n} |\n" for n in range(1, 5)
+    )
+    (vault / "Notes" / "Sensor wiring.md").write_text(f"# Sensor wiring\n\n## Pin map\n\n{pins}", encoding="utf-8")
+    with FakeOpenAI() as server:
+        server.script_chat("GPIO32, GPIO33, GPIO34 and GPIO35 are ADC1 channels 4, 5, 6 and 7 [S1].")
+        monkeypatch.setenv("RAG_CHAT_MODEL", "fake-chat")
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        at = ask(app(), "Which ESP32 pins are the soil moisture sensors on?")
+    checked = next(e for e in at.expander if e.label == "How each sentence was checked")
+    evidence = shown(checked.markdown)
+    assert "Supported" in evidence and "S1, lines 7–10" in evidence, evidence
+    assert "GPIO32; Notes: ADC1 channel 4  \n> Signal: Soil moisture #2" in evidence  # each row a line of the quote
+
+
 def test_a_model_answer_with_no_supported_claim_is_not_found_and_never_says_nothing_was_made_up(app, monkeypatch):
     with FakeOpenAI() as server:
         server.script_chat("The capital of Australia is Canberra [S1].")
