@@ -136,6 +136,20 @@ def test_a_claim_that_lists_rows_of_a_table_is_supported_by_those_rows_and_a_mix
     assert wrong.status == "unsupported" and "8" in wrong.reason
 
 
+def test_a_russian_claim_that_lists_rows_of_a_budget_is_supported_by_them_and_swapped_sums_are_not(models):
+    budget = (  # the demo's Baikal budget (rag/demo_vault/Notes/Поездка на Байкал.md)
+        "| Статья | Сумма, ₽ |\n|---|---|\n| Авиабилеты Казань — Иркутск — Казань | 46 800 |\n"
+        "| Жильё (Иркутск 2 ночи, Листвянка 1, Хужир 4, Иркутск 1) | 21 600 |\n| Трансфер на Ольхон и паром | 6 400 |\n"
+        "| Еда и кафе | 14 200 |\n| Экскурсия на мыс Хобой и музей | 5 000 |\n| Прочее (сувениры, такси, SIM-карта) | 3 400 |"
+    )
+    (listed,) = verdict("Еда стоила 14 200 ₽, экскурсия 5 000 ₽, прочее 3 400 ₽ [S1].", budget, models=models)
+    assert listed.status == "supported", listed.reason
+    assert [(e.start_line, e.end_line) for e in listed.evidence] == [(15, 17)]
+    for wrong in ("Авиабилеты обошлись в 21 600 ₽, жильё — в 46 800 ₽ [S1].", "Жильё обошлось в 6 400 ₽ [S1]."):
+        (claim,) = verdict(wrong, budget, models=models)
+        assert claim.status == "unsupported" and not claim.evidence, wrong
+
+
 def test_a_number_in_an_enumeration_counts_what_the_enumeration_does(models):
     # a correct claim from a real answer was refused as "S1 says 60, not 35": its 35 closed the list of pins
     text = (
