@@ -202,3 +202,12 @@ def test_the_setting_comes_from_env_or_rag_toml_and_a_bad_value_names_the_settin
     assert (from_file.sentence_vectors, from_file.sentence_weight) == (False, 2.0)
     with pytest.raises(ConfigError, match="sentence_vectors must be true or false"):
         load_settings(vault=tmp_path, env={"RAG_SENTENCE_VECTORS": "maybe"})
+
+
+def test_a_table_row_is_read_back_into_its_cells_with_their_columns():
+    # the claim check reads a run of rows as a list only when their specifics share a column (support.listed)
+    for header, cells, expected in (
+        (["Signal", "ESP32 pin", "Notes"], ["Soil moisture #1", "GPIO32", ""], [("Signal", "Soil moisture #1"), ("ESP32 pin", "GPIO32")]),
+        ([], ["Flights", "46 800"], [("0", "Flights"), ("1", "46 800")]),
+    ):
+        assert sentences.row_cells(sentences.row_text(header, cells)) == expected

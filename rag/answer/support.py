@@ -116,8 +116,8 @@ def listed(claim: ClaimView, passage: Passage, window: tuple[int, ...]) -> bool:
         return False
     columns = []
     for i, mine in zip(window, own):
-        cells = passage.units[i].text.split("; ")  # a row reads "Header: cell; …", empty cells left out (rag/text/sentences.py)
-        columns.append({cell.partition(": ")[0] for cell in cells for n in mine if found(claim.specifics[n], claim, unit_of(cell))})
+        cells = sentences.row_cells(passage.units[i].text)
+        columns.append({column for column, cell in cells for n in mine if found(claim.specifics[n], claim, unit_of(cell))})
     return bool(set.intersection(*columns))
 
 

@@ -28,6 +28,15 @@ def row_text(header: list[str], cells: list[str]) -> str:
     return " | ".join(c for c in cells if c)
 
 
+def row_cells(text: str) -> list[tuple[str, str]]:
+    """`row_text` read back: each cell it shows with its column, the header's words ("Sum", "46 800"), or its place
+    among the shown cells in a row read without a header ("1", "46 800")."""
+    parts = text.split("; ")
+    if all(": " in part for part in parts):
+        return [tuple(part.split(": ", 1)) for part in parts]
+    return [(str(k), cell) for k, cell in enumerate(text.split(" | "))]
+
+
 def visible_text(text: str) -> str:
     """Resolve wikilinks to the text a reader sees: [[a|b]] → b, [[a]] → a, [[a#h]] → a."""
     return _WIKILINK.sub(lambda m: (m.group(2) or m.group(1)).strip(), text)
