@@ -74,6 +74,18 @@ def test_citation_markers_inside_a_note_are_defanged_in_quotes(workspace, vault)
     assert phantoms(answer.text, answer.context.ids) == [] and hits
 
 
+def test_a_quoted_line_ending_in_a_space_is_still_an_answer_with_its_claim(workspace, vault):
+    # Found on the Diplodoc manual: the note's last quoted line ended in a space, the answer's text was stripped of it,
+    # and `ask` failed looking for the quote in its own text
+    (vault / "Logo.md").write_text("# Logo\n\n* `title` — the zanzibar text shown instead of the logo. \n", encoding="utf-8")
+    workspace.sync()
+    answer = ask(workspace, "What is the zanzibar text?")
+    assert not answer.not_found and answer.claims
+    claim = answer.claims[0]
+    assert "zanzibar text shown instead of the logo." in answer.text[claim.start : claim.end]
+    assert all(not line.endswith(" ") for line in answer.text.splitlines())
+
+
 @pytest.fixture(scope="module")
 def real_ws(tmp_path_factory, real_embedder):
     root = tmp_path_factory.mktemp("real")

@@ -24,7 +24,9 @@ def quote_block(q: Quote, source: Source | None, lang: str) -> str:
     label = " ".join(q.label.split())
     dated = source is not None and source.dated and not full_date(_WIKILINK.sub("", q.text))  # a log's row says its own
     day = f" · {day_label(source.dated, lang)}" if dated else ""
-    return f"{label}{day} [{q.source_id}]\n" + "\n".join(f"> {line}" for line in q.text.split("\n"))
+    # Lines end without spaces: a trailing space of the note's last line would be cut from the answer's text, and
+    # the quote then not found in it
+    return f"{label}{day} [{q.source_id}]\n" + "\n".join(f"> {line}".rstrip() for line in q.text.split("\n"))
 
 
 def quoted_claims(text: str, blocks: list[str], quotes: tuple[Quote, ...]) -> tuple[CheckedClaim, ...]:
