@@ -207,6 +207,29 @@ def test_a_period_question_whose_topic_the_period_lacks_is_not_found(tmp_path, r
         assert "tomatoes" in ask(ws, "What did I do on 4 April?", today=today).text
 
 
+def test_a_question_about_a_span_of_days_quotes_each_days_part_and_a_logs_rows_from_then_as_one(tmp_path, real_embedder):
+    """ "What happened with the Golf in March?" is two days of the journal, not the best one; a log's rows from the
+    span are one quote under the table's header, not one quote a row; a question about one day stays one quote."""
+    root = tmp_path / "vault"
+    for path, text in {**JOURNAL, "Notes/Bread.md": NOTES["Notes/Bread.md"]}.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text, encoding="utf-8")
+    settings = load_settings(vault=root, db_path=tmp_path / "index.db", env={})
+    with Workspace.open(settings, create=True, embedder=real_embedder) as ws:
+        ws.sync()
+        golf = ask(ws, "What happened with the Golf in March?", today=date(2026, 4, 10))
+        assert "5,800 euros" in golf.text and "asking 6300 euros" in golf.text, golf.text
+        assert "tomatoes" not in golf.text  # April's note is outside the span
+        paths = [golf.context.get(q.source_id).path for q in golf.quotes]
+        assert {"Journal/2026-03-02.md", "Journal/2026-03-21.md"} <= set(paths)
+        loaves = ask(ws, "Which loaves did I bake between March 1 and April 30?", today=date(2026, 5, 8))
+        (table,) = [q for q in loaves.quotes if "| Date | Loaf |" in q.text]
+        assert "2026-03-29 | everyday loaf" in table.text and "2026-04-26 | focaccia" in table.text
+        assert "2026-06-01" not in loaves.text and loaves.text.count("| Date | Loaf |") == 1
+        one_day = ask(ws, "How much did I sell the Golf for on 21 March?", today=date(2026, 4, 10))
+        assert len(one_day.quotes) == 1 and "5,800" in one_day.text and "6300" not in one_day.text
+
+
 def test_an_index_from_before_dates_gets_them_on_the_next_sync_without_embedding_again(dated_settings, fake_embedder):
     with Workspace.open(dated_settings, create=True, embedder=fake_embedder) as ws:
         ws.sync()

@@ -8,7 +8,10 @@
    reader scores nearly as well; the total row when a how-much question asks for the whole, not a row it names).
 3. A question that asks two things ("when … and how much …") gets a second quote for the other, from the same note,
    when one of its units fits it.
-4. **Not found** when the reader's probability that the context answers at all is under its calibrated threshold
+4. A question about a span of days ("since April 20", «с февраля по март») gets each day's part: the best unit of
+   up to PERIOD_QUOTES days from the span that are about what it asks, in the days' order after the answer, and a
+   log's rows from the span as one quote under its header.
+5. **Not found** when the reader's probability that the context answers at all is under its calibrated threshold
    (both fitted by bench/reader_fit.py on answerable and off-topic questions).
 Each quote is labelled with its note and section ("Люди и контакты › Семья"), so two similar facts are told apart.
 How much of the note around the chosen unit is quoted (growing, a row's table) is `quote_lines`.
@@ -40,6 +43,15 @@ NAVIGATION_MARGIN = 2.0  # an index entry ("[[Note]] — …") answers only when
 # bench/time_questions' 16 newest-first questions, answer contains every key: 6 without, 6 at 0.75, 7 at 1.5, 8 at 3.
 NEWEST_MARGIN = 3.0
 ROW_MARGIN = ALSO_MARGIN  # a table row is quoted with the rows next to it that score within this of it
+# A question about a span of days ("since April 20", «с февраля по март», "last week") is answered by each day's part:
+# the best unit of up to PERIOD_QUOTES days from inside the span, each scoring within PERIOD_MARGIN of the best.
+# bench/time_questions (56) and bench/time_dev2 (136), answer contains every key: 0.589 / 0.801 with one quote and one
+# more within ALSO_MARGIN; 3 days at margin 1.5 or 2: 0.625 / 0.801; 3 at 3.0: 0.661 / 0.801; 4 at 3.0: 0.661 / 0.809;
+# and only units about the question (`_from_period`) at a cosine 0.02 under the best's: 0.643 / 0.809 (at 0: 0.607 /
+# 0.801; without it, a month's decisions came with that month's bake log).
+PERIOD_QUOTES = 4
+PERIOD_MARGIN = NEWEST_MARGIN
+PERIOD_COSINE = 0.02
 
 
 @dataclass(frozen=True)
@@ -87,8 +99,15 @@ def extract(
     second = _second_part(reading, best, asked, quotes[0])
     if second is not None:
         quotes.append(_quote(reading, second, asked[1:] or asked, question))
+    # "When did I last …" is one day; a question about a span gets each day's part of it
+    days = []
+    if newest_until is None and _spans_days(period):
+        quotes[0] = _quote(reading, best, asked, question, rows=_rows_of_period(reading, best))
+        days = _days_of_period(reading, best, quotes)
+        for other in days:
+            quotes.append(_quote(reading, other, asked, question, rows=_rows_of_period(reading, other, best)))
     also = _also(reading, best, quotes) if newest_until is None else None  # an older place is not "the last time"
-    if also is not None and len(quotes) < MAX_QUOTES:
+    if also is not None and len(quotes) < max(MAX_QUOTES, PERIOD_QUOTES if days else 0):
         quotes.append(_quote(reading, also, asked, question))
     return Extract(tuple(quotes), not_found=False, answerable=reading.answerable)
 
@@ -133,6 +152,62 @@ def _newest(reading: Reading, best: int, until: date) -> int:
     return max(dated)[2] if dated else best
 
 
+def _spans_days(period: reader.Period | None) -> bool:
+    """The question names more than one day ("in March", "since May", "before 2025"), not one ("on 2 May")."""
+    return period is not None and (period[0] is None or period[1] is None or period[0] < period[1])
+
+
+def _days_of_period(reading: Reading, best: int, quotes: list[Quote]) -> list[int]:
+    """For a question about a span of days: the best unit of each other day from the span (dated inside it, scoring
+    within PERIOD_MARGIN of the best, not quoted yet), of the best-scoring days up to PERIOD_QUOTES quotes in all,
+    in the days' order. A day is what the unit's lines name, else its passage's day."""
+    chosen = reading.candidates[best]
+    chosen_day = _unit_day(chosen, date.max)
+    by_day: dict[object, tuple[date, int]] = {}  # a day, or a table: its rows from the span are one quote
+    for i in _from_period(reading, best):
+        c = reading.candidates[i]
+        if any(q.source_id == c.source.id and q.line <= c.unit.end_line and c.unit.start_line <= q.end_line for q in quotes):
+            continue
+        day = _unit_day(c, date.max)
+        if day is None or day == chosen_day:
+            continue
+        key = (c.source.id, c.unit.block) if c.unit.kind == ROW else day
+        if key == (chosen.source.id, chosen.unit.block) and chosen.unit.kind == ROW:
+            continue
+        if key not in by_day or reading.scores[i] > reading.scores[by_day[key][1]]:
+            by_day[key] = (min(day, by_day[key][0]) if key in by_day else day, i)
+    best_days = sorted(by_day.values(), key=lambda di: -reading.scores[di[1]])[: max(0, PERIOD_QUOTES - len(quotes))]
+    return [i for _, i in sorted(best_days)]
+
+
+def _from_period(reading: Reading, best: int) -> list[int]:
+    """The units dated inside the question's span that score within PERIOD_MARGIN of the best and are about what it
+    asks: they hold some of its words (or their headings do), or are nearly as close to it in meaning as the best
+    (PERIOD_COSINE). A February bake log is from February, but does not say what I decided then."""
+    inside, words, cos = (reader.FEATURES.index(f) for f in ("in_period", "kw_heading", "cos"))
+    floor = reading.scores[best] - PERIOD_MARGIN
+    f = reading.features
+
+    def about(i: int) -> bool:
+        return i == best or f[i, words] > 0 or f[i, cos] >= f[best, cos] - PERIOD_COSINE
+
+    return [i for i in range(len(reading.candidates)) if f[i, inside] > 0 and reading.scores[i] >= floor and about(i)]
+
+
+def _rows_of_period(reading: Reading, i: int, best: int | None = None) -> frozenset[int]:
+    """For a table row: the first lines of its table's other rows from the span (a log's rows of those days)."""
+    c = reading.candidates[i]
+    if c.unit.kind != ROW:
+        return frozenset()
+    return frozenset(
+        reading.candidates[k].unit.start_line
+        for k in _from_period(reading, i if best is None else best)
+        if reading.candidates[k].source.id == c.source.id
+        and reading.candidates[k].unit.kind == ROW
+        and reading.candidates[k].unit.block == c.unit.block
+    )
+
+
 def _unit_day(candidate, until: date) -> date | None:
     named = [d for d in dates_in(candidate.unit.text) if d <= until]
     if named:
@@ -155,10 +230,10 @@ def _also(reading: Reading, best: int, quotes: list[Quote]) -> int | None:
     return other if reading.scores[other] >= reading.scores[best] - ALSO_MARGIN else None
 
 
-def _quote(reading: Reading, best: int, asked: tuple[str, ...], question: str, *, alone: bool = False) -> Quote:
+def _quote(reading: Reading, best: int, asked: tuple[str, ...], question: str, *, alone: bool = False, rows: frozenset[int] = frozenset()) -> Quote:
     chosen = reading.candidates[best]
     if chosen.unit.kind == ROW:
-        text, line, end_line = quote_lines.row_lines(reading, best, asked, question, margin=ROW_MARGIN, alone=alone)
+        text, line, end_line = quote_lines.row_lines(reading, best, asked, question, margin=ROW_MARGIN, alone=alone, rows=rows)
         score = round(float(reading.scores[best]), 4)
         return Quote(chosen.source.id, defang(text), line, end_line, _label(chosen.source, chosen.unit), score, chosen.unit.start_line)
     unit = quote_lines.grown(reading, best, quote_chars=QUOTE_CHARS)

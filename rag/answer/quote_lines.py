@@ -28,12 +28,16 @@ _TOTAL = re.compile(r"^\|?\s*\**\s*(?:итого|всего|сумма|total|sum
 _ASKS_TOTAL = re.compile(r"\b(?:in total|total|altogether|overall|in all|итого|всего|в сумме|суммарно|в целом)\b", re.IGNORECASE)
 
 
-def row_lines(reading: Reading, best: int, asked: tuple[str, ...], question: str, *, margin: float, alone: bool = False) -> tuple[str, int, int]:
+def row_lines(
+    reading: Reading, best: int, asked: tuple[str, ...], question: str, *, margin: float, alone: bool = False, rows: frozenset[int] = frozenset()
+) -> tuple[str, int, int]:
     """A table row quoted under its table's header: the header line(s), then the answering row with the rows next to
     it that the reader scores nearly as well (within `margin`), then — for a how-much question whose words name nothing of
     that row ("How much did the trip cost?") or that asks for the total — the table's total row. The rest of the table
     is one click away. The text is the note's own lines (the header's, then the rows'), with the first and last of the
-    rows' lines, the header above them being what names their cells (as for one row, whose unit holds its header)."""
+    rows' lines, the header above them being what names their cells (as for one row, whose unit holds its header).
+    `rows`: the first lines of other rows of the table to quote too (a log's rows from the days a question names),
+    with the rows between them."""
     chosen = reading.candidates[best]
     row, source = chosen.unit, chosen.source
     table = [u for u in reader.units_of(source) if u.kind == ROW and u.block == row.block]
@@ -45,6 +49,8 @@ def row_lines(reading: Reading, best: int, asked: tuple[str, ...], question: str
         lo -= 1
     while not alone and hi + 1 < len(table) and score.get(table[hi + 1].start_line, floor - 1) >= floor:
         hi += 1
+    wanted = [k for k, u in enumerate(table) if u.start_line in rows]
+    lo, hi = min([lo, *wanted]), max([hi, *wanted])
     shown = table[lo : hi + 1]
     total = next((u for u in table[hi + 1 :] if _TOTAL.search(_row_line(u))), None)
     if total is not None and QUANTITY in asked and (_ASKS_TOTAL.search(question) or not _names_row(question, row, source)):
