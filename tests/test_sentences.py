@@ -43,9 +43,10 @@ def test_each_heading_and_sentence_of_three_words_or_more_gets_a_vector_with_its
     assert units[1][2] == sentences.vector_key("The pump runs at night.")
 
 
-def test_a_chunk_of_one_sentence_or_repeats_of_one_needs_no_sentence_vector():
-    assert sentences.for_vectors("# Note\n\nJust one sentence here.\n") == []
-    assert sentences.for_vectors("Same words here.\n\nSame words here.\n") == []
+def test_a_chunk_of_one_sentence_has_its_vector_and_a_repeat_is_embedded_once():
+    # the reader reads a one-sentence note by its sentence's vector: without it, the note could never be quoted
+    assert [t for t, *_ in sentences.for_vectors("# Note\n\nJust one sentence here.\n")] == ["Just one sentence here."]
+    assert [(t, line) for t, line, *_ in sentences.for_vectors("Same words here.\n\nSame words here.\n")] == [("Same words here.", 1)]
 
 
 # --- sync ------------------------------------------------------------------------------------------------------

@@ -230,6 +230,16 @@ def test_a_question_about_a_span_of_days_quotes_each_days_part_and_a_logs_rows_f
         assert len(one_day.quotes) == 1 and "5,800" in one_day.text and "6300" not in one_day.text
 
 
+def test_a_note_of_one_sentence_is_read_by_its_own_vector_and_quoted(dated_vault, tmp_path, real_embedder):
+    # "Planted 24 tomatoes in the greenhouse." is all of 2 May's note: its sentence had no vector of its own (the
+    # chunk's stood for it), the reader read its cosine as 0 and never quoted it, though it was the best passage
+    settings = load_settings(vault=dated_vault, db_path=tmp_path / "real" / "index.db", env={})
+    with Workspace.open(settings, create=True, embedder=real_embedder) as ws:
+        ws.sync()
+        answer = ask(ws, "What did I do on the greenhouse last week?", today=TODAY)
+        assert "Planted 24 tomatoes" in answer.text and "firmware v0.3" in answer.text, answer.text
+
+
 def test_an_index_from_before_dates_gets_them_on_the_next_sync_without_embedding_again(dated_settings, fake_embedder):
     with Workspace.open(dated_settings, create=True, embedder=fake_embedder) as ws:
         ws.sync()

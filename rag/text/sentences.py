@@ -43,8 +43,8 @@ def visible_text(text: str) -> str:
 
 
 # Bump when the splitting (or the script rule) changes: the index re-derives every chunk's sentences and script
-# (unchanged sentences keep their vectors).
-VERSION = "3"
+# (unchanged sentences keep their vectors). 4: a chunk's only sentence has a vector too.
+VERSION = "4"
 MIN_WORDS = 3  # shorter units ("Yes.", "See above.") say too little to be searched on their own
 
 _EMPHASIS = re.compile(r"\*\*|__|`")
@@ -90,14 +90,14 @@ def plain(text: str) -> str:
 def for_vectors(text: str, first_line: int = 1) -> list[tuple[str, int, str, str | None]]:
     """(plain sentence, line, vector key, script) worth a vector of its own in a chunk's text: its headings (a heading
     sums up its section; a note's title often reads like the question) and sentences, each of at least MIN_WORDS
-    words, each distinct text once. Empty when the chunk holds fewer than two: its own vector already is that."""
+    words, each distinct text once. A chunk of one sentence has it too: its own vector is of its heading path and
+    text, and the reader reads the sentence by the sentence's vector (without it a one-sentence note or message could
+    never be quoted: its cosine read as 0)."""
     units: dict[str, int] = {}
     found = [(plain(h), line) for h, line in headings(text, first_line)] + [(plain(s.text), s.line) for s in split(text, first_line)]
     for words, line in sorted(found, key=lambda x: x[1]):
         if len(re.findall(r"\w+", words)) >= MIN_WORDS:
             units.setdefault(words, line)
-    if len(units) < 2:
-        return []
     return [(t, line, vector_key(t), script(t)) for t, line in units.items()]
 
 
