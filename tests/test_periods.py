@@ -34,6 +34,15 @@ def span(question: str, today: date = WEDNESDAY):
         ("до 10 марта", None, date(2026, 3, 9)),
         ("between 2025-11-01 and 2025-11-15", date(2025, 11, 1), date(2025, 11, 15)),
         ("с 1 по 15 февраля", date(2026, 2, 1), date(2026, 2, 15)),
+        # the day first, the month once, in English: was read as the second day alone
+        ("what did we do between 1 and 10 March", date(2026, 3, 1), date(2026, 3, 10)),
+        ("from the 1st to the 10th of March", date(2026, 3, 1), date(2026, 3, 10)),
+        ("between 1 March and 10 March", date(2026, 3, 1), date(2026, 3, 10)),
+        # since a part of a month runs up to today: «с начала марта» was no time at all, "since the beginning of
+        # April" only its first ten days
+        ("Что нового с ванной с начала марта?", date(2026, 3, 1), WEDNESDAY),
+        ("since the beginning of April", date(2026, 4, 1), WEDNESDAY),
+        ("с середины марта", date(2026, 3, 11), WEDNESDAY),
         ("прошлой зимой", date(2025, 12, 1), date(2026, 2, 28)),
         ("on Monday", date(2026, 4, 13), date(2026, 4, 13)),
         ("в выходные", date(2026, 4, 11), date(2026, 4, 12)),

@@ -60,6 +60,20 @@ def _en_days_range(m, today):
     return day_of(today, int(m["d1"]), m1, None), day_of(today, int(m["d2"]), m2, None)
 
 
+@rule(
+    RANGES,
+    r"\b(?:between|from)\s+(?:the\s+)?" + EN_DAY.replace("day", "d1") + r"(?:\s+(?:of\s+)?" + EN_MONTH.format(g="m1") + r")?"
+    + r"\s+(?:and|to|until|till|through)\s+(?:the\s+)?" + EN_DAY.replace("day", "d2") + r"\s+(?:of\s+)?" + EN_MONTH.format(g="m2")
+    + r"(?:,?\s+" + YEAR + r")?\b"
+)  # fmt: skip
+def _en_days_first_range(m, today):
+    """"between 1 and 10 March", "from the 1st to the 10th of March", "between 1 March and 10 April 2026"."""
+    m2 = month_number(m["m2"])
+    m1 = month_number(m["m1"]) if group(m, "m1") else m2
+    year = year_of(group(m, "year"))
+    return day_of(today, int(m["d1"]), m1, year), day_of(today, int(m["d2"]), m2, year)
+
+
 @rule(RANGES, r"\bfrom\s+" + EN_MONTH.format(g="m1") + r"\s+(?:to|until|till|through)\s+" + EN_MONTH.format(g="m2"))
 @rule(RANGES, r"(?<!\w)с\s+" + RU_MONTH.format(g="m1") + r"\s+(?:по|до)\s+" + RU_MONTH.format(g="m2"))
 def _months_range(m, today):
@@ -79,9 +93,27 @@ def _ru_days_range(m, today):
 
 
 # since … ---------------------------------------------------------------------------------------------------------
+_PART_SINCE_EN = r"(?P<part>beginning|start|middle|end)"
+_PART_SINCE_RU = r"(?P<rpart>начала|середины|конца)"
+
+
 @rule(SINCE, r"\bsince\s+(?:the\s+)?(?:beginning|start)\s+of\s+(?:the\s+|this\s+)?year\b|(?<!\w)с\s+начала\s+(?:этого\s+)?года(?!\w)")
 def _since_new_year(m, today):
     return date(today.year, 1, 1), today
+
+
+@rule(
+    SINCE,
+    r"\bsince\s+(?:the\s+)?" + _PART_SINCE_EN + r"\s+of\s+" + EN_MONTH.format(g="m") + r"(?:,?\s+" + YEAR + r")?\b",
+    r"(?<!\w)с\s+" + _PART_SINCE_RU + r"\s+" + RU_MONTH.format(g="m") + r"(?:\s+" + YEAR + RU_YEAR_WORD + r")?(?!\w)",
+)  # fmt: skip
+def _since_part_of_month(m, today):
+    """"since the beginning of April", «с начала марта», «с середины мая»: from that part's first day up to today."""
+    month = month_number(m["m"])
+    year = year_of(group(m, "year")) or recent_month_year(today, month)
+    part = group(m, "part", "rpart").lower()
+    first = 1 if part.startswith(("beginning", "start", "начал")) else 11 if part.startswith(("middle", "середин")) else 21
+    return date(year, month, first), today
 
 
 @rule(SINCE, r"\bsince\s+last\s+week\b|(?<!\w)с\s+прошлой\s+недели(?!\w)")
