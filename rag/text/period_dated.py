@@ -67,7 +67,7 @@ def _en_days_range(m, today):
     + r"(?:,?\s+" + YEAR + r")?\b"
 )  # fmt: skip
 def _en_days_first_range(m, today):
-    """"between 1 and 10 March", "from the 1st to the 10th of March", "between 1 March and 10 April 2026"."""
+    """Day first, the month once or twice: "between 1 and 10 March", "from the 1st to the 10th of March"."""
     m2 = month_number(m["m2"])
     m1 = month_number(m["m1"]) if group(m, "m1") else m2
     year = year_of(group(m, "year"))
@@ -108,7 +108,7 @@ def _since_new_year(m, today):
     r"(?<!\w)с\s+" + _PART_SINCE_RU + r"\s+" + RU_MONTH.format(g="m") + r"(?:\s+" + YEAR + RU_YEAR_WORD + r")?(?!\w)",
 )  # fmt: skip
 def _since_part_of_month(m, today):
-    """"since the beginning of April", «с начала марта», «с середины мая»: from that part's first day up to today."""
+    """Since a part of a month ("since the beginning of April", «с начала марта»): its first day up to today."""
     month = month_number(m["m"])
     year = year_of(group(m, "year")) or recent_month_year(today, month)
     part = group(m, "part", "rpart").lower()
