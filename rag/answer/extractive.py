@@ -33,6 +33,7 @@ from rag.answer.quotable import LEAD, ROW, SENTENCE, Unit
 from rag.answer.reader import Reading
 from rag.notes.dates import dates_in
 from rag.search.text_vectors import TextVectors
+from rag.text import sentences
 
 QUOTE_CHARS = 600  # a quote grows around its best unit up to this (--sweep; 400 loses keys on 6 of 14 QA sets)
 SECOND_MARGIN = 3.0  # a second part's quote must score within this of the best unit (reader score units)
@@ -102,10 +103,10 @@ def extract(
     # "When did I last …" is one day; a question about a span gets each day's part of it
     days = []
     if newest_until is None and _spans_days(period):
-        quotes[0] = _quote(reading, best, asked, question, rows=_rows_of_period(reading, best))
-        days = _days_of_period(reading, best, quotes)
+        quotes[0] = _quote(reading, best, asked, question, rows=_rows_of_period(reading, best, question))
+        days = _days_of_period(reading, best, quotes, question)
         for other in days:
-            quotes.append(_quote(reading, other, asked, question, rows=_rows_of_period(reading, other, best)))
+            quotes.append(_quote(reading, other, asked, question, rows=_rows_of_period(reading, other, question, best)))
     also = _also(reading, best, quotes) if newest_until is None else None  # an older place is not "the last time"
     if also is not None and len(quotes) < max(MAX_QUOTES, PERIOD_QUOTES if days else 0):
         quotes.append(_quote(reading, also, asked, question))
@@ -157,14 +158,14 @@ def _spans_days(period: reader.Period | None) -> bool:
     return period is not None and (period[0] is None or period[1] is None or period[0] < period[1])
 
 
-def _days_of_period(reading: Reading, best: int, quotes: list[Quote]) -> list[int]:
+def _days_of_period(reading: Reading, best: int, quotes: list[Quote], question: str) -> list[int]:
     """For a question about a span of days: the best unit of each other day from the span (dated inside it, scoring
     within PERIOD_MARGIN of the best, not quoted yet), of the best-scoring days up to PERIOD_QUOTES quotes in all,
     in the days' order. A day is what the unit's lines name, else its passage's day."""
     chosen = reading.candidates[best]
     chosen_day = _unit_day(chosen, date.max)
     by_day: dict[object, tuple[date, int]] = {}  # a day, or a table: its rows from the span are one quote
-    for i in _from_period(reading, best):
+    for i in _from_period(reading, best, question):
         c = reading.candidates[i]
         if any(q.source_id == c.source.id and q.line <= c.unit.end_line and c.unit.start_line <= q.end_line for q in quotes):
             continue
@@ -180,28 +181,34 @@ def _days_of_period(reading: Reading, best: int, quotes: list[Quote]) -> list[in
     return [i for _, i in sorted(best_days)]
 
 
-def _from_period(reading: Reading, best: int) -> list[int]:
+def _from_period(reading: Reading, best: int, question: str) -> list[int]:
     """The units dated inside the question's span that score within PERIOD_MARGIN of the best and are about what it
-    asks: they hold some of its words (or their headings do), or are nearly as close to it in meaning as the best
-    (PERIOD_COSINE). A February bake log is from February, but does not say what I decided then."""
+    asks: they hold some of its words (or their headings do); a unit in the other script, whose words cannot meet the
+    question's, when it is nearly as close to it in meaning as the best (PERIOD_COSINE). A February bake log is from
+    February, but does not say what I decided then; and e5 puts a short line of any day near any question ("Посмотрим."
+    at the best's cosine), so within one script meaning alone admits nothing."""
     inside, words, cos = (reader.FEATURES.index(f) for f in ("in_period", "kw_heading", "cos"))
     floor = reading.scores[best] - PERIOD_MARGIN
     f = reading.features
+    asked = sentences.script(question)
 
     def about(i: int) -> bool:
-        return i == best or f[i, words] > 0 or f[i, cos] >= f[best, cos] - PERIOD_COSINE
+        if i == best or f[i, words] > 0:
+            return True
+        other = sentences.script(reading.candidates[i].unit.scoring) not in (asked, None)
+        return other and f[i, cos] >= f[best, cos] - PERIOD_COSINE
 
     return [i for i in range(len(reading.candidates)) if f[i, inside] > 0 and reading.scores[i] >= floor and about(i)]
 
 
-def _rows_of_period(reading: Reading, i: int, best: int | None = None) -> frozenset[int]:
+def _rows_of_period(reading: Reading, i: int, question: str, best: int | None = None) -> frozenset[int]:
     """For a table row: the first lines of its table's other rows from the span (a log's rows of those days)."""
     c = reading.candidates[i]
     if c.unit.kind != ROW:
         return frozenset()
     return frozenset(
         reading.candidates[k].unit.start_line
-        for k in _from_period(reading, i if best is None else best)
+        for k in _from_period(reading, i if best is None else best, question)
         if reading.candidates[k].source.id == c.source.id
         and reading.candidates[k].unit.kind == ROW
         and reading.candidates[k].unit.block == c.unit.block
