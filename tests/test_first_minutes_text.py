@@ -230,3 +230,13 @@ def test_similar_notes_rows_grow_with_the_longest_path_so_the_grid_never_cuts_it
     assert short > table_fit.WRAPS_ABOVE, "rows tall enough for the grid to wrap at all"
     assert long > short and table_fit.lines("Projects/Alpha/Decisions/2026-05-02 Move the sensor logger.md", 192) >= 3
     assert table_fit.lines("日本語のノート" * 4, 192) > table_fit.lines("abcdefg" * 4, 192), "wide script, wider estimate"
+
+
+def test_a_quoted_callout_shows_its_kind_as_a_label_not_its_marker():
+    # the demo's 2 May note: «> [!note]» above mum's advice read "[!note]" in the answer
+    html = untrusted.markdown_html("> [!note]\n> Мама сказала, что в теплицу — можно.\n\n> > [!tip]- Feed it **twice**")
+    assert "[!" not in html
+    assert "<p><strong>Note</strong>\nМама сказала" in html and "<strong>Tip</strong> Feed it <strong>twice</strong>" in html
+    assert untrusted.markdown_html("[!note] outside a quote") == "<p>[!note] outside a quote</p>\n"  # only a quote's first line
+    linked = untrusted.markdown_html("> [!x](https://evil.example/p) hi")
+    assert "<a" not in linked and "https://evil.example/p" in linked  # a marker-like link stays text

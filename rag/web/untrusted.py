@@ -15,7 +15,8 @@ browser fetches it and the facts leave. So:
   `obsidian://new`, no plugin's action, no other vault) or goes to a citation in the page; any other is its text
   followed by the address as text. A wikilink (`[[Note|alias]]`, `![[embed]]`) reads as a person reads it in
   Obsidian (rag/text/wikilinks.py), never as brackets; it is live only when it names a note of this vault, and then
-  it is that note's `obsidian://open` link, under the same rule. The HTML is then cleaned by Ammonia (`nh3`) with a short list of tags, no URL
+  it is that note's `obsidian://open` link, under the same rule. A callout's marker (`> [!note]`) reads as its kind
+  in bold, as Obsidian labels it. The HTML is then cleaned by Ammonia (`nh3`) with a short list of tags, no URL
   scheme but `obsidian` and the same link rule, so a slip in the rules above still cannot load or run anything.
   Show the result with `st.html`, never `st.markdown`. `st.html` drops every `obsidian:` address from an `href`
   (its sanitizer allows web schemes only), so a live note link also carries it in `data-obsidian`, from which the
@@ -112,12 +113,29 @@ def _inside(vault: Path, path: str) -> bool:
 def _parser() -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False}).enable(["table", "strikethrough"])
     md.validateLink = lambda url: True  # every address is kept to be shown as text; which are live is decided below
+    md.core.ruler.before("inline", "callout", _callout)
     md.inline.ruler.before("link", "wikilink", _wikilink)
     md.add_render_rule("wikilink", _wikilink_html)
     md.add_render_rule("image", _image)
     md.add_render_rule("link_open", _link_open)
     md.add_render_rule("link_close", _link_close)
     return md
+
+
+_CALLOUT = re.compile(r"\[!([A-Za-z][A-Za-z-]{0,30})\][+-]?[ \t]*")
+
+
+def _callout(state) -> None:
+    """An Obsidian callout's marker (`> [!note] Title`, the first line of a quote) as its kind in bold, as Obsidian
+    shows it (a label, not "[!note]"); the kind is letters only, so nothing of the note's text becomes Markdown."""
+    tokens = state.tokens
+    for i in range(2, len(tokens)):
+        if tokens[i].type == "inline" and tokens[i - 1].type == "paragraph_open" and tokens[i - 2].type == "blockquote_open":
+            match = _CALLOUT.match(tokens[i].content)
+            if match:
+                kind = match.group(1).replace("-", " ").capitalize()
+                rest = tokens[i].content[match.end() :]
+                tokens[i].content = f"**{kind}**" + (" " if rest and not rest.startswith("\n") else "") + rest
 
 
 def _wikilink(state, silent: bool) -> bool:
