@@ -240,6 +240,27 @@ def test_a_note_of_one_sentence_is_read_by_its_own_vector_and_quoted(dated_vault
         assert "Planted 24 tomatoes" in answer.text and "firmware v0.3" in answer.text, answer.text
 
 
+def test_recently_is_the_newest_line_about_what_is_asked_not_the_newest_line(tmp_path, real_embedder):
+    # "What has Kostya been involved in recently?" quoted 3 May's plan for the next day (newer, within the margin,
+    # no word of the question) instead of 28 April's code review from Kostya
+    root = tmp_path / "vault"
+    notes = {
+        "Daily/2026-04-28.md": "# Tuesday, 28 April 2026\n\n## Log\n\n- 10:00 — Work: finished the retry logic for the carrier"
+        " API.\n  Code review from Kostya tomorrow.\n- 18:00 — Genki I, chapter 8.\n",
+        "Daily/2026-05-03.md": "# Sunday, 3 May 2026\n\n## Tomorrow\n\n1. Work: deploy the carrier API retry change.\n"
+        "2. Lead session with Slava.\n3. Buy tape.\n",
+    }
+    for path, text in notes.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text, encoding="utf-8")
+    settings = load_settings(vault=root, db_path=tmp_path / "index.db", env={})
+    with Workspace.open(settings, create=True, embedder=real_embedder) as ws:
+        ws.sync()
+        answer = ask(ws, "What has Kostya been involved in recently?", today=date(2026, 5, 6))
+        assert answer.time.newest_first and "Code review from Kostya" in answer.text, answer.text
+        assert "Lead session" not in answer.text
+
+
 def test_an_index_from_before_dates_gets_them_on_the_next_sync_without_embedding_again(dated_settings, fake_embedder):
     with Workspace.open(dated_settings, create=True, embedder=fake_embedder) as ws:
         ws.sync()

@@ -94,7 +94,7 @@ def extract(
         return Extract((), not_found=True, answerable=reading.answerable)
     best = _best(reading)
     if newest_until is not None:
-        best = _newest(reading, best, newest_until)
+        best = _newest(reading, best, newest_until, question)
     asked = question_kinds.kinds(question)
     # "When did I last …" is one day: the latest row, not its neighbours (an older and a planned row score as well)
     quotes = [_quote(reading, best, asked, question, alone=newest_until is not None)]
@@ -140,14 +140,15 @@ def _with_block(reading: Reading, best: int) -> int:
     return lead[0] if lead else best
 
 
-def _newest(reading: Reading, best: int, until: date) -> int:
-    """Of the units scoring within NEWEST_MARGIN of the best, the one from the latest day up to `until` (the dates
-    its lines name, else its passage's day when the note says it); the best when none is dated."""
+def _newest(reading: Reading, best: int, until: date, question: str) -> int:
+    """Of the units scoring within NEWEST_MARGIN of the best and about what the question asks (`_about`: a newer
+    line on something else is not "the last time"), the one from the latest day up to `until` (the dates its lines
+    name, else its passage's day when the note says it); the best when none is dated."""
     floor = reading.scores[best] - NEWEST_MARGIN
     dated = [
         (day, float(reading.scores[i]), i)
         for i, c in enumerate(reading.candidates)
-        if reading.scores[i] >= floor
+        if reading.scores[i] >= floor and _about(reading, i, best, question)
         for day in [_unit_day(c, until)]
         if day
     ]
@@ -184,22 +185,27 @@ def _days_of_period(reading: Reading, best: int, quotes: list[Quote], question: 
 
 def _from_period(reading: Reading, best: int, question: str) -> list[int]:
     """The units dated inside the question's span that score within PERIOD_MARGIN of the best and are about what it
-    asks: they hold some of its words (or their headings do); a unit in the other script, whose words cannot meet the
-    question's, when it is nearly as close to it in meaning as the best (PERIOD_COSINE). A February bake log is from
-    February, but does not say what I decided then; and e5 puts a short line of any day near any question ("Посмотрим."
-    at the best's cosine), so within one script meaning alone admits nothing."""
-    inside, words, cos = (reader.FEATURES.index(f) for f in ("in_period", "kw_heading", "cos"))
+    asks (`_about`). A February bake log is from February, but does not say what I decided then."""
+    inside = reader.FEATURES.index("in_period")
     floor = reading.scores[best] - PERIOD_MARGIN
+    return [
+        i
+        for i in range(len(reading.candidates))
+        if reading.features[i, inside] > 0 and reading.scores[i] >= floor and _about(reading, i, best, question)
+    ]
+
+
+def _about(reading: Reading, i: int, best: int, question: str) -> bool:
+    """Unit `i` is about what the question asks, as the best unit is: it or its headings hold some of the question's
+    words; or, in the other script, whose words cannot meet the question's, it is nearly as close to it in meaning as
+    the best (PERIOD_COSINE). Within one script meaning alone admits nothing: e5 puts a short line of any day near any
+    question ("Посмотрим." at the best's cosine)."""
+    words, cos = reader.FEATURES.index("kw_heading"), reader.FEATURES.index("cos")
     f = reading.features
-    asked = sentences.script(question)
-
-    def about(i: int) -> bool:
-        if i == best or f[i, words] > 0:
-            return True
-        other = sentences.script(reading.candidates[i].unit.scoring) not in (asked, None)
-        return other and f[i, cos] >= f[best, cos] - PERIOD_COSINE
-
-    return [i for i in range(len(reading.candidates)) if f[i, inside] > 0 and reading.scores[i] >= floor and about(i)]
+    if i == best or f[i, words] > 0:
+        return True
+    other = sentences.script(reading.candidates[i].unit.scoring) not in (sentences.script(question), None)
+    return other and f[i, cos] >= f[best, cos] - PERIOD_COSINE
 
 
 def _rows_of_period(reading: Reading, i: int, question: str, best: int | None = None) -> frozenset[int]:
