@@ -44,13 +44,17 @@ NOTES = {
 }
 
 
-@pytest.fixture
-def dated_vault(tmp_path) -> Path:
-    root = tmp_path / "vault"
-    for path, text in NOTES.items():
+def write_notes(root: Path, notes: dict[str, str]) -> Path:
+    """A vault folder at `root` holding `notes` (path → text)."""
+    for path, text in notes.items():
         (root / path).parent.mkdir(parents=True, exist_ok=True)
         (root / path).write_text(text, encoding="utf-8")
     return root
+
+
+@pytest.fixture
+def dated_vault(tmp_path) -> Path:
+    return write_notes(tmp_path / "vault", NOTES)
 
 
 @pytest.fixture
@@ -190,9 +194,7 @@ def test_a_period_question_whose_topic_the_period_lacks_is_not_found(tmp_path, r
     and a climb do not say what I decided about a boat, bought for the cat or baked then, in either language; March's
     own questions, and one whose only topic is its time, are answered from the period."""
     root = tmp_path / "vault"
-    for path, text in JOURNAL.items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text(text, encoding="utf-8")
+    write_notes(root, JOURNAL)
     settings = load_settings(vault=root, db_path=tmp_path / "index.db", env={})
     today = date(2026, 4, 10)
     with Workspace.open(settings, create=True, embedder=real_embedder) as ws:
@@ -211,9 +213,7 @@ def test_a_question_about_a_span_of_days_quotes_each_days_part_and_a_logs_rows_f
     """ "What happened with the Golf in March?" is two days of the journal, not the best one; a log's rows from the
     span are one quote under the table's header, not one quote a row; a question about one day stays one quote."""
     root = tmp_path / "vault"
-    for path, text in {**JOURNAL, "Notes/Bread.md": NOTES["Notes/Bread.md"]}.items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text(text, encoding="utf-8")
+    write_notes(root, {**JOURNAL, "Notes/Bread.md": NOTES["Notes/Bread.md"]})
     settings = load_settings(vault=root, db_path=tmp_path / "index.db", env={})
     with Workspace.open(settings, create=True, embedder=real_embedder) as ws:
         ws.sync()
@@ -250,9 +250,7 @@ def test_recently_is_the_newest_line_about_what_is_asked_not_the_newest_line(tmp
         "Daily/2026-05-03.md": "# Sunday, 3 May 2026\n\n## Tomorrow\n\n1. Work: deploy the carrier API retry change.\n"
         "2. Lead session with Slava.\n3. Buy tape.\n",
     }
-    for path, text in notes.items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text(text, encoding="utf-8")
+    write_notes(root, notes)
     settings = load_settings(vault=root, db_path=tmp_path / "index.db", env={})
     with Workspace.open(settings, create=True, embedder=real_embedder) as ws:
         ws.sync()

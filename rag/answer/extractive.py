@@ -104,10 +104,11 @@ def extract(
     # "When did I last …" is one day; a question about a span gets each day's part of it
     days = []
     if newest_until is None and _spans_days(period):
-        quotes[0] = _quote(reading, best, asked, question, rows=_rows_of_period(reading, best, question))
-        days = _days_of_period(reading, best, quotes, question)
+        span = _from_period(reading, best, question)
+        quotes[0] = _quote(reading, best, asked, question, rows=_rows_of_period(reading, best, span))
+        days = _days_of_period(reading, best, quotes, span)
         for other in days:
-            quotes.append(_quote(reading, other, asked, question, rows=_rows_of_period(reading, other, question, best)))
+            quotes.append(_quote(reading, other, asked, question, rows=_rows_of_period(reading, other, span)))
     also = _also(reading, best, quotes) if newest_until is None else None  # an older place is not "the last time"
     if also is not None and len(quotes) < max(MAX_QUOTES, PERIOD_QUOTES if days else 0):
         quotes.append(_quote(reading, also, asked, question))
@@ -160,14 +161,13 @@ def _spans_days(period: reader.Period | None) -> bool:
     return period is not None and (period[0] is None or period[1] is None or period[0] < period[1])
 
 
-def _days_of_period(reading: Reading, best: int, quotes: list[Quote], question: str) -> list[int]:
-    """For a question about a span of days: the best unit of each other day from the span (dated inside it, scoring
-    within PERIOD_MARGIN of the best, not quoted yet), of the best-scoring days up to PERIOD_QUOTES quotes in all,
-    in the days' order. A day is what the unit's lines name, else its passage's day."""
-    chosen = reading.candidates[best]
-    chosen_day = _unit_day(chosen, date.max)
-    by_day: dict[object, tuple[date, int]] = {}  # a day, or a table: its rows from the span are one quote
-    for i in _from_period(reading, best, question):
+def _days_of_period(reading: Reading, best: int, quotes: list[Quote], span: list[int]) -> list[int]:
+    """For a question about a span of days: the best unit of each other day of `span` (`_from_period`) not quoted
+    yet, of the best-scoring days up to PERIOD_QUOTES quotes in all, in the days' order. A day is what the unit's
+    lines name, else its passage's day; a table's rows from the span are one quote (`_rows_of_period`)."""
+    chosen_day = _unit_day(reading.candidates[best], date.max)
+    by_day: dict[object, tuple[date, int]] = {}  # a day, or a table
+    for i in span:
         c = reading.candidates[i]
         if any(q.source_id == c.source.id and q.line <= c.unit.end_line and c.unit.start_line <= q.end_line for q in quotes):
             continue
@@ -175,8 +175,6 @@ def _days_of_period(reading: Reading, best: int, quotes: list[Quote], question: 
         if day is None or day == chosen_day:
             continue
         key = (c.source.id, c.unit.block) if c.unit.kind == ROW else day
-        if key == (chosen.source.id, chosen.unit.block) and chosen.unit.kind == ROW:
-            continue
         if key not in by_day or reading.scores[i] > reading.scores[by_day[key][1]]:
             by_day[key] = (min(day, by_day[key][0]) if key in by_day else day, i)
     best_days = sorted(by_day.values(), key=lambda di: -reading.scores[di[1]])[: max(0, PERIOD_QUOTES - len(quotes))]
@@ -208,18 +206,13 @@ def _about(reading: Reading, i: int, best: int, question: str) -> bool:
     return other and f[i, cos] >= f[best, cos] - PERIOD_COSINE
 
 
-def _rows_of_period(reading: Reading, i: int, question: str, best: int | None = None) -> frozenset[int]:
-    """For a table row: the first lines of its table's other rows from the span (a log's rows of those days)."""
+def _rows_of_period(reading: Reading, i: int, span: list[int]) -> frozenset[int]:
+    """For a table row: the first lines of its table's other rows in `span` (a log's rows of those days)."""
     c = reading.candidates[i]
     if c.unit.kind != ROW:
         return frozenset()
-    return frozenset(
-        reading.candidates[k].unit.start_line
-        for k in _from_period(reading, i if best is None else best, question)
-        if reading.candidates[k].source.id == c.source.id
-        and reading.candidates[k].unit.kind == ROW
-        and reading.candidates[k].unit.block == c.unit.block
-    )
+    table = [reading.candidates[k].unit for k in span if reading.candidates[k].source.id == c.source.id]
+    return frozenset(u.start_line for u in table if u.kind == ROW and u.block == c.unit.block)
 
 
 def _unit_day(candidate, until: date) -> date | None:

@@ -111,8 +111,7 @@ def _since_part_of_month(m, today):
     """Since a part of a month ("since the beginning of April", «с начала марта»): its first day up to today."""
     month = month_number(m["m"])
     year = year_of(group(m, "year")) or recent_month_year(today, month)
-    part = group(m, "part", "rpart").lower()
-    first = 1 if part.startswith(("beginning", "start", "начал")) else 11 if part.startswith(("middle", "середин")) else 21
+    first, _ = _part_days(group(m, "part", "rpart"), year, month)
     return date(year, month, first), today
 
 
@@ -206,13 +205,18 @@ _PART_RU = r"(?P<rpart>начале|середине|конце)"
 def _part_of_month(m, today):
     month = month_number(m["m"])
     year = year_of(group(m, "year")) or recent_month_year(today, month)
-    part = group(m, "part", "rpart").lower()
-    first, last = (
-        (1, 10) if part.startswith(("early", "beginning", "start", "the beginning", "the start", "начал")) else
-        (11, 20) if part.startswith(("mid", "middle", "the middle", "середин")) else
-        (21, month_end(year, month).day)
-    )  # fmt: skip
+    first, last = _part_days(group(m, "part", "rpart"), year, month)
     return date(year, month, first), min(date(year, month, last), today)
+
+
+def _part_days(part: str, year: int, month: int) -> tuple[int, int]:
+    """The first and last day of a part of a month: its beginning 1–10, its middle 11–20, its end 21 to the last."""
+    part = part.lower()
+    if part.startswith(("early", "beginning", "start", "the beginning", "the start", "начал")):
+        return 1, 10
+    if part.startswith(("mid", "middle", "the middle", "середин")):
+        return 11, 20
+    return 21, month_end(year, month).day
 
 
 # months ----------------------------------------------------------------------------------------------------------
