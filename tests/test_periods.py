@@ -111,3 +111,12 @@ def test_relative_times_at_the_calendars_ends_give_a_period_within_it_or_none(to
         found = read_period(question, today)
         if found is not None and found.ranged:
             assert found.after is None or found.after <= found.before, question
+
+
+@pytest.mark.parametrize(
+    "question", ["с 31 по 35 марта", "between 31 and 35 March", "between March 31 and March 35", "between 2026-03-31 and 2026-03-35"]
+)
+def test_a_range_with_an_impossible_day_is_no_open_range(question):
+    # it was read as "from 31 March on", with no end: now the range names no time, at most its one real day
+    period = read_period(question, date(2026, 4, 23))
+    assert period is None or (period.after == period.before == date(2026, 3, 31))

@@ -43,10 +43,15 @@ NAMED: list[Rule] = []  # an explicit day, a part of a month, a named month
 
 
 # ranges between two dates ----------------------------------------------------------------------------------------
+def _both(first: date | None, last: date | None) -> tuple[date, date] | None:
+    """A range only when both its days exist: "between 31 and 35 March" names no time (it was "after 31 March")."""
+    return (first, last) if first is not None and last is not None else None
+
+
 @rule(RANGES, r"\b(?:between|from)\s+" + date_pattern("a") + r"\s+(?:and|to|until|till)\s+" + date_pattern("b"))
 @rule(RANGES, r"(?<!\w)(?:с|между)\s+" + date_pattern("a") + r"\s+(?:по|и|до)\s+" + date_pattern("b"))
 def _dates_range(m, today):
-    return iso(m, "a"), iso(m, "b")
+    return _both(iso(m, "a"), iso(m, "b"))
 
 
 @rule(
@@ -57,7 +62,7 @@ def _dates_range(m, today):
 def _en_days_range(m, today):
     m1 = month_number(m["m1"])
     m2 = month_number(m["m2"]) if group(m, "m2") else m1
-    return day_of(today, int(m["d1"]), m1, None), day_of(today, int(m["d2"]), m2, None)
+    return _both(day_of(today, int(m["d1"]), m1, None), day_of(today, int(m["d2"]), m2, None))
 
 
 @rule(
@@ -71,7 +76,7 @@ def _en_days_first_range(m, today):
     m2 = month_number(m["m2"])
     m1 = month_number(m["m1"]) if group(m, "m1") else m2
     year = year_of(group(m, "year"))
-    return day_of(today, int(m["d1"]), m1, year), day_of(today, int(m["d2"]), m2, year)
+    return _both(day_of(today, int(m["d1"]), m1, year), day_of(today, int(m["d2"]), m2, year))
 
 
 @rule(RANGES, r"\bfrom\s+" + EN_MONTH.format(g="m1") + r"\s+(?:to|until|till|through)\s+" + EN_MONTH.format(g="m2"))
@@ -89,7 +94,7 @@ def _months_range(m, today):
 )
 def _ru_days_range(m, today):
     month, year = month_number(m["m"]), year_of(group(m, "year"))
-    return day_of(today, int(m["d1"]), month, year), day_of(today, int(m["d2"]), month, year)
+    return _both(day_of(today, int(m["d1"]), month, year), day_of(today, int(m["d2"]), month, year))
 
 
 # since … ---------------------------------------------------------------------------------------------------------
