@@ -95,6 +95,7 @@ def test_with_the_real_model_hybrid_rereads_the_other_script_unless_turned_off(t
         assert paths[0] == "Final/Anthem.md" and "Финал/Гимн.md" not in paths  # only passages in another script
         assert r.hybrid("Кто исполнил государственный гимн на стадионе перед игрой?", 3).hits[0].chunk.path in {"Final/Anthem.md", "Финал/Гимн.md"}
     english = {path: note for path, note in STADIUM.items() if path.startswith("Final/")}  # every passage in the other script
+    monkeypatch.setattr(retrieve, "SURE_GAP", 1.0)  # meaning never sure of its best: the re-read is always due
     for on, folder in ((True, tmp_path / "on"), (False, tmp_path / "off")):
         env = {} if on else {"RAG_TOKEN_MATCH": "0"}
         settings = load_settings(vault=_vault(folder, english), db_path=folder / "index.db", env=env)
@@ -105,6 +106,29 @@ def test_with_the_real_model_hybrid_rereads_the_other_script_unless_turned_off(t
             monkeypatch.setattr(ws.retriever, "token_ranking", lambda q, rows, asked=asked, reread=reread: asked.append(q) or reread(q, rows))
             assert ws.retriever.hybrid(QUESTION, 3).hits[0].chunk.path == "Final/Anthem.md"
             assert asked == ([QUESTION] if on else [])  # on by default; off: the fused ranking as it is
+
+
+def test_the_word_match_and_the_rereads_are_asked_only_where_meaning_is_unsure_of_its_best(tmp_path, real_embedder, monkeypatch):
+    """A cross-language search skips the lexicon, the token match and the aligned re-read when meaning's best
+    passage leads the next by SURE_GAP or more (they cost most of its time and seldom move a clear lead), and asks
+    them all when it leads by less."""
+    english = {path: note for path, note in STADIUM.items() if path.startswith("Final/")}
+    settings = load_settings(vault=_vault(tmp_path, english), db_path=tmp_path / "index.db", env={})
+    with Workspace.open(settings, create=True, embedder=real_embedder) as ws:
+        ws.sync()
+        r = ws.retriever
+        asked = []
+        for name in ("lexicon_ranking", "token_ranking", "aligned_ranking"):
+            channel = getattr(r, name)
+            monkeypatch.setattr(r, name, lambda q, rows, name=name, channel=channel: asked.append(name) or channel(q, rows))
+        (best, first), (_, second) = r.dense_ranking(QUESTION, 2)
+        lead = first - second
+        for gap, rereads in ((lead / 2, False), (lead * 2, True)):
+            monkeypatch.setattr(retrieve, "SURE_GAP", gap)
+            asked.clear()
+            hits = r.hybrid(QUESTION, 3).hits
+            assert hits[0].chunk.path == "Final/Anthem.md"
+            assert asked == (["lexicon_ranking", "token_ranking", "aligned_ranking"] if rereads else [])
 
 
 def _brute_window_match(asked, passage, width, stride):

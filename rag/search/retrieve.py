@@ -8,7 +8,8 @@ channel ranks instead of BM25, the words both scripts share (names by sound, acr
 Russian text; `crossing_ranking`), and beside it meaning's candidates are scored again word by word, the
 question's words against the passage's through the vault's vocabulary (`lexicon_ranking`). The best few fused
 candidates in the other script are then read again token by token against the question, and by their sentence
-closest to it as a model trained on translations places it (`_reread`). Those rankings are in
+closest to it as a model trained on translations places it (`_reread`). The word-by-word match and the re-reads
+are asked only when meaning is unsure of its best passage (SURE_GAP). Those rankings are in
 rag/search/other_script.py, mixed in; the values a search returns in rag/search/results.py.
 
 Each hit records its rank in each channel so the UI can say why a passage was found. If one channel cannot serve
@@ -66,6 +67,12 @@ TOKEN_WEIGHT = 1.75
 # sentence closest to the question as a model trained on translations places them (rag/embed/aligned.py). Chosen on
 # XQuAD (0.3 / 0.5 / 0.7); not chosen on, the FastAPI known items; both in docs/benchmarks.md.
 ALIGNED_WEIGHT = 0.5
+# The word-by-word match and both re-reads are asked only when meaning is unsure of its best passage: its best
+# score leads the next by less than SURE_GAP (cosine units). Where it leads by more, they seldom move the answer and
+# cost most of a cross-language search (~18 of ~37 ms on XQuAD-en: the lexicon ~6, the token match ~6, the aligned
+# model ~5). Chosen on XQuAD's cross-language sets (0.015-0.03): at 0.02 they are skipped for 58 % of the questions,
+# ru2en nDCG@10 −0.0016, en2ru −0.0009; the FastAPI known items, not chosen on, in docs/benchmarks.md.
+SURE_GAP = 0.02
 
 
 class Retriever(OtherScriptRankings):
@@ -166,12 +173,16 @@ class Retriever(OtherScriptRankings):
             other = self._other_script(query, dense)
             alpha = self.settings.fusion_alpha
             if dense[0][0] in other:
-                if self.settings.token_match:
+                sure = _sure(dense)
+                reread = self.settings.token_match and not sure
+                if reread:
                     self.aligned.load_soon()  # read by `_reread`: loading it beside the next channels hides ~1 s
                 # There the words both scripts can share rank instead (names by sound, numbers, terms in Latin
-                # letters); passages in the question's own script are neutral to them.
+                # letters); passages in the question's own script are neutral to them. The word-by-word match is
+                # asked only where meaning is unsure (SURE_GAP); where it is sure, meaning's own ranking of those
+                # passages stands in, so the fused scores keep their units (the relevance floor's).
                 same = {r for r, _ in dense if r not in other}
-                lexicon = self.lexicon_ranking(query, [r for r, _ in dense])
+                lexicon = [(r, x) for r, x in dense if r in other] if sure else self.lexicon_ranking(query, [r for r, _ in dense])
                 unmatched = {r for r, _ in dense}.difference(r for r, _ in lexicon)  # no vocabulary word: neutral
                 fused = zscore_fusion(
                     [crossing(), lexicon, dense],
@@ -179,7 +190,7 @@ class Retriever(OtherScriptRankings):
                     unscorable=[same, unmatched, set()],
                 )
                 ranked = sorted(fused.items(), key=lambda x: -x[1])
-                return self._reread(query, ranked) if self.settings.token_match else ranked
+                return self._reread(query, ranked) if reread else ranked
             no_vector = self.vectors.missing([r for r, _ in keyword])
             fused = zscore_fusion([keyword, dense], [alpha * weight, 1 - alpha], unscorable=[other, no_vector])
         return sorted(fused.items(), key=lambda x: -x[1])
@@ -221,3 +232,8 @@ class Retriever(OtherScriptRankings):
         if boost:
             hits.sort(key=lambda h: -h.score)
         return tuple(hits)
+
+
+def _sure(dense: list[tuple[int, float]]) -> bool:
+    """Meaning's best passage leads the next by SURE_GAP or more (`dense`: best first)."""
+    return len(dense) > 1 and dense[0][1] - dense[1][1] >= SURE_GAP
