@@ -138,8 +138,9 @@ def index_path(name: str, db_dir: Path, engine: str | None = None) -> Path:
 
 
 def has_keys(text: str, keys: list[list[str]]) -> bool:
-    """Every group of alternatives has one that occurs in `text` (case-insensitive)."""
-    low = text.casefold()
+    """Every group of alternatives has one that occurs in `text` (case-insensitive), read as a person reads it: the
+    word joiners a quote carries (U+2060, invisible: rag/answer/citations.py `defang`, «с⁠ 0») are not there."""
+    low = text.replace("\u2060", "").casefold()
     return all(any(k.casefold() in low for k in group) for group in keys)
 
 

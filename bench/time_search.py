@@ -37,7 +37,9 @@ def overlaps(chunk, gold: list[dict]) -> bool:
 
 
 def folded(text: str) -> str:
-    return " ".join(text.casefold().split())
+    """`text` as a person reads it, for finding the keys: case and runs of spaces folded, invisible word joiners
+    (U+2060, which quotes carry: rag/answer/citations.py `defang`) gone."""
+    return " ".join(text.replace("\u2060", "").casefold().split())
 
 
 def run(ws: Workspace, items: list[dict], *, timed: bool) -> list[dict]:

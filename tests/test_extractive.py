@@ -6,10 +6,11 @@ from __future__ import annotations
 import json
 import shutil
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from rag.answer import reader
+from rag.answer import quote_lines, reader
 from rag.answer.ask import ask, retrieve_context, text_vectors
 from rag.answer.context import FrozenContext, Source, build_context
 from rag.answer.extractive import extract
@@ -410,3 +411,35 @@ def test_a_short_paragraph_is_quoted_whole_its_second_sentence_may_be_the_answer
     chat = Source("S1", "Chats/Slava.md", "Slava", 5, 6, "", message, 1.0)
     found = extract("What did I climb at the climbing gym?", FrozenContext((chat,), (), "```", 0), vectors=TextVectors(fake_embedder))
     assert found.quotes[0].text == message and (found.quotes[0].line, found.quotes[0].end_line) == (5, 6)
+
+
+LEAD_IN_NOTE = (
+    "## Sorting\n\n"
+    "By default the generic includer keeps the order in which the files come from the file system, which is\n"
+    "whatever order the operating system lists a folder in. For documents with numeric names (`1.md`, `2.md`,\n"
+    "`3.md`, …, `10.md`, …, `100.md`) this means their order can be unpredictable.\n\n"
+    "To get a deterministic order, set the `orderBy` parameter:\n\n"
+    "- `natural`: every run of digits in a name is compared as a number. Works for plain numeric names, for\n"
+    "  names with a numeric prefix (`1-intro`, `2-setup`, `10-deep`) and for several groups of digits.\n"
+    "- `filename`: a strict lexicographic order, where `10` comes before `2` and `100` before `11`, as a\n"
+    "  plain sort of strings would put them.\n\n"
+    "The `order` parameter sets the direction.\n"
+)
+
+
+def test_a_quote_that_ends_on_a_lead_in_brings_the_block_it_introduces():
+    """Found on the Diplodoc manual: a quote grown from the paragraph that answers to the lead-in after it ended
+    "…set the `orderBy` parameter:", the list of its values past the quote's length; a quote that ends on a colon
+    promises what it leaves out, so the block it introduces comes whole."""
+    source = Source("S1", "Generic.md", "Generic › Sorting", 3, 15, "x", LEAD_IN_NOTE, 1.0)
+    candidates = reader.candidates_of(FrozenContext((source,), (), "```", 0))
+    scores = np.full(len(candidates), -10.0)
+    for i, c in enumerate(candidates):
+        if c.unit.kind == "sentence" and c.unit.start_line == 6:  # "For documents with numeric names …": the answer
+            scores[i] = 5.0
+        elif c.unit.kind == "sentence" and c.unit.leads_in:  # the lead-in reads nearly as well
+            scores[i] = 4.0
+    reading = reader.Reading(tuple(candidates), np.zeros((len(candidates), len(reader.FEATURES))), scores, np.zeros(1), 1.0, 0.5)
+    quote = quote_lines.grown(reading, int(np.argmax(scores)), quote_chars=400)
+    assert "`orderBy` parameter:" in quote.text and quote.end_line == 14 and "plain sort of strings" in quote.text
+    assert "The `order` parameter" not in quote.text  # the block it introduces, not what follows that

@@ -13,7 +13,7 @@ from rag.answer import reader
 from rag.answer.context import Source
 from rag.answer.counted import number_contexts
 from rag.answer.question_kinds import QUANTITY
-from rag.answer.quotable import CODE, ROW, SENTENCE, Unit
+from rag.answer.quotable import CODE, LEAD, ROW, SENTENCE, Unit
 from rag.answer.reader import Reading
 from rag.text import stemming
 
@@ -111,11 +111,32 @@ def grown(reading: Reading, best: int, *, quote_chars: int) -> Unit:
                 break
         else:
             break
+    hi = _past_lead_in(reading, source, lo, hi)
     whole = _note_lines(source, lo, hi)
     if (lo, hi) == (unit.start_line, unit.end_line) and len(whole) > quote_chars:
         return unit  # a line longer than a quote (a paragraph written on one line): the sentence alone
     # whole lines, so a sentence that shares its line is shown too («То есть примерно 48 700 ₽ на человека. Бюджет …»)
     return Unit(whole, unit.scoring, lo, hi, unit.section, unit.kind, unit.block, unit.position)
+
+
+def _past_lead_in(reading: Reading, source: Source, lo: int, hi: int) -> int:
+    """The quote's last line, moved past the block its last sentence introduces when that sentence is a lead-in
+    ("…set the `orderBy` parameter:", "Namely:"): a quote that ends on a colon promises what it leaves out. The block
+    comes whole (a list, a code block, a table: quotable.LEAD, up to MAX_LEAD_CHARS with its lead-in)."""
+    leads = [
+        c.unit
+        for c in reading.candidates
+        if c.source.id == source.id and c.unit.kind == LEAD and lo <= c.unit.start_line <= hi < c.unit.end_line and _ends(reading, source, c.unit, hi)
+    ]
+    return max((u.end_line for u in leads), default=hi)
+
+
+def _ends(reading: Reading, source: Source, lead: Unit, hi: int) -> bool:
+    """Whether the lead-in sentence of `lead` ends on line `hi` (the quote's last line)."""
+    return any(
+        c.source.id == source.id and c.unit.kind == SENTENCE and c.unit.leads_in and c.unit.start_line == lead.start_line and c.unit.end_line == hi
+        for c in reading.candidates
+    )
 
 
 def _note_lines(source: Source, start: int, end: int) -> str:
