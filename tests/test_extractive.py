@@ -443,3 +443,8 @@ def test_a_quote_that_ends_on_a_lead_in_brings_the_block_it_introduces():
     quote = quote_lines.grown(reading, int(np.argmax(scores)), quote_chars=400)
     assert "`orderBy` parameter:" in quote.text and quote.end_line == 14 and "plain sort of strings" in quote.text
     assert "The `order` parameter" not in quote.text  # the block it introduces, not what follows that
+    for i, c in enumerate(candidates):  # a quote that takes in the lead-in and its list's first item: the whole list
+        if c.unit.kind == "sentence" and c.unit.in_list and c.unit.start_line == 11:
+            scores[i] = 4.5
+    quote = quote_lines.grown(reading, int(np.argmax(scores)), quote_chars=500)
+    assert quote.end_line == 14 and "plain sort of strings" in quote.text

@@ -120,23 +120,14 @@ def grown(reading: Reading, best: int, *, quote_chars: int) -> Unit:
 
 
 def _past_lead_in(reading: Reading, source: Source, lo: int, hi: int) -> int:
-    """The quote's last line, moved past the block its last sentence introduces when that sentence is a lead-in
-    ("…set the `orderBy` parameter:", "Namely:"): a quote that ends on a colon promises what it leaves out. The block
-    comes whole (a list, a code block, a table: quotable.LEAD, up to MAX_LEAD_CHARS with its lead-in)."""
+    """The quote's last line, moved to the end of the block a lead-in sentence in it introduces ("…set the `orderBy`
+    parameter:", "Namely:") when the quote stops before that block's end: a quote that ends on a colon, or part way
+    down the list after one, promises what it leaves out. The block comes whole (a list, a code block, a table:
+    quotable.LEAD, up to MAX_LEAD_CHARS with its lead-in)."""
     leads = [
-        c.unit
-        for c in reading.candidates
-        if c.source.id == source.id and c.unit.kind == LEAD and lo <= c.unit.start_line <= hi < c.unit.end_line and _ends(reading, source, c.unit, hi)
+        c.unit for c in reading.candidates if c.source.id == source.id and c.unit.kind == LEAD and lo <= c.unit.start_line <= hi < c.unit.end_line
     ]
     return max((u.end_line for u in leads), default=hi)
-
-
-def _ends(reading: Reading, source: Source, lead: Unit, hi: int) -> bool:
-    """Whether the lead-in sentence of `lead` ends on line `hi` (the quote's last line)."""
-    return any(
-        c.source.id == source.id and c.unit.kind == SENTENCE and c.unit.leads_in and c.unit.start_line == lead.start_line and c.unit.end_line == hi
-        for c in reading.candidates
-    )
 
 
 def _note_lines(source: Source, start: int, end: int) -> str:
