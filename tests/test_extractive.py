@@ -3,6 +3,7 @@ the `ask` command end to end with the real default embedder."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 
@@ -448,3 +449,25 @@ def test_a_quote_that_ends_on_a_lead_in_brings_the_block_it_introduces():
             scores[i] = 4.5
     quote = quote_lines.grown(reading, int(np.argmax(scores)), quote_chars=500)
     assert quote.end_line == 14 and "plain sort of strings" in quote.text
+
+
+def test_a_quote_that_opens_by_pointing_back_takes_the_sentence_it_points_at():
+    """Found on javascript.info in Russian: «Что называют „адом колбэков“?» was answered «Иногда это называют „адом
+    колбэков“» alone; a quote that opens on "this" («это») leaves out what "this" is."""
+    text = (
+        "## Адская пирамида вызовов\n\n"
+        "Сначала мы загружаем первый скрипт, затем в его колбэке второй, а в колбэке второго третий.\n"
+        "Когда вызовы вложены друг в друга, каждый следующий обработчик ошибок повторяет предыдущий.\n"
+        "Каждый новый асинхронный шаг добавляет ещё один уровень вложенности, и код уходит всё дальше вправо.\n"
+        "Иногда это называют «адом колбэков» или «адской пирамидой колбэков».\n"
+        "Для одного-двух вызовов такой код выглядит нормально, но с ростом числа шагов его всё труднее читать.\n"
+    )
+    source = Source("S1", "Callbacks.md", "Колбэки › Адская пирамида вызовов", 10, 17, "x", text, 1.0)
+    candidates = reader.candidates_of(FrozenContext((source,), (), "```", 0))
+    scores = np.array([5.0 if c.unit.kind == "sentence" and c.unit.start_line == 15 else -10.0 for c in candidates])
+    reading = reader.Reading(tuple(candidates), np.zeros((len(candidates), len(reader.FEATURES))), scores, np.zeros(1), 1.0, 0.5)
+    quote = quote_lines.grown(reading, int(np.argmax(scores)), quote_chars=600)
+    assert (quote.start_line, quote.end_line) == (14, 15) and "уровень вложенности" in quote.text
+    plain = np.array([5.0 if c.unit.kind == "sentence" and c.unit.start_line == 14 else -10.0 for c in candidates])
+    quote = quote_lines.grown(dataclasses.replace(reading, scores=plain), int(np.argmax(plain)), quote_chars=600)
+    assert (quote.start_line, quote.end_line) == (14, 14)  # a sentence that points at nothing stays as it is

@@ -112,6 +112,7 @@ def grown(reading: Reading, best: int, *, quote_chars: int) -> Unit:
         else:
             break
     hi = _past_lead_in(reading, source, lo, hi)
+    lo = _before_reference(reading, source, unit.section, lo)
     whole = _note_lines(source, lo, hi)
     if (lo, hi) == (unit.start_line, unit.end_line) and len(whole) > quote_chars:
         return unit  # a line longer than a quote (a paragraph written on one line): the sentence alone
@@ -128,6 +129,24 @@ def _past_lead_in(reading: Reading, source: Source, lo: int, hi: int) -> int:
         c.unit for c in reading.candidates if c.source.id == source.id and c.unit.kind == LEAD and lo <= c.unit.start_line <= hi < c.unit.end_line
     ]
     return max((u.end_line for u in leads), default=hi)
+
+
+# A sentence whose first words point back at what came before ("This is called…", «Иногда это называют…»)
+_POINTS_BACK = re.compile(r"^\W*(?:\w+\W+){0,2}?(?:this|these|such|it|they|это|этот|эта|эти|этого|этим|такой|такая|такие|так)\b", re.IGNORECASE)
+
+
+def _before_reference(reading: Reading, source: Source, section: str, lo: int) -> int:
+    """The quote's first line, moved back to the sentence before when the quote's first sentence points back at it
+    ("Sometimes this is called callback hell"): a quote that opens on "this" leaves out what "this" is."""
+    first = [c.unit for c in reading.candidates if c.source.id == source.id and c.unit.kind == SENTENCE and c.unit.start_line == lo]
+    if not first or not _POINTS_BACK.match(first[0].scoring):
+        return lo
+    before = [
+        c.unit
+        for c in reading.candidates
+        if c.source.id == source.id and c.unit.kind == SENTENCE and c.unit.section == section and c.unit.end_line <= lo and c.unit.start_line < lo
+    ]
+    return max((u for u in before), key=lambda u: u.end_line).start_line if before else lo
 
 
 def _note_lines(source: Source, start: int, end: int) -> str:
