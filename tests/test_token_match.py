@@ -12,6 +12,7 @@ from rag.config import load_settings
 from rag.embed.e5_onnx import TOKEN_LAYERS
 from rag.errors import EmbedderError
 from rag.search import retrieve, token_match
+from rag.search.filters import Filters
 from rag.search.token_match import TokenMatch
 from rag.workspace import Workspace
 
@@ -111,7 +112,7 @@ def test_with_the_real_model_hybrid_rereads_the_other_script_unless_turned_off(t
 def test_the_word_match_and_the_rereads_are_asked_only_where_meaning_is_unsure_of_its_best(tmp_path, real_embedder, monkeypatch):
     """A cross-language search skips the lexicon, the token match and the aligned re-read when meaning's best
     passage leads the next by SURE_GAP or more (they cost most of its time and seldom move a clear lead), and asks
-    them all when it leads by less."""
+    them all when it leads by less, or when a filter keeps the search to a few passages."""
     english = {path: note for path, note in STADIUM.items() if path.startswith("Final/")}
     settings = load_settings(vault=_vault(tmp_path, english), db_path=tmp_path / "index.db", env={})
     with Workspace.open(settings, create=True, embedder=real_embedder) as ws:
@@ -129,6 +130,11 @@ def test_the_word_match_and_the_rereads_are_asked_only_where_meaning_is_unsure_o
             hits = r.hybrid(QUESTION, 3).hits
             assert hits[0].chunk.path == "Final/Anthem.md"
             assert asked == (["lexicon_ranking", "token_ranking", "aligned_ranking"] if rereads else [])
+        # a filtered search (a period, a folder) ranks a few passages: a lead among them says little, all are asked
+        monkeypatch.setattr(retrieve, "SURE_GAP", lead / 2)
+        asked.clear()
+        assert r.hybrid(QUESTION, 3, filters=Filters(folders=("Final",))).hits[0].chunk.path == "Final/Anthem.md"
+        assert asked == ["lexicon_ranking", "token_ranking", "aligned_ranking"]
 
 
 def _brute_window_match(asked, passage, width, stride):

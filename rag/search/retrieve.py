@@ -71,7 +71,9 @@ ALIGNED_WEIGHT = 0.5
 # score leads the next by less than SURE_GAP (cosine units). Where it leads by more, they seldom move the answer and
 # cost most of a cross-language search (~18 of ~37 ms on XQuAD-en: the lexicon ~6, the token match ~6, the aligned
 # model ~5). Chosen on XQuAD's cross-language sets (0.015-0.03): at 0.02 they are skipped for 58 % of the questions,
-# ru2en nDCG@10 −0.0016, en2ru −0.0009; the FastAPI known items, not chosen on, in docs/benchmarks.md.
+# ru2en nDCG@10 −0.0016, en2ru −0.0009; the FastAPI known items, not chosen on, in docs/benchmarks.md. A filtered
+# search (a period the question names, a folder) always asks them: among a few passages a lead says little (skipping
+# them lost two of time_dev2's reported-later questions their best place), and a few cost little to re-read.
 SURE_GAP = 0.02
 
 
@@ -136,7 +138,8 @@ class Retriever(OtherScriptRankings):
         terms = stemming.query_terms(words)
         frequencies = self.term_frequencies(terms)
         crossing = functools.partial(self.crossing_ranking, words, n, rows=rows)
-        hits = self._hits(self._fuse(words, keyword, dense, frequencies, crossing), bm25=keyword, dense=dense, boost=True)
+        ranked = self._fuse(words, keyword, dense, frequencies, crossing, filtered=rows is not None)
+        hits = self._hits(ranked, bm25=keyword, dense=dense, boost=True)
         fused = self.settings.fusion if dense else None  # meaning served: the scores are fused (z-scores, or RRF)
         result = SearchResult(hits[:k], channels, notice, term_coverage(terms, *frequencies), fused=fused, pool=len(dense))
         from rag.search.linked import with_linked_pdfs  # the vault's links: imported here, not at the index's import
@@ -158,9 +161,12 @@ class Retriever(OtherScriptRankings):
         counts = {t: min(found.get(p, 0) for p in parts) for t, parts in tokens.items() if parts}
         return total, {t: n for t, n in counts.items() if n > 0}
 
-    def _fuse(self, query: str, keyword, dense, frequencies: tuple[int, dict[str, int]], crossing) -> list[tuple[int, float]]:
+    def _fuse(
+        self, query: str, keyword, dense, frequencies: tuple[int, dict[str, int]], crossing, *, filtered: bool = False
+    ) -> list[tuple[int, float]]:
         """`crossing`: the keyword channel between scripts, asked (with the word-by-word match of meaning's
-        candidates) only when meaning's best passage is in another script."""
+        candidates) only when meaning's best passage is in another script. `filtered`: the search ranks only some
+        passages (a period, a folder): meaning's lead among a few says little, and re-reading a few costs little."""
         if not dense:
             return keyword
         if self.settings.fusion == "rrf":
@@ -173,7 +179,7 @@ class Retriever(OtherScriptRankings):
             other = self._other_script(query, dense)
             alpha = self.settings.fusion_alpha
             if dense[0][0] in other:
-                sure = _sure(dense)
+                sure = not filtered and _sure(dense)
                 reread = self.settings.token_match and not sure
                 if reread:
                     self.aligned.load_soon()  # read by `_reread`: loading it beside the next channels hides ~1 s
