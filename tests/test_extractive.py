@@ -428,19 +428,30 @@ LEAD_IN_NOTE = (
 )
 
 
+def _read_by_hand(source: Source, scores) -> reader.Reading:
+    """A reading of `source` alone whose candidates score `scores(candidates)` (features all 0): the quote's edges
+    tested apart from what the model reads."""
+    candidates = reader.candidates_of(FrozenContext((source,), (), "```", 0))
+    return reader.Reading(tuple(candidates), np.zeros((len(candidates), len(reader.FEATURES))), scores(candidates), np.zeros(1), 1.0, 0.5)
+
+
 def test_a_quote_that_ends_on_a_lead_in_brings_the_block_it_introduces():
     """Found on the Diplodoc manual: a quote grown from the paragraph that answers to the lead-in after it ended
     "…set the `orderBy` parameter:", the list of its values past the quote's length; a quote that ends on a colon
     promises what it leaves out, so the block it introduces comes whole."""
     source = Source("S1", "Generic.md", "Generic › Sorting", 3, 15, "x", LEAD_IN_NOTE, 1.0)
-    candidates = reader.candidates_of(FrozenContext((source,), (), "```", 0))
-    scores = np.full(len(candidates), -10.0)
-    for i, c in enumerate(candidates):
-        if c.unit.kind == "sentence" and c.unit.start_line == 6:  # "For documents with numeric names …": the answer
-            scores[i] = 5.0
-        elif c.unit.kind == "sentence" and c.unit.leads_in:  # the lead-in reads nearly as well
-            scores[i] = 4.0
-    reading = reader.Reading(tuple(candidates), np.zeros((len(candidates), len(reader.FEATURES))), scores, np.zeros(1), 1.0, 0.5)
+
+    def scored(candidates):
+        scores = np.full(len(candidates), -10.0)
+        for i, c in enumerate(candidates):
+            if c.unit.kind == "sentence" and c.unit.start_line == 6:  # "For documents with numeric names …": the answer
+                scores[i] = 5.0
+            elif c.unit.kind == "sentence" and c.unit.leads_in:  # the lead-in reads nearly as well
+                scores[i] = 4.0
+        return scores
+
+    reading = _read_by_hand(source, scored)
+    candidates, scores = reading.candidates, reading.scores
     quote = quote_lines.grown(reading, int(np.argmax(scores)), quote_chars=400)
     assert "`orderBy` parameter:" in quote.text and quote.end_line == 14 and "plain sort of strings" in quote.text
     assert "The `order` parameter" not in quote.text  # the block it introduces, not what follows that
@@ -463,10 +474,9 @@ def test_a_quote_that_opens_by_pointing_back_takes_the_sentence_it_points_at():
         "Для одного-двух вызовов такой код выглядит нормально, но с ростом числа шагов его всё труднее читать.\n"
     )
     source = Source("S1", "Callbacks.md", "Колбэки › Адская пирамида вызовов", 10, 17, "x", text, 1.0)
-    candidates = reader.candidates_of(FrozenContext((source,), (), "```", 0))
-    scores = np.array([5.0 if c.unit.kind == "sentence" and c.unit.start_line == 15 else -10.0 for c in candidates])
-    reading = reader.Reading(tuple(candidates), np.zeros((len(candidates), len(reader.FEATURES))), scores, np.zeros(1), 1.0, 0.5)
-    quote = quote_lines.grown(reading, int(np.argmax(scores)), quote_chars=600)
+    reading = _read_by_hand(source, lambda cs: np.array([5.0 if c.unit.kind == "sentence" and c.unit.start_line == 15 else -10.0 for c in cs]))
+    candidates = reading.candidates
+    quote = quote_lines.grown(reading, int(np.argmax(reading.scores)), quote_chars=600)
     assert (quote.start_line, quote.end_line) == (14, 15) and "уровень вложенности" in quote.text
     plain = np.array([5.0 if c.unit.kind == "sentence" and c.unit.start_line == 14 else -10.0 for c in candidates])
     quote = quote_lines.grown(dataclasses.replace(reading, scores=plain), int(np.argmax(plain)), quote_chars=600)

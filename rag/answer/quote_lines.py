@@ -146,7 +146,7 @@ def _before_reference(reading: Reading, source: Source, section: str, lo: int) -
         for c in reading.candidates
         if c.source.id == source.id and c.unit.kind == SENTENCE and c.unit.section == section and c.unit.end_line <= lo and c.unit.start_line < lo
     ]
-    return max((u for u in before), key=lambda u: u.end_line).start_line if before else lo
+    return max(before, key=lambda u: u.end_line).start_line if before else lo
 
 
 def _note_lines(source: Source, start: int, end: int) -> str:

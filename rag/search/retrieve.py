@@ -161,9 +161,7 @@ class Retriever(OtherScriptRankings):
         counts = {t: min(found.get(p, 0) for p in parts) for t, parts in tokens.items() if parts}
         return total, {t: n for t, n in counts.items() if n > 0}
 
-    def _fuse(
-        self, query: str, keyword, dense, frequencies: tuple[int, dict[str, int]], crossing, *, filtered: bool = False
-    ) -> list[tuple[int, float]]:
+    def _fuse(self, query: str, keyword, dense, frequencies: tuple[int, dict[str, int]], crossing, *, filtered: bool) -> list[tuple[int, float]]:
         """`crossing`: the keyword channel between scripts, asked (with the word-by-word match of meaning's
         candidates) only when meaning's best passage is in another script. `filtered`: the search ranks only some
         passages (a period, a folder): meaning's lead among a few says little, and re-reading a few costs little."""
