@@ -422,3 +422,27 @@ def test_a_period_question_is_read_without_its_time_words_nor_their_possessive()
     scope = TimeScope(day, day, words="yesterday")
     assert read_in_period("What climbing did I plan in yesterday's note?", scope) == ("What climbing did I plan in note?", (day, day))
     assert read_in_period("What did I plan yesterday?", scope)[0] == "What did I plan ?"
+
+
+def test_a_when_did_i_last_question_is_read_without_its_time_words_and_no_period():
+    """ "когда я последний раз …" orders the search newest first; the reader reads what was done, not «последний раз»
+    (two words no note says, which counted against the answer and turned the right day down as "not found")."""
+    from rag.answer.ask import read_in_period
+    from rag.search.results import TimeScope
+
+    newest = TimeScope(None, None, newest_first=True, words="последний раз")
+    assert read_in_period("Когда я последний раз кормил закваску?", newest) == ("Когда я кормил закваску?", None)
+    assert read_in_period("When did I last bake bread?", TimeScope(None, None, newest_first=True, words="last")) == ("When did I bake bread?", None)
+
+
+@pytest.mark.parametrize(
+    "question, keys",
+    [
+        ("Когда я последний раз кормил закваску?", ("Покормил Бублика", "2 мая")),  # Бублик is the starter: Daily/2026-05-02
+        ("Когда я последний раз ездил на дачу?", ("Высокую Гору", "2 мая")),
+    ],
+)
+def test_when_did_i_last_on_the_demo_answers_with_the_day_it_was_done(demo, question, keys):
+    answer = ask(demo, question, today=date(2026, 5, 6))
+    assert answer.time.newest_first and not answer.not_found, answer.text
+    assert all(k in answer.text for k in keys), answer.text

@@ -104,11 +104,13 @@ def text_vectors(workspace: Workspace) -> TextVectors:
 
 
 def read_in_period(question: str, scope: TimeScope | None) -> tuple[str, reader.Period | None]:
-    """What the reader reads when the search kept to a period the question names: the question without the words
-    that named it (they did their part in choosing the passages), and the period's days; else the question as is."""
-    if scope is None or not scope.narrows:
+    """What the reader reads when the search kept to a period the question names, or put its passages newest first
+    ("when did I last …", «последний раз»): the question without the words that named it (they did their part in
+    choosing and ordering the passages; as words no note says they only counted against the answer), and the period's
+    days (None for an order alone); else the question as is."""
+    if scope is None or not (scope.narrows or scope.newest_first):
         return question, None
-    period = (scope.after, scope.before)
+    period = (scope.after, scope.before) if scope.narrows else None
     words = scope.words
     if not words or words not in question:
         return question, period
