@@ -86,7 +86,8 @@ def grown(reading: Reading, best: int, *, quote_chars: int) -> Unit:
     source, unit = chosen.source, chosen.unit
     markup = reader.FEATURES.index("markup")
     floor = reading.scores[best] - GROW_MARGIN
-    block = [c.unit for c in reading.candidates if c.source.id == source.id and c.unit.block == unit.block]
+    own = [c.unit for c in reading.candidates if c.source.id == source.id]  # the units of the best one's source
+    block = [u for u in own if u.block == unit.block]
     short = len(_note_lines(source, min(u.start_line for u in block), max(u.end_line for u in block))) <= SHORT_BLOCK
 
     def grows(i: int) -> bool:
@@ -111,8 +112,8 @@ def grown(reading: Reading, best: int, *, quote_chars: int) -> Unit:
                 break
         else:
             break
-    hi = _past_lead_in(reading, source, lo, hi)
-    lo = _before_reference(reading, source, unit.section, lo)
+    hi = _past_lead_in(own, lo, hi)
+    lo = _before_reference(own, unit.section, lo)
     whole = _note_lines(source, lo, hi)
     if (lo, hi) == (unit.start_line, unit.end_line) and len(whole) > quote_chars:
         return unit  # a line longer than a quote (a paragraph written on one line): the sentence alone
@@ -120,32 +121,25 @@ def grown(reading: Reading, best: int, *, quote_chars: int) -> Unit:
     return Unit(whole, unit.scoring, lo, hi, unit.section, unit.kind, unit.block, unit.position)
 
 
-def _past_lead_in(reading: Reading, source: Source, lo: int, hi: int) -> int:
+def _past_lead_in(units: list[Unit], lo: int, hi: int) -> int:
     """The quote's last line, moved to the end of the block a lead-in sentence in it introduces ("…set the `orderBy`
     parameter:", "Namely:") when the quote stops before that block's end: a quote that ends on a colon, or part way
     down the list after one, promises what it leaves out. The block comes whole (a list, a code block, a table:
     quotable.LEAD, up to MAX_LEAD_CHARS with its lead-in)."""
-    leads = [
-        c.unit for c in reading.candidates if c.source.id == source.id and c.unit.kind == LEAD and lo <= c.unit.start_line <= hi < c.unit.end_line
-    ]
-    return max((u.end_line for u in leads), default=hi)
+    return max((u.end_line for u in units if u.kind == LEAD and lo <= u.start_line <= hi < u.end_line), default=hi)
 
 
 # A sentence whose first words point back at what came before ("This is called…", «Иногда это называют…»)
 _POINTS_BACK = re.compile(r"^\W*(?:\w+\W+){0,2}?(?:this|these|such|it|they|это|этот|эта|эти|этого|этим|такой|такая|такие|так)\b", re.IGNORECASE)
 
 
-def _before_reference(reading: Reading, source: Source, section: str, lo: int) -> int:
+def _before_reference(units: list[Unit], section: str, lo: int) -> int:
     """The quote's first line, moved back to the sentence before when the quote's first sentence points back at it
     ("Sometimes this is called callback hell"): a quote that opens on "this" leaves out what "this" is."""
-    first = [c.unit for c in reading.candidates if c.source.id == source.id and c.unit.kind == SENTENCE and c.unit.start_line == lo]
+    first = [u for u in units if u.kind == SENTENCE and u.start_line == lo]
     if not first or not _POINTS_BACK.match(first[0].scoring):
         return lo
-    before = [
-        c.unit
-        for c in reading.candidates
-        if c.source.id == source.id and c.unit.kind == SENTENCE and c.unit.section == section and c.unit.end_line <= lo and c.unit.start_line < lo
-    ]
+    before = [u for u in units if u.kind == SENTENCE and u.section == section and u.end_line <= lo and u.start_line < lo]
     return max(before, key=lambda u: u.end_line).start_line if before else lo
 
 
