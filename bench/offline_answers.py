@@ -307,6 +307,17 @@ def print_compared(before: dict, after: dict) -> None:
     print(f"{'pooled':16} {sum(after[n]['questions'] for n in names):>9}  {cells}")
 
 
+def _earlier_report(parser: argparse.ArgumentParser, path: Path) -> dict:
+    """The `--json` report `path` holds, or the parser's error naming what is wrong with it."""
+    try:
+        report = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        parser.error(f"--compare {path}: not a readable --json report ({e})")
+    if not isinstance(report, dict) or not all(isinstance(r, dict) and "questions" in r for r in report.values()):
+        parser.error(f"--compare {path}: not a report of `offline_answers.py --json` (a set name to its figures)")
+    return report
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sets", default=",".join(SETS))
@@ -319,6 +330,7 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--compare", type=Path, help="an earlier --json report: print each set's before → after and the pooled figures")
     args = parser.parse_args()
+    before = _earlier_report(parser, args.compare) if args.compare else None  # read first: a bad file costs no run
     names = list(DEV_SETS) if args.sets == "dev" else args.sets.split(",")
     wanted = [name for name in names if SETS[name].questions.exists() and SETS[name].vault.exists()]
     token_match = not args.no_token_match
@@ -329,8 +341,8 @@ def main() -> None:
     if args.json:
         print(json.dumps(report, ensure_ascii=False, indent=2))
         return
-    if args.compare:
-        print_compared(json.loads(args.compare.read_text(encoding="utf-8")), report)
+    if before is not None:
+        print_compared(before, report)
         return
     for name, r in report.items():
         print(
